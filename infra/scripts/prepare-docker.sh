@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Prepares this machine to build and run the restbus containers, also where no image registry is reachable.
+#
+#   1. installs docker.io, docker-compose, nats-server and busybox-static from Debian when missing (root);
+#   2. starts dockerd when no engine answers;
+#   3. when the official base images cannot be had (not present, and `docker pull` fails), builds local stand-ins
+#      from the host's node and Debian's nats-server with `docker import`, plus a node image whose npm cache is
+#      seeded from our lockfile so that `npm ci` inside `docker build` needs no network;
+#   4. writes the chosen base images to the project's `.env` (read by docker compose v1 and v2) and prints them
+#      as `export` lines for the caller to eval.
+#
+# Idempotent: images are rebuilt only when their labels say the inputs changed. Logs go to stderr, stdout
+# carries only `export` lines:   eval "$(bash infra/scripts/prepare-docker.sh)"
+#
+# Environment: RESTBUS_OFFLINE=1 skips the pull attempt; RESTBUS_WRITE_ENV=0 leaves `.env` alone.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OFFICIAL_NODE=node:20-bookworm-slim
+OFFICIAL_NATS=$(sed -n 's/^ARG NATS_IMAGE=//p' "$ROOT/infra/Dockerfile")
+LOCAL_NODE=local/node:20-bookworm-slim
+LOCAL_NATS=local/nats:2-alpine
+LOCAL_NODE_OFFLINE=${NODE_OFFLINE_IMAGE:-local/restbus-node-offline:20-bookworm-slim}
+RECIPE=3 # bump when the stand-in recipe below changes, so existing stand-ins are rebuilt
+
+log() { printf '[prepare-docker] %s\n' "$*" >&2; }
+die() { printf '[prepare-docker] error: %s\n' "$*" >&2; exit 1; }
+label_of() { docker image inspect -f "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true; }
+
+install_packages() {
+  local missing=() pkg
+  for pkg in docker.io docker-compose nats-server busybox-static ca-certificates; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get here: install Docker with compose and nats-server yourself"
+  [ "$(id -u)" -eq 0 ] || die "missing ${missing[*]}: run this script as root to install them"
+  log "installing ${missing[*]}"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+start_dockerd() {
+  docker info >/dev/null 2>&1 && return 0
+  command -v dockerd >/dev/null || die "no Docker engine answers and dockerd is not installed"
+  [ "$(id -u)" -eq 0 ] || die "no Docker engine answers: start Docker, or run this script as root to start dockerd"
+  log "starting dockerd (log: /var/log/restbus-dockerd.log)"
+  setsid dockerd >/var/log/restbus-dockerd.log 2>&1 </dev/null &
+  for _ in $(seq 1 120); do
+    docker info >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  tail -n 20 /var/log/restbus-dockerd.log >&2 || true
+  die "dockerd did not answer within 60 s"
+}
+
+# True when the official images are here or can be pulled: then nothing is built.
+registry_images_available() {
+  [ "${RESTBUS_OFFLINE:-0}" = 1 ] && return 1
+  local image
+  for image in "$OFFICIAL_NODE" "$OFFICIAL_NATS"; do
+    # A stand-in tagged with the official name does not count as the official image.
+    if docker image inspect "$image" >/dev/null 2>&1 && [ -z "$(label_of "$image" org.restbus.stand-in)" ]; then
+      continue
+    fi
+    log "trying to pull $image"
+    timeout 60 docker pull -q "$image" >/dev/null 2>&1 || return 1
+  done
+}
+
+# Copies a binary and the shared libraries ldd lists into a root file system.
+copy_with_libs() {
+  local rootfs=$1 binary=$2 target=$3 lib
+  install -D -m 0755 "$binary" "$rootfs$target"
+  for lib in $(ldd "$binary" | grep -o '/[^ ]*'); do
+    [ -e "$rootfs$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
+  done
+}
+
+add_busybox() {
+  local rootfs=$1 applet
+  install -D -m 0755 /bin/busybox "$rootfs/bin/busybox"
+  for applet in $(/bin/busybox --list-full); do
+    [ -e "$rootfs/$applet" ] || { mkdir -p "$rootfs/$(dirname "$applet")"; ln -s /bin/busybox "$rootfs/$applet"; }
+  done
+  mkdir -p "$rootfs/tmp" "$rootfs/root" "$rootfs/etc" "$rootfs/etc/ssl/certs"
+  chmod 1777 "$rootfs/tmp"
+  printf 'hosts: files dns\n' >"$rootfs/etc/nsswitch.conf"
+  # Only Debian's mozilla CA set, never anything the host added.
+  cat /usr/share/ca-certificates/mozilla/*.crt >"$rootfs/etc/ssl/certs/ca-certificates.crt"
+}
+
+build_node_stand_in() {
+  local version want rootfs node_bin npm_dir
+  version=$(node -v)
+  want="$version-r$RECIPE"
+  if [ "$(label_of "$LOCAL_NODE" offline.node.version)" = "$want" ]; then return 0; fi
+  log "building $LOCAL_NODE from the host's node $version"
+  rootfs=$(mktemp -d)
+  node_bin=$(readlink -f "$(command -v node)")
+  npm_dir=$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)
+  copy_with_libs "$rootfs" "$node_bin" /usr/local/bin/node
+  mkdir -p "$rootfs/usr/local/lib/node_modules"
+  cp -a "$npm_dir" "$rootfs/usr/local/lib/node_modules/npm"
+  [ -d "$(dirname "$npm_dir")/corepack" ] && cp -a "$(dirname "$npm_dir")/corepack" "$rootfs/usr/local/lib/node_modules/corepack"
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+  add_busybox "$rootfs"
+  printf 'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000::/home/node:/bin/sh\n' >"$rootfs/etc/passwd"
+  printf 'root:x:0:\nnode:x:1000:\n' >"$rootfs/etc/group"
+  install -d -o 1000 -g 1000 "$rootfs/home/node"
+  # The official image's entrypoint: run node when the first argument is a flag or a script.
+  cat >"$rootfs/usr/local/bin/docker-entrypoint.sh" <<'SH'
+#!/bin/sh
+set -e
+if [ "${1#-}" != "${1}" ] || [ -z "$(command -v "${1}")" ] || { [ -f "${1}" ] && ! [ -x "${1}" ]; }; then
+  set -- node "$@"
+fi
+exec "$@"
+SH
+  chmod 0755 "$rootfs/usr/local/bin/docker-entrypoint.sh"
+  tar -C "$rootfs" -c . | docker import \
+    --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+    --change "ENV NODE_VERSION=${version#v}" \
+    --change "LABEL offline.node.version=$want org.restbus.stand-in=$OFFICIAL_NODE" \
+    --change 'ENTRYPOINT ["docker-entrypoint.sh"]' \
+    --change 'CMD ["node"]' \
+    - "$LOCAL_NODE" >/dev/null
+  rm -rf "$rootfs"
+}
+
+build_nats_stand_in() {
+  local version want rootfs
+  version=$(nats-server --version | grep -o 'v[0-9][0-9.]*' | head -n 1)
+  want="$version-r$RECIPE"
+  if [ "$(label_of "$LOCAL_NATS" offline.nats.version)" = "$want" ]; then return 0; fi
+  log "building $LOCAL_NATS from Debian's nats-server $version"
+  rootfs=$(mktemp -d)
+  copy_with_libs "$rootfs" "$(command -v nats-server)" /usr/local/bin/nats-server
+  add_busybox "$rootfs"
+  printf 'root:x:0:0:root:/root:/bin/sh\n' >"$rootfs/etc/passwd"
+  printf 'root:x:0:\n' >"$rootfs/etc/group"
+  mkdir -p "$rootfs/etc/nats"
+  printf 'port: 4222\nhttp_port: 8222\ncluster {\n  port: 6222\n}\n' >"$rootfs/etc/nats/nats-server.conf"
+  # The official alpine image's entrypoint: arguments that are only flags are given to nats-server.
+  cat >"$rootfs/usr/local/bin/docker-entrypoint.sh" <<'SH'
+#!/bin/sh
+set -e
+if [ "${1#-}" != "$1" ]; then
+  set -- nats-server "$@"
+fi
+exec "$@"
+SH
+  chmod 0755 "$rootfs/usr/local/bin/docker-entrypoint.sh"
+  tar -C "$rootfs" -c . | docker import \
+    --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+    --change "LABEL offline.nats.version=$want org.restbus.stand-in=$OFFICIAL_NATS" \
+    --change "EXPOSE 4222 6222 8222" \
+    --change 'ENTRYPOINT ["docker-entrypoint.sh"]' \
+    --change 'CMD ["nats-server", "--config", "/etc/nats/nats-server.conf"]' \
+    - "$LOCAL_NATS" >/dev/null
+  rm -rf "$rootfs"
+}
+
+# A node image whose npm cache holds exactly the lockfile's packages, so `RUN npm ci` works with no network.
+build_seeded_node() {
+  local key want work manifest
+  key=$( { sha256sum "$ROOT/package-lock.json"; docker image inspect -f '{{.Id}}' "$LOCAL_NODE"; } | sha256sum | cut -c1-16)
+  if [ "$(label_of "$LOCAL_NODE_OFFLINE" offline.seed.key)" = "$key" ]; then return 0; fi
+  log "seeding an npm cache from package-lock.json into $LOCAL_NODE_OFFLINE"
+  work=$(mktemp -d)
+  mkdir -p "$work/project"
+  cp "$ROOT/package.json" "$ROOT/package-lock.json" "$work/project/"
+  [ -f "$ROOT/.npmrc" ] && cp "$ROOT/.npmrc" "$work/project/"
+  while IFS= read -r manifest; do
+    install -D -m 0644 "$ROOT/$manifest" "$work/project/$manifest"
+  done < <(cd "$ROOT" && node -p "require('./package.json').workspaces.map(w => w + '/package.json').join('\n')")
+  (cd "$work/project" && npm ci --ignore-scripts --no-audit --no-fund --prefer-offline --cache "$work/npm-cache" >&2)
+  cat >"$work/Dockerfile" <<DOCKERFILE
+FROM $LOCAL_NODE
+COPY npm-cache /usr/local/share/npm-cache
+ENV npm_config_cache=/usr/local/share/npm-cache npm_config_offline=true npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
+LABEL offline.seed.key=$key
+DOCKERFILE
+  rm -rf "$work/project"
+  DOCKER_BUILDKIT=0 docker build -q -t "$LOCAL_NODE_OFFLINE" "$work" >/dev/null
+  rm -rf "$work"
+}
+
+# Compose reads `.env` beside the compose file, so plain `docker compose up --build` uses the stand-ins.
+# A `.env` the user wrote is never touched.
+write_env_file() {
+  local file="$ROOT/.env" marker='# written by infra/scripts/prepare-docker.sh'
+  [ "${RESTBUS_WRITE_ENV:-1}" = 1 ] || return 0
+  if [ -f "$file" ] && ! head -n 1 "$file" | grep -qxF "$marker"; then
+    log ".env exists and is yours: not changed; export the variables printed on stdout instead"
+    return 0
+  fi
+  printf '%s\n' "$marker" "$@" >"$file.tmp"
+  mv "$file.tmp" "$file"
+}
+
+main() {
+  install_packages
+  start_dockerd
+  if registry_images_available; then
+    log "official base images available: nothing to build"
+    write_env_file
+    return 0
+  fi
+  log "no image registry reachable: using local stand-in base images"
+  build_node_stand_in
+  build_nats_stand_in
+  build_seeded_node
+  local vars=(
+    "NODE_IMAGE=$LOCAL_NODE_OFFLINE"
+    "RUNTIME_IMAGE=$LOCAL_NODE"
+    "NATS_IMAGE=$LOCAL_NATS"
+  )
+  write_env_file "${vars[@]}"
+  printf 'export %s\n' "${vars[@]}"
+  # testcontainers: the reaper image cannot be pulled, and /.dockerenv makes it look for a gateway by pulling.
+  printf 'export %s\n' TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=localhost
+  log "done"
+}
+
+main "$@"

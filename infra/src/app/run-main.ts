@@ -1,0 +1,37 @@
+import { CommandLineExit } from '../config/load-config';
+import { isRestbusError } from '../errors/restbus-error';
+
+/**
+ * Runs a program's start function and turns the ways it can fail into an exit code and one line on stderr:
+ * help and usage errors keep commander's code, known errors exit 1 with their message, and anything else
+ * exits 1 with the error's message (never a stack trace).
+ */
+export function runMain(program: string, start: () => Promise<void>): void {
+  start().catch((err: unknown) => {
+    if (err instanceof CommandLineExit) {
+      process.exit(err.exitCode);
+    }
+    const message = isRestbusError(err) ? err.message : err instanceof Error ? err.message : String(err);
+    process.stderr.write(`${program}: ${message}\n`);
+    // Exit now: a NATS connection retrying forever would otherwise keep a failed program alive.
+    process.exit(1);
+  });
+}
+
+/** Calls `stop` once on the first SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
+export function onShutdownSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handle = (): void => {
+    if (stopping) return;
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`shutdown failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', handle);
+  process.once('SIGINT', handle);
+}

@@ -1,0 +1,58 @@
+import { RestbusError } from '../errors/restbus-error';
+import { CommandLineExit, loadConfig, type ProgramSpec } from './load-config';
+
+interface Config {
+  port: number;
+  topicPrefix: string;
+  forward: boolean;
+}
+
+const spec: ProgramSpec = {
+  name: 'demo',
+  version: '1.2.3',
+  description: 'a demo program',
+  settings: [
+    { key: 'port', flags: '-p, --port <port>', env: 'DEMO_PORT', description: 'port', schema: { type: 'integer', minimum: 0, maximum: 65535, default: 3007 } },
+    { key: 'topicPrefix', flags: '--topicPrefix <prefix>', env: 'TOPIC_PREFIX', description: 'prefix', schema: { type: 'string', minLength: 1, default: 'easer' } },
+    { key: 'forward', flags: '-u, --forward', env: 'DEMO_FORWARD', description: 'forward', schema: { type: 'boolean', default: false } },
+  ],
+};
+
+const silent = { writeOut: () => undefined, writeErr: () => undefined };
+const load = (argv: string[], env: Record<string, string> = {}): Readonly<Config> => loadConfig<Config>(spec, { argv, env, output: silent });
+
+describe('loadConfig', () => {
+  it('fills the defaults when neither flags nor environment say anything', () => {
+    expect(load([])).toEqual({ port: 3007, topicPrefix: 'easer', forward: false });
+  });
+
+  it('reads and coerces environment variables', () => {
+    expect(load([], { DEMO_PORT: '4000', DEMO_FORWARD: 'true', TOPIC_PREFIX: 'x' })).toEqual({ port: 4000, topicPrefix: 'x', forward: true });
+  });
+
+  it('lets flags win over environment variables', () => {
+    expect(load(['-p', '5000', '--topicPrefix', 'flag'], { DEMO_PORT: '4000', TOPIC_PREFIX: 'env' })).toMatchObject({ port: 5000, topicPrefix: 'flag' });
+  });
+
+  it('returns a frozen object', () => {
+    expect(Object.isFrozen(load([]))).toBe(true);
+  });
+
+  it('names the flag, the variable and the value of an invalid setting', () => {
+    expect(() => load(['-p', '70000'])).toThrow(/--port \/ DEMO_PORT: must be <= 65535 \(got 70000\)/);
+    expect(() => load([], { DEMO_PORT: 'abc' })).toThrow(RestbusError);
+  });
+
+  it('ends with exit code 0 for --help and 1 for an unknown flag', () => {
+    const exitOf = (argv: string[]): number | undefined => {
+      try {
+        load(argv);
+      } catch (err) {
+        return err instanceof CommandLineExit ? err.exitCode : -1;
+      }
+      return undefined;
+    };
+    expect(exitOf(['--help'])).toBe(0);
+    expect(exitOf(['--nope'])).toBe(1);
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * Stable error codes: they are API (clients and tests switch on them), the messages are prose.
+ * Each code carries the HTTP status it maps to at the edge.
+ */
+export const ErrorCodes = {
+  CONFIG_INVALID: 400,
+  OPENAPI_INVALID: 400,
+  MESSAGE_INVALID: 400,
+  BODY_TOO_LARGE: 413,
+  BAD_REQUEST: 400,
+  NOT_FOUND: 404,
+  NOT_IMPLEMENTED: 501,
+  HANDLER_FAILED: 500,
+  INTERNAL: 500,
+  BAD_REPLY: 502,
+  NO_RESPONDER: 503,
+  NATS_UNAVAILABLE: 503,
+  UPSTREAM_TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCodes;
+
+export class RestbusError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RestbusError';
+    this.code = code;
+    this.status = ErrorCodes[code];
+  }
+}
+
+export function isRestbusError(value: unknown): value is RestbusError {
+  return value instanceof RestbusError;
+}

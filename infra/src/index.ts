@@ -1,0 +1,25 @@
+export { runMain, onShutdownSignal } from './app/run-main';
+export { loadConfig, CommandLineExit } from './config/load-config';
+export type { LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
+export { ErrorCodes, RestbusError, isRestbusError } from './errors/restbus-error';
+export type { ErrorCode } from './errors/restbus-error';
+export { createLogger } from './logging/create-logger';
+export type { Logger, LoggerOptions } from './logging/create-logger';
+export { createNatsLink } from './nats/create-nats-link';
+export type { NatsLink, NatsLinkOptions } from './nats/create-nats-link';
+export { startResponder } from './nats/start-responder';
+export type { Responder, ResponderOptions, Route, RouteContext, RouteHandler } from './nats/start-responder';
+export { pingService } from './healthcheck/ping-service';
+export { decodeRequestMessage, decodeResponseMessage, describeSchemaErrors, encodeMessage, isResponseMessage } from './wire/codec';
+export {
+  MESSAGE_TYPE_HEADER,
+  RPC_REQUEST,
+  RPC_RESPONSE,
+  SERVICE_ERROR_CODE_HEADER,
+  SERVICE_ERROR_HEADER,
+  createRequestHeaders,
+  createResponseHeaders,
+} from './wire/headers';
+export { HTTP_METHODS, requestMessageSchema, responseMessageSchema } from './wire/schemas';
+export { assertSafeTopic, toTopic } from './wire/topic';
+export type { EndpointDesc, HeaderValue, HttpMethod, IncomingRequest, RequestMessage, ResponseDesc, ResponseMessage } from './wire/types';

@@ -1,0 +1,102 @@
+import { connect, type NatsConnection } from 'nats';
+import pino from 'pino';
+import { startNatsServer, type TestNatsServer } from '../testing';
+import { encodeMessage } from '../wire/codec';
+import { createRequestHeaders } from '../wire/headers';
+import { startResponder, type Responder, type Route } from './start-responder';
+import { createRequestMessage } from './test-messages';
+
+const logger = pino({ level: 'silent' });
+let server: TestNatsServer;
+let nc: NatsConnection;
+const responders: Responder[] = [];
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url });
+});
+
+afterEach(async () => {
+  await Promise.all(responders.splice(0).map((responder) => responder.stop()));
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await server?.dispose();
+});
+
+async function start(routes: Route[], name = 'test-service'): Promise<Responder> {
+  const responder = await startResponder({ nc, logger, name, version: '0.0.1', topicPrefix: 'easer', routes });
+  responders.push(responder);
+  return responder;
+}
+
+async function call(subject: string, payload: Uint8Array) {
+  const reply = await nc.request(subject, payload, { timeout: 2000, headers: createRequestHeaders() });
+  return { headers: reply.headers, body: reply.json<{ status: number; body: { error?: string; code?: string } }>() };
+}
+
+describe('startResponder', () => {
+  it('answers a request message on <prefix>.<method>_<uri> with the handler result and rpc/response headers', async () => {
+    await start([{ method: 'GET', uri: '/persons', handle: (message) => ({ status: 200, body: { got: message.uri } }) }]);
+    const reply = await call('easer.get_/persons', encodeMessage(createRequestMessage()));
+    expect(reply.body).toEqual({ status: 200, body: { got: '/persons' } });
+    expect(reply.headers?.get('message-type')).toBe('rpc/response');
+    expect(reply.headers?.get('content-type')).toBe('application/json');
+  });
+
+  it('answers 400 MESSAGE_INVALID to a payload that is not a request message and keeps serving', async () => {
+    await start([{ method: 'get', uri: '/persons', handle: () => ({ status: 200, body: [] }) }]);
+    const bad = await call('easer.get_/persons', new TextEncoder().encode('junk'));
+    expect(bad.body).toMatchObject({ status: 400, body: { code: 'MESSAGE_INVALID' } });
+    expect(bad.headers?.get('Nats-Service-Error-Code')).toBe('400');
+    const good = await call('easer.get_/persons', encodeMessage(createRequestMessage()));
+    expect(good.body).toEqual({ status: 200, body: [] });
+  });
+
+  it.each([
+    ['throws', () => { throw new Error('boom'); }],
+    ['rejects', () => Promise.reject(new Error('boom'))],
+    ['returns a non-message', () => 42 as never],
+  ])('answers 500 HANDLER_FAILED when the handler %s, without leaking the cause', async (_what, handle) => {
+    await start([{ method: 'get', uri: '/persons', handle }]);
+    const reply = await call('easer.get_/persons', encodeMessage(createRequestMessage()));
+    expect(reply.body).toEqual({
+      status: 500,
+      headers: { 'content-type': 'application/json' },
+      body: { error: 'the service failed to handle the request', code: 'HANDLER_FAILED' },
+    });
+    expect(reply.headers?.get('Nats-Service-Error-Code')).toBe('500');
+  });
+
+  it('shares the load between replicas in one queue group', async () => {
+    await start([{ method: 'get', uri: '/who', handle: () => ({ body: 'a' }) }]);
+    await start([{ method: 'get', uri: '/who', handle: () => ({ body: 'b' }) }]);
+    const answers = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const reply = await nc.request('easer.get_/who', encodeMessage(createRequestMessage({ uri: '/who' })), { timeout: 2000 });
+      answers.add(reply.json<{ body: string }>().body);
+    }
+    expect([...answers].sort()).toEqual(['a', 'b']);
+  });
+
+  it('registers with the NATS services API so that $SRV.PING finds it', async () => {
+    await start([{ method: 'get', uri: '/persons', handle: () => ({}) }], 'pingable');
+    const reply = await nc.request('$SRV.PING.pingable', undefined, { timeout: 2000 });
+    expect(reply.json<{ name: string }>().name).toBe('pingable');
+  });
+
+  it('lets a request in flight reply before stop resolves', async () => {
+    const responder = await start([
+      { method: 'get', uri: '/slow', handle: () => new Promise((resolve) => setTimeout(() => resolve({ body: 'late' }), 300)) },
+    ]);
+    const pending = nc.request('easer.get_/slow', encodeMessage(createRequestMessage({ uri: '/slow' })), { timeout: 2000 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await responder.stop();
+    expect((await pending).json<{ body: string }>().body).toBe('late');
+  });
+
+  it('refuses a route whose subject would contain a wildcard', async () => {
+    await expect(start([{ method: 'get', uri: '/files.*', handle: () => ({}) }])).rejects.toThrow(/wildcard/);
+  });
+});

@@ -1,0 +1,2 @@
+export { startNatsServer } from './nats-server';
+export type { TestNatsServer } from './nats-server';

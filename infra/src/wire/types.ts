@@ -1,0 +1,57 @@
+/** The lower-case HTTP methods an endpoint can have. */
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options' | 'trace';
+
+export interface ResponseDesc {
+  /** The status code as a string, e.g. `"200"` or `"default"`. */
+  status: string;
+  headers: Record<string, unknown>;
+  /** Examples keyed by media type. */
+  examples: Record<string, unknown>;
+}
+
+/** The minimized endpoint descriptor the gateway sends with every request message. */
+export interface EndpointDesc {
+  /** Path template with `{name}` parameters. */
+  uri: string;
+  /** Path template with `:name` parameters. */
+  jsfUri: string;
+  method: HttpMethod;
+  operationId: string | null;
+  consumes: string[];
+  produces: string[];
+  responses: Record<string, ResponseDesc>;
+}
+
+export interface IncomingRequest {
+  cookies: Record<string, string>;
+  /** Header names in lower case. */
+  headers: Record<string, string | string[]>;
+  parameters: {
+    query: Record<string, string | string[]>;
+    /** Path parameters keyed by name. */
+    uri: Record<string, string>;
+  };
+  /** The exact request text, `""` when there is none; base64 when `bodyEncoding` says so. */
+  body: string;
+  bodyEncoding?: 'utf8' | 'base64';
+}
+
+/** What the gateway sends to `<topicPrefix>.<method>_<uri>`. */
+export interface RequestMessage {
+  topic: string;
+  method: HttpMethod;
+  uri: string;
+  endpointDesc: EndpointDesc;
+  request: IncomingRequest;
+}
+
+export type HeaderValue = string | number | string[];
+
+/** What a service replies on the request's reply inbox. */
+export interface ResponseMessage {
+  /** HTTP status, 200 when absent. */
+  status?: number;
+  headers?: Record<string, HeaderValue>;
+  /** Any JSON value; absent or null means no body. */
+  body?: unknown;
+}
