@@ -7,7 +7,7 @@ const projectFor = (name) => ({
   testEnvironment: 'node',
   testMatch: ['<rootDir>/src/**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../tsconfig.test.json', isolatedModules: true }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../tsconfig.test.json' }],
   },
   moduleNameMapper: {
     '^@restbus/infra$': '<rootDir>/../infra/src/index.ts',

@@ -1,4 +1,5 @@
 export { runMain, onShutdownSignal } from './app/run-main';
+export { readPackageVersion } from './app/read-version';
 export { loadConfig, CommandLineExit } from './config/load-config';
 export type { LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
 export { ErrorCodes, RestbusError, isRestbusError } from './errors/restbus-error';

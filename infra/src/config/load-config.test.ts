@@ -43,6 +43,11 @@ describe('loadConfig', () => {
     expect(() => load([], { DEMO_PORT: 'abc' })).toThrow(RestbusError);
   });
 
+  it('names a required setting that is missing', () => {
+    const withRequired: ProgramSpec = { ...spec, settings: [...spec.settings, { key: 'api', flags: '-r, --api <path>', env: 'DEMO_API', description: 'api', schema: { type: 'string' }, required: true }] };
+    expect(() => loadConfig(withRequired, { argv: [], env: {}, output: silent })).toThrow('--api / DEMO_API is required');
+  });
+
   it('ends with exit code 0 for --help and 1 for an unknown flag', () => {
     const exitOf = (argv: string[]): number | undefined => {
       try {

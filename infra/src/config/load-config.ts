@@ -10,6 +10,8 @@ export interface SettingSpec {
   env?: string;
   description: string;
   schema: Record<string, unknown>;
+  /** A setting without a default that must be given. */
+  required?: boolean;
 }
 
 export interface ProgramSpec {
@@ -89,15 +91,17 @@ export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Re
   const schema = {
     type: 'object',
     additionalProperties: false,
+    required: spec.settings.filter((setting) => setting.required).map((setting) => setting.key),
     properties: Object.fromEntries(spec.settings.map((setting) => [setting.key, setting.schema])),
   };
   const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
   const validate = ajv.compile(schema);
   if (!validate(values)) {
     const problems = (validate.errors ?? []).map((error) => {
-      const key = error.instancePath.split('/')[1] ?? '';
+      const key = (error.params as { missingProperty?: string }).missingProperty ?? error.instancePath.split('/')[1] ?? '';
       const setting = spec.settings.find((candidate) => candidate.key === key);
       const name = setting ? [setting.flags.split(/[ ,]+/).find((f) => f.startsWith('--')), setting.env].filter(Boolean).join(' / ') : key;
+      if (error.keyword === 'required') return `${name} is required`;
       return `${name}: ${error.message ?? 'is invalid'} (got ${JSON.stringify(values[key])})`;
     });
     throw new RestbusError('CONFIG_INVALID', `invalid configuration: ${problems.join('; ')}`);

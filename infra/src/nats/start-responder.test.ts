@@ -4,7 +4,7 @@ import { startNatsServer, type TestNatsServer } from '../testing';
 import { encodeMessage } from '../wire/codec';
 import { createRequestHeaders } from '../wire/headers';
 import { startResponder, type Responder, type Route } from './start-responder';
-import { createRequestMessage } from './test-messages';
+import { createRequestMessage } from '../testing';
 
 const logger = pino({ level: 'silent' });
 let server: TestNatsServer;

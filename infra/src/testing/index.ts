@@ -1,2 +1,3 @@
 export { startNatsServer } from './nats-server';
 export type { TestNatsServer } from './nats-server';
+export { createRequestMessage } from './create-request-message';

@@ -1,0 +1,33 @@
+import { readPackageVersion, type ProgramSpec } from '@restbus/infra';
+
+export interface GatewayConfig {
+  restApiPath: string;
+  port: number;
+  natsUri: string;
+  topicPrefix: string;
+  useMessaging: boolean;
+  timeout: number;
+  basePath: string;
+  bodyLimit: number;
+  logLevel: string;
+}
+
+/** NATS refuses payloads over its max_payload (1 MiB by default); the body limit must leave room for the envelope. */
+export const MAX_BODY_LIMIT = 768 * 1024;
+
+export const gatewayProgram: ProgramSpec = {
+  name: 'restbus-gateway',
+  version: readPackageVersion(__dirname),
+  description: 'Serves the endpoints of an OpenAPI file and, with -u, forwards every call over NATS.',
+  settings: [
+    { key: 'restApiPath', flags: '-r, --restApiPath <path>', env: 'GATEWAY_API_PATH', description: 'OpenAPI file (YAML or JSON) to serve', schema: { type: 'string', minLength: 1 }, required: true },
+    { key: 'port', flags: '-p, --port <port>', env: 'GATEWAY_PORT', description: 'HTTP port', schema: { type: 'integer', minimum: 0, maximum: 65535, default: 3007 } },
+    { key: 'natsUri', flags: '-n, --natsUri <uri>', env: 'NATS_URL', description: 'NATS server URL', schema: { type: 'string', minLength: 1, default: 'nats://localhost:4222' } },
+    { key: 'topicPrefix', flags: '--topicPrefix <prefix>', env: 'TOPIC_PREFIX', description: 'prefix of the request subjects', schema: { type: 'string', pattern: '^[^\\s*>]+$', default: 'easer' } },
+    { key: 'useMessaging', flags: '-u, --useMessaging', env: 'GATEWAY_FORWARD', description: 'forward calls over NATS (otherwise every endpoint answers 501)', schema: { type: 'boolean', default: false } },
+    { key: 'timeout', flags: '--timeout <ms>', env: 'GATEWAY_TIMEOUT_MS', description: 'how long to wait for a reply before answering 504', schema: { type: 'integer', minimum: 1, maximum: 600000, default: 2000 } },
+    { key: 'basePath', flags: '-b, --basePath <path>', env: 'GATEWAY_BASE_PATH', description: 'prefix under which the endpoints are served', schema: { type: 'string', pattern: '^/', default: '/' } },
+    { key: 'bodyLimit', flags: '--bodyLimit <bytes>', env: 'GATEWAY_BODY_LIMIT', description: 'largest request body accepted (413 above)', schema: { type: 'integer', minimum: 0, maximum: MAX_BODY_LIMIT, default: 512 * 1024 } },
+    { key: 'logLevel', flags: '-l, --logLevel <level>', env: 'LOG_LEVEL', description: 'pino log level', schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' } },
+  ],
+};

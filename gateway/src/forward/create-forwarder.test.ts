@@ -1,0 +1,162 @@
+import { connect, headers as natsHeaders, type NatsConnection, type Subscription } from 'nats';
+import pino from 'pino';
+import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
+import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { startTestGateway, type TestGateway } from '../__tests__/start-test-gateway';
+import type { ApiEndpoint } from '../openapi/endpoint';
+
+const endpoint = (method: 'get' | 'put' | 'post', uri: string): ApiEndpoint => ({
+  file: 'test.yml',
+  desc: { uri, jsfUri: uri.replace(/\{(\w+)\}/g, ':$1'), method, operationId: null, consumes: [], produces: ['application/json'], responses: { '200': { status: '200', headers: {}, examples: {} } } },
+});
+const endpoints = [endpoint('get', '/items'), endpoint('put', '/items/{itemId}'), endpoint('post', '/items'), endpoint('get', '/silent')];
+
+let server: TestNatsServer;
+let nc: NatsConnection;
+let link: NatsLink;
+let gateway: TestGateway;
+let subscription: Subscription | undefined;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url });
+  link = createNatsLink({ servers: server.url, name: 'gateway-test', logger: pino({ level: 'silent' }) });
+  await link.ready();
+  gateway = await startTestGateway(endpoints, { link, timeoutMs: 300, bodyLimit: 1024 });
+});
+afterEach(() => {
+  subscription?.unsubscribe();
+  subscription = undefined;
+});
+afterAll(async () => {
+  await gateway?.close();
+  await link?.drain();
+  await nc?.close();
+  await server?.dispose();
+});
+
+/** A responder on one subject that records what it receives and answers with `reply` (raw bytes or JSON). */
+async function respondWith(subject: string, reply: unknown, replyHeaders?: Record<string, string>) {
+  const received: { message?: RequestMessage; headers?: Record<string, string> } = {};
+  subscription = nc.subscribe(subject, {
+    callback: (_err, msg) => {
+      received.message = msg.json<RequestMessage>();
+      received.headers = Object.fromEntries([...(msg.headers?.keys() ?? [])].map((key) => [key, msg.headers!.get(key)]));
+      const hdrs = natsHeaders();
+      for (const [key, value] of Object.entries(replyHeaders ?? {})) hdrs.set(key, value);
+      msg.respond(typeof reply === 'string' ? reply : JSON.stringify(reply), { headers: hdrs });
+    },
+  });
+  await nc.flush();
+  return received;
+}
+
+describe('forwarding a call', () => {
+  it('sends the request message of the wire contract to <prefix>.<method>_<uri> with rpc/request headers', async () => {
+    const received = await respondWith('easer.put_/items/{itemId}', { status: 200, body: { ok: true } });
+    const response = await fetch(`${gateway.url}/items/a%20b?tag=1&tag=2&one=x`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json', Cookie: 'sid=abc; theme=dark', 'X-Custom': 'Yes' },
+      body: '{"name": "exact text"}',
+    });
+    expect(response.status).toBe(200);
+    expect(received.headers).toEqual({ 'content-type': 'application/json', 'message-type': 'rpc/request' });
+    const message = received.message!;
+    expect(message).toMatchObject({ topic: 'easer.put_/items/{itemId}', method: 'put', uri: '/items/{itemId}', endpointDesc: endpoints[1].desc });
+    expect(message.request.cookies).toEqual({ sid: 'abc', theme: 'dark' });
+    expect(message.request.headers).toMatchObject({ 'content-type': 'application/json', 'x-custom': 'Yes' });
+    expect(message.request.parameters).toEqual({ query: { tag: ['1', '2'], one: 'x' }, uri: { itemId: 'a b' } });
+    expect(message.request.body).toBe('{"name": "exact text"}');
+  });
+
+  it('sends an empty string as the body of a call without one', async () => {
+    const received = await respondWith('easer.get_/items', { body: [] });
+    await fetch(`${gateway.url}/items`);
+    expect(received.message!.request.body).toBe('');
+    expect(received.message!.request.bodyEncoding).toBeUndefined();
+  });
+
+  it('sends a binary body as base64 and says so', async () => {
+    const received = await respondWith('easer.post_/items', { status: 201 });
+    await fetch(`${gateway.url}/items`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: new Uint8Array([0xff, 0xfe, 0x00, 0x01]) });
+    expect(received.message!.request).toMatchObject({ body: '//4AAQ==', bodyEncoding: 'base64' });
+  });
+});
+
+describe('mapping the reply to the HTTP response', () => {
+  it.each([
+    ['a missing status means 200 and an array body is JSON', { body: [1, 2] }, 200, 'application/json; charset=utf-8', '[1,2]'],
+    ['a number body is JSON', { status: 200, body: 42 }, 200, 'application/json; charset=utf-8', '42'],
+    ['a string body without a type is text/plain', { status: 200, body: 'hello' }, 200, 'text/plain; charset=utf-8', 'hello'],
+    ['a string body keeps the reply type', { status: 200, headers: { 'Content-Type': 'text/csv' }, body: 'a,b' }, 200, 'text/csv; charset=utf-8', 'a,b'],
+    ['a null body means no body', { status: 404, headers: { 'content-type': 'application/json' }, body: null }, 404, 'application/json; charset=utf-8', ''],
+    ['a 204 has no body even when one is given', { status: 204, body: { ignored: true } }, 204, null, ''],
+  ])('%s', async (_what, reply, status, type, text) => {
+    await respondWith('easer.get_/items', reply);
+    const response = await fetch(`${gateway.url}/items`);
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toBe(type);
+    expect(await response.text()).toBe(text);
+  });
+
+  it('passes the reply headers on', async () => {
+    await respondWith('easer.post_/items', { status: 201, headers: { Location: '/items/7', 'X-Count': 3 }, body: { id: '7' } });
+    const response = await fetch(`${gateway.url}/items`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('location')).toBe('/items/7');
+    expect(response.headers.get('x-count')).toBe('3');
+  });
+
+  it('maps the NATS service error headers to that status with a JSON error', async () => {
+    await respondWith('easer.get_/items', { status: 200 }, { 'Nats-Service-Error-Code': '409', 'Nats-Service-Error': 'already there' });
+    const response = await fetch(`${gateway.url}/items`);
+    expect(response.status).toBe(409);
+    expect(await response.json()).toEqual({ error: 'already there', code: 'SERVICE_ERROR' });
+  });
+});
+
+describe('failures', () => {
+  const expectError = async (response: Response, status: number, code: string) => {
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.json()).toMatchObject({ code, error: expect.any(String) });
+  };
+
+  it('answers 503 NO_RESPONDER at once when no service listens', async () => {
+    const started = Date.now();
+    await expectError(await fetch(`${gateway.url}/items`), 503, 'NO_RESPONDER');
+    expect(Date.now() - started).toBeLessThan(250);
+  });
+
+  it('answers 504 UPSTREAM_TIMEOUT when the service does not reply in time', async () => {
+    subscription = nc.subscribe('easer.get_/silent', { callback: () => undefined });
+    await nc.flush();
+    await expectError(await fetch(`${gateway.url}/silent`), 504, 'UPSTREAM_TIMEOUT');
+  });
+
+  it.each([
+    ['not JSON', 'not json'],
+    ['not of the response shape', '[1,2]'],
+    ['a status outside 100-599', '{"status":999}'],
+    ['a header that HTTP cannot carry', '{"status":200,"headers":{"bad header":"x"}}'],
+  ])('answers 502 BAD_REPLY to a reply that is %s', async (_what, reply) => {
+    await respondWith('easer.get_/items', reply);
+    await expectError(await fetch(`${gateway.url}/items`), 502, 'BAD_REPLY');
+  });
+
+  it('answers 413 BODY_TOO_LARGE above the body limit', async () => {
+    await respondWith('easer.post_/items', { status: 201 });
+    await expectError(await fetch(`${gateway.url}/items`, { method: 'POST', body: 'x'.repeat(2048) }), 413, 'BODY_TOO_LARGE');
+  });
+
+  it('answers 503 NATS_UNAVAILABLE at once while NATS is down, and serves again when it is back', async () => {
+    await server.stop();
+    const deadline = Date.now() + 5000;
+    while (link.isConnected() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await expectError(await fetch(`${gateway.url}/items`), 503, 'NATS_UNAVAILABLE');
+    expect((await fetch(`${gateway.url}/-/ready`)).status).toBe(503);
+    await server.start();
+    while (!link.isConnected() && Date.now() < deadline + 5000) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await fetch(`${gateway.url}/-/ready`)).status).toBe(200);
+  });
+});

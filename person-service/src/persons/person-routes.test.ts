@@ -1,0 +1,104 @@
+import { connect, type NatsConnection } from 'nats';
+import pino from 'pino';
+import { encodeMessage, startResponder, type Responder, type ResponseMessage } from '@restbus/infra';
+import { createRequestMessage, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { createPersonRoutes } from './person-routes';
+import { createMemoryPersonStore } from './person-store';
+
+let server: TestNatsServer;
+let nc: NatsConnection;
+let responder: Responder;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url });
+});
+beforeEach(async () => {
+  responder = await startResponder({
+    nc,
+    logger: pino({ level: 'silent' }),
+    name: 'person-service',
+    version: '0.0.0',
+    topicPrefix: 'easer',
+    routes: createPersonRoutes(createMemoryPersonStore()),
+  });
+});
+afterEach(() => responder.stop());
+afterAll(async () => {
+  await nc?.close();
+  await server?.dispose();
+});
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const luke = { id: 'luke', familyName: 'Skywalker', givenName: 'Luke' };
+
+async function call(method: 'get' | 'put' | 'post' | 'delete', uri: string, options: { id?: string; body?: string; headers?: Record<string, string> } = {}): Promise<ResponseMessage> {
+  const message = createRequestMessage({
+    method,
+    uri,
+    headers: options.headers ?? {},
+    body: options.body ?? '',
+    parameters: { query: {}, uri: options.id === undefined ? {} : { personId: options.id } },
+  });
+  const reply = await nc.request(`easer.${method}_${uri}`, encodeMessage(message), { timeout: 2000 });
+  return reply.json<ResponseMessage>();
+}
+
+const put = (id: string, person: unknown) => call('put', '/persons/{personId}', { id, body: JSON.stringify(person), headers: JSON_TYPE });
+
+describe('the person API', () => {
+  it('lists no persons as an empty array', async () => {
+    expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
+  });
+
+  it('stores a person with PUT, returns it, and lists it', async () => {
+    expect(await put('luke', luke)).toMatchObject({ status: 200, body: luke });
+    expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [luke] });
+    expect(await call('get', '/persons/{personId}', { id: 'luke' })).toMatchObject({ status: 200, body: luke });
+  });
+
+  it('replaces a person in place and keeps insertion order', async () => {
+    await put('a', { id: 'a', familyName: 'A', givenName: 'a' });
+    await put('b', { id: 'b', familyName: 'B', givenName: 'b' });
+    await put('a', { id: 'a', familyName: 'A2', givenName: 'a' });
+    expect((await call('get', '/persons')).body).toEqual([
+      { id: 'a', familyName: 'A2', givenName: 'a' },
+      { id: 'b', familyName: 'B', givenName: 'b' },
+    ]);
+  });
+
+  it.each([
+    ['an id that differs from the path', () => put('leia', luke), /differs from the path parameter/],
+    ['a missing field', () => put('luke', { id: 'luke', familyName: 'Skywalker' }), /must have required property 'givenName'/],
+    ['a field that is not a string', () => put('luke', { ...luke, givenName: 7 }), /\/givenName: must be string/],
+    ['an empty body', () => call('put', '/persons/{personId}', { id: 'luke', headers: JSON_TYPE }), /body is empty/],
+    ['invalid JSON', () => call('put', '/persons/{personId}', { id: 'luke', body: '{nope', headers: JSON_TYPE }), /not valid JSON/],
+    ['a non-JSON content type', () => call('put', '/persons/{personId}', { id: 'luke', body: JSON.stringify(luke), headers: { 'content-type': 'text/plain' } }), /application\/json, not text\/plain/],
+  ])('refuses a PUT with %s as 400 with a JSON error, and keeps serving', async (_what, send, message) => {
+    const reply = await send();
+    expect(reply.status).toBe(400);
+    expect((reply.body as { error: string }).error).toMatch(message);
+    expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
+  });
+
+  it('answers 404 with a JSON error for a person that does not exist', async () => {
+    expect(await call('get', '/persons/{personId}', { id: 'nobody' })).toMatchObject({ status: 404, body: { error: expect.stringContaining('nobody') } });
+  });
+
+  it('creates a person with a generated id on POST and says where it is', async () => {
+    const reply = await call('post', '/persons', { body: JSON.stringify({ familyName: 'Organa', givenName: 'Leia' }), headers: JSON_TYPE });
+    const created = reply.body as { id: string };
+    expect(reply.status).toBe(201);
+    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), familyName: 'Organa', givenName: 'Leia' });
+    expect(reply.headers).toMatchObject({ location: `/persons/${created.id}` });
+  });
+
+  it('deletes one person, then all of them', async () => {
+    await put('a', { id: 'a', familyName: 'A', givenName: 'a' });
+    await put('b', { id: 'b', familyName: 'B', givenName: 'b' });
+    expect(await call('delete', '/persons/{personId}', { id: 'a' })).toEqual({ status: 204 });
+    expect(await call('delete', '/persons/{personId}', { id: 'a' })).toMatchObject({ status: 404 });
+    expect(await call('delete', '/persons')).toEqual({ status: 204 });
+    expect((await call('get', '/persons')).body).toEqual([]);
+  });
+});
