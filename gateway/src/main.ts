@@ -12,7 +12,9 @@ runMain('restbus-gateway', async () => {
   const logger = createLogger({ name: 'restbus-gateway', level: config.logLevel });
   const endpoints = await loadApi(config.restApiPath);
   // The gateway serves even while NATS is away: calls answer 503 until the link is up.
-  const link = config.useMessaging ? createNatsLink({ servers: config.natsUri, name: 'restbus-gateway', logger }) : undefined;
+  const link = config.useMessaging
+    ? createNatsLink({ servers: config.natsUri, name: 'restbus-gateway', logger })
+    : undefined;
   const app = createApp({
     endpoints,
     topicPrefix: config.topicPrefix,
@@ -25,7 +27,10 @@ runMain('restbus-gateway', async () => {
   const server = createServer(app);
   server.listen(config.port);
   await once(server, 'listening');
-  logger.info({ port: config.port, endpoints: endpoints.length, forwarding: config.useMessaging, file: config.restApiPath }, 'gateway listening');
+  logger.info(
+    { port: config.port, endpoints: endpoints.length, forwarding: config.useMessaging, file: config.restApiPath },
+    'gateway listening',
+  );
 
   onShutdownSignal(async () => {
     logger.info('shutting down');

@@ -11,7 +11,13 @@ export type { NatsLink, NatsLinkOptions } from './nats/create-nats-link';
 export { startResponder } from './nats/start-responder';
 export type { Responder, ResponderOptions, Route, RouteContext, RouteHandler } from './nats/start-responder';
 export { pingService } from './healthcheck/ping-service';
-export { decodeRequestMessage, decodeResponseMessage, describeSchemaErrors, encodeMessage, isResponseMessage } from './wire/codec';
+export {
+  decodeRequestMessage,
+  decodeResponseMessage,
+  describeSchemaErrors,
+  encodeMessage,
+  isResponseMessage,
+} from './wire/codec';
 export {
   MESSAGE_TYPE_HEADER,
   RPC_REQUEST,
@@ -23,4 +29,12 @@ export {
 } from './wire/headers';
 export { HTTP_METHODS, requestMessageSchema, responseMessageSchema } from './wire/schemas';
 export { assertSafeTopic, toTopic } from './wire/topic';
-export type { EndpointDesc, HeaderValue, HttpMethod, IncomingRequest, RequestMessage, ResponseDesc, ResponseMessage } from './wire/types';
+export type {
+  EndpointDesc,
+  HeaderValue,
+  HttpMethod,
+  IncomingRequest,
+  RequestMessage,
+  ResponseDesc,
+  ResponseMessage,
+} from './wire/types';

@@ -14,17 +14,20 @@ import { createPersonRoutes } from './persons/person-routes';
 import { createMemoryPersonStore } from './persons/person-store';
 
 runMain('person-service', async () => {
-  const config = loadConfig<PersonServiceConfig>(personServiceProgram, { argv: process.argv.slice(2), env: process.env });
+  const config = loadConfig<PersonServiceConfig>(personServiceProgram, {
+    argv: process.argv.slice(2),
+    env: process.env,
+  });
   const logger = createLogger({ name: 'person-service', level: config.logLevel });
   const link = createNatsLink({ servers: config.natsUri, name: 'person-service', logger });
-  let responder: Responder | undefined;
+  // Stopped in reverse order of start; a signal during startup stops what has started so far.
+  const stops: Array<() => Promise<void>> = [() => link.drain()];
   onShutdownSignal(async () => {
     logger.info('shutting down');
-    await responder?.stop();
-    await link.drain();
+    for (const stop of stops.reverse()) await stop();
   });
   const nc = await link.ready();
-  responder = await startResponder({
+  const responder: Responder = await startResponder({
     nc,
     logger,
     name: 'person-service',
@@ -33,5 +36,6 @@ runMain('person-service', async () => {
     topicPrefix: config.topicPrefix,
     routes: createPersonRoutes(createMemoryPersonStore()),
   });
+  stops.push(() => responder.stop());
   logger.info({ subjects: responder.subjects }, 'person-service answering');
 });

@@ -5,6 +5,8 @@ import { readPackageVersion } from '@restbus/infra';
 if (process.argv.includes('--version') || process.argv.includes('-V')) {
   process.stdout.write(`${readPackageVersion(__dirname)}\n`);
 } else {
-  process.stderr.write('systems-service: the systems API (getSystems, postSystems, deleteSystems) is not implemented yet (issue #4); nothing is served.\n');
+  process.stderr.write(
+    'systems-service: the systems API (getSystems, postSystems, deleteSystems) is not implemented yet (issue #4); nothing is served.\n',
+  );
   process.exitCode = 1;
 }

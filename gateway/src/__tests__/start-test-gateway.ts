@@ -12,7 +12,10 @@ export interface TestGateway {
 }
 
 /** The gateway's app on a real HTTP server on port 0, forwarding through `link` when one is given. */
-export async function startTestGateway(endpoints: ApiEndpoint[], options: { link?: NatsLink; timeoutMs?: number; bodyLimit?: number; basePath?: string } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  endpoints: ApiEndpoint[],
+  options: { link?: NatsLink; timeoutMs?: number; bodyLimit?: number; basePath?: string } = {},
+): Promise<TestGateway> {
   const logger = pino({ level: 'silent' });
   const { link } = options;
   const app = createApp({

@@ -32,7 +32,10 @@ export function buildRequestMessage(topic: string, desc: EndpointDesc, req: Requ
       cookies: toCookies(req.headers.cookie),
       // Node has already lower-cased the names; undefined values cannot occur in IncomingHttpHeaders entries.
       headers: req.headers as Record<string, string | string[]>,
-      parameters: { query: req.query as Record<string, string | string[]>, uri: { ...(req.params as Record<string, string>) } },
+      parameters: {
+        query: req.query as Record<string, string | string[]>,
+        uri: { ...(req.params as Record<string, string>) },
+      },
       ...toBody(req.body),
     },
   };

@@ -7,9 +7,22 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 
 const endpoint = (method: 'get' | 'put' | 'post', uri: string): ApiEndpoint => ({
   file: 'test.yml',
-  desc: { uri, jsfUri: uri.replace(/\{(\w+)\}/g, ':$1'), method, operationId: null, consumes: [], produces: ['application/json'], responses: { '200': { status: '200', headers: {}, examples: {} } } },
+  desc: {
+    uri,
+    jsfUri: uri.replace(/\{(\w+)\}/g, ':$1'),
+    method,
+    operationId: null,
+    consumes: [],
+    produces: ['application/json'],
+    responses: { '200': { status: '200', headers: {}, examples: {} } },
+  },
 });
-const endpoints = [endpoint('get', '/items'), endpoint('put', '/items/{itemId}'), endpoint('post', '/items'), endpoint('get', '/silent')];
+const endpoints = [
+  endpoint('get', '/items'),
+  endpoint('put', '/items/{itemId}'),
+  endpoint('post', '/items'),
+  endpoint('get', '/silent'),
+];
 
 let server: TestNatsServer;
 let nc: NatsConnection;
@@ -41,7 +54,9 @@ async function respondWith(subject: string, reply: unknown, replyHeaders?: Recor
   subscription = nc.subscribe(subject, {
     callback: (_err, msg) => {
       received.message = msg.json<RequestMessage>();
-      received.headers = Object.fromEntries([...(msg.headers?.keys() ?? [])].map((key) => [key, msg.headers!.get(key)]));
+      received.headers = Object.fromEntries(
+        [...(msg.headers?.keys() ?? [])].map((key) => [key, msg.headers!.get(key)]),
+      );
       const hdrs = natsHeaders();
       for (const [key, value] of Object.entries(replyHeaders ?? {})) hdrs.set(key, value);
       msg.respond(typeof reply === 'string' ? reply : JSON.stringify(reply), { headers: hdrs });
@@ -62,7 +77,12 @@ describe('forwarding a call', () => {
     expect(response.status).toBe(200);
     expect(received.headers).toEqual({ 'content-type': 'application/json', 'message-type': 'rpc/request' });
     const message = received.message!;
-    expect(message).toMatchObject({ topic: 'easer.put_/items/{itemId}', method: 'put', uri: '/items/{itemId}', endpointDesc: endpoints[1].desc });
+    expect(message).toMatchObject({
+      topic: 'easer.put_/items/{itemId}',
+      method: 'put',
+      uri: '/items/{itemId}',
+      endpointDesc: endpoints[1].desc,
+    });
     expect(message.request.cookies).toEqual({ sid: 'abc', theme: 'dark' });
     expect(message.request.headers).toMatchObject({ 'content-type': 'application/json', 'x-custom': 'Yes' });
     expect(message.request.parameters).toEqual({ query: { tag: ['1', '2'], one: 'x' }, uri: { itemId: 'a b' } });
@@ -78,18 +98,46 @@ describe('forwarding a call', () => {
 
   it('sends a binary body as base64 and says so', async () => {
     const received = await respondWith('easer.post_/items', { status: 201 });
-    await fetch(`${gateway.url}/items`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: new Uint8Array([0xff, 0xfe, 0x00, 0x01]) });
+    await fetch(`${gateway.url}/items`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: new Uint8Array([0xff, 0xfe, 0x00, 0x01]),
+    });
     expect(received.message!.request).toMatchObject({ body: '//4AAQ==', bodyEncoding: 'base64' });
   });
 });
 
 describe('mapping the reply to the HTTP response', () => {
   it.each([
-    ['a missing status means 200 and an array body is JSON', { body: [1, 2] }, 200, 'application/json; charset=utf-8', '[1,2]'],
+    [
+      'a missing status means 200 and an array body is JSON',
+      { body: [1, 2] },
+      200,
+      'application/json; charset=utf-8',
+      '[1,2]',
+    ],
     ['a number body is JSON', { status: 200, body: 42 }, 200, 'application/json; charset=utf-8', '42'],
-    ['a string body without a type is text/plain', { status: 200, body: 'hello' }, 200, 'text/plain; charset=utf-8', 'hello'],
-    ['a string body keeps the reply type', { status: 200, headers: { 'Content-Type': 'text/csv' }, body: 'a,b' }, 200, 'text/csv; charset=utf-8', 'a,b'],
-    ['a null body means no body', { status: 404, headers: { 'content-type': 'application/json' }, body: null }, 404, 'application/json; charset=utf-8', ''],
+    [
+      'a string body without a type is text/plain',
+      { status: 200, body: 'hello' },
+      200,
+      'text/plain; charset=utf-8',
+      'hello',
+    ],
+    [
+      'a string body keeps the reply type',
+      { status: 200, headers: { 'Content-Type': 'text/csv' }, body: 'a,b' },
+      200,
+      'text/csv; charset=utf-8',
+      'a,b',
+    ],
+    [
+      'a null body means no body',
+      { status: 404, headers: { 'content-type': 'application/json' }, body: null },
+      404,
+      'application/json; charset=utf-8',
+      '',
+    ],
     ['a 204 has no body even when one is given', { status: 204, body: { ignored: true } }, 204, null, ''],
   ])('%s', async (_what, reply, status, type, text) => {
     await respondWith('easer.get_/items', reply);
@@ -100,7 +148,11 @@ describe('mapping the reply to the HTTP response', () => {
   });
 
   it('passes the reply headers on', async () => {
-    await respondWith('easer.post_/items', { status: 201, headers: { Location: '/items/7', 'X-Count': 3 }, body: { id: '7' } });
+    await respondWith('easer.post_/items', {
+      status: 201,
+      headers: { Location: '/items/7', 'X-Count': 3 },
+      body: { id: '7' },
+    });
     const response = await fetch(`${gateway.url}/items`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe('/items/7');
@@ -108,7 +160,11 @@ describe('mapping the reply to the HTTP response', () => {
   });
 
   it('maps the NATS service error headers to that status with a JSON error', async () => {
-    await respondWith('easer.get_/items', { status: 200 }, { 'Nats-Service-Error-Code': '409', 'Nats-Service-Error': 'already there' });
+    await respondWith(
+      'easer.get_/items',
+      { status: 200 },
+      { 'Nats-Service-Error-Code': '409', 'Nats-Service-Error': 'already there' },
+    );
     const response = await fetch(`${gateway.url}/items`);
     expect(response.status).toBe(409);
     expect(await response.json()).toEqual({ error: 'already there', code: 'SERVICE_ERROR' });
@@ -146,7 +202,11 @@ describe('failures', () => {
 
   it('answers 413 BODY_TOO_LARGE above the body limit', async () => {
     await respondWith('easer.post_/items', { status: 201 });
-    await expectError(await fetch(`${gateway.url}/items`, { method: 'POST', body: 'x'.repeat(2048) }), 413, 'BODY_TOO_LARGE');
+    await expectError(
+      await fetch(`${gateway.url}/items`, { method: 'POST', body: 'x'.repeat(2048) }),
+      413,
+      'BODY_TOO_LARGE',
+    );
   });
 
   it('answers 503 NATS_UNAVAILABLE at once while NATS is down, and serves again when it is back', async () => {

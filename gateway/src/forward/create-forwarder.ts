@@ -51,7 +51,10 @@ function fromServiceError(headers: MsgHdrs | undefined): ResponseMessage | undef
   if (!Number.isInteger(status) || status < 100 || status > 599) {
     throw new RestbusError('BAD_REPLY', `the reply carries an invalid service error code "${code}"`);
   }
-  return { status, body: { error: headers?.get(SERVICE_ERROR_HEADER) || 'the service reported an error', code: 'SERVICE_ERROR' } };
+  return {
+    status,
+    body: { error: headers?.get(SERVICE_ERROR_HEADER) || 'the service reported an error', code: 'SERVICE_ERROR' },
+  };
 }
 
 /** Forwards a call as a request message over NATS and writes the reply, or the failure, as the HTTP response. */

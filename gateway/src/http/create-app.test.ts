@@ -22,7 +22,9 @@ describe('a gateway started without forwarding', () => {
     const response = await fetch(`${gateway.url}${path}`, { method });
     expect(response.status).toBe(501);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await response.text()).toBe('{"error":"The endpoint is either not implemented or `operationId` is ignored"}');
+    expect(await response.text()).toBe(
+      '{"error":"The endpoint is either not implemented or `operationId` is ignored"}',
+    );
   });
 
   it('keeps the 501 body byte for byte', () => {
@@ -43,7 +45,9 @@ describe('a gateway started without forwarding', () => {
 
 describe('a gateway with a base path', () => {
   it('serves the endpoints under it', async () => {
-    const based = await startTestGateway(await loadApi(resolve(__dirname, '../../../person-service/person-api.yml')), { basePath: '/api/' });
+    const based = await startTestGateway(await loadApi(resolve(__dirname, '../../../person-service/person-api.yml')), {
+      basePath: '/api/',
+    });
     try {
       expect((await fetch(`${based.url}/api/persons`)).status).toBe(501);
       expect((await fetch(`${based.url}/persons`)).status).toBe(404);

@@ -17,7 +17,9 @@ export interface AppOptions {
 }
 
 /** Upstream's exact 501 body, kept byte for byte so that easer users see no difference. */
-export const NOT_IMPLEMENTED_BODY = JSON.stringify({ error: 'The endpoint is either not implemented or `operationId` is ignored' });
+export const NOT_IMPLEMENTED_BODY = JSON.stringify({
+  error: 'The endpoint is either not implemented or `operationId` is ignored',
+});
 
 const notImplemented: RequestHandler = (_req, res) => {
   res.status(501).type('application/json; charset=utf-8').send(NOT_IMPLEMENTED_BODY);
@@ -52,7 +54,11 @@ export function createApp(options: AppOptions): Express {
       if (forward) app[desc.method](path, readBody, handler);
       else app[desc.method](path, handler);
     } catch (err) {
-      throw new RestbusError('OPENAPI_INVALID', `${file}: the path "${desc.uri}" cannot be served: ${(err as Error).message}`, { cause: err });
+      throw new RestbusError(
+        'OPENAPI_INVALID',
+        `${file}: the path "${desc.uri}" cannot be served: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   }
 
@@ -60,7 +66,12 @@ export function createApp(options: AppOptions): Express {
     sendError(res, 'NOT_FOUND', `no endpoint matches ${req.method} ${req.path}`);
   });
 
-  const handleError: ErrorRequestHandler = (err: { type?: string; status?: number; message?: string }, req, res, _next) => {
+  const handleError: ErrorRequestHandler = (
+    err: { type?: string; status?: number; message?: string },
+    req,
+    res,
+    _next,
+  ) => {
     if (err.type === 'entity.too.large') {
       sendError(res, 'BODY_TOO_LARGE', `the request body is larger than ${options.bodyLimit} bytes`);
     } else if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {

@@ -7,5 +7,8 @@ export function sendError(res: Response, code: ErrorCode, message: string, statu
     res.destroy();
     return;
   }
-  res.status(status).type('application/json; charset=utf-8').send(JSON.stringify({ error: message, code }));
+  res
+    .status(status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ error: message, code }));
 }

@@ -12,7 +12,16 @@ const operation = {
 
 const pathItem = {
   type: 'object',
-  properties: { get: operation, put: operation, post: operation, delete: operation, patch: operation, head: operation, options: operation, trace: operation },
+  properties: {
+    get: operation,
+    put: operation,
+    post: operation,
+    delete: operation,
+    patch: operation,
+    head: operation,
+    options: operation,
+    trace: operation,
+  },
 } as const;
 
 /**

@@ -21,7 +21,10 @@ async function fixture(name: string, text: string): Promise<string> {
 }
 
 async function errorOf(file: string): Promise<RestbusError> {
-  const err = await loadApi(file).then(() => undefined, (e: unknown) => e);
+  const err = await loadApi(file).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof RestbusError)) throw new Error(`expected a RestbusError, got ${String(err)}`);
   return err;
 }
@@ -50,7 +53,11 @@ describe('loadApi', () => {
       produces: ['application/json'],
       responses: {
         '200': { status: '200', headers: {}, examples: {} },
-        '400': { status: '400', headers: {}, examples: { 'application/json': { error: '/id: must be equal to the path parameter personId' } } },
+        '400': {
+          status: '400',
+          headers: {},
+          examples: { 'application/json': { error: '/id: must be equal to the path parameter personId' } },
+        },
       },
     });
   });
@@ -62,11 +69,19 @@ describe('loadApi', () => {
         swagger: '2.0',
         info: { title: 't', version: '1' },
         consumes: ['application/json'],
-        paths: { '/items': { post: { operationId: 'addItem', produces: ['text/plain'], responses: { '201': { description: 'ok' } } } } },
+        paths: {
+          '/items': {
+            post: { operationId: 'addItem', produces: ['text/plain'], responses: { '201': { description: 'ok' } } },
+          },
+        },
       }),
     );
     const [endpoint] = await loadApi(file);
-    expect(endpoint.desc).toMatchObject({ operationId: 'addItem', consumes: ['application/json'], produces: ['text/plain'] });
+    expect(endpoint.desc).toMatchObject({
+      operationId: 'addItem',
+      consumes: ['application/json'],
+      produces: ['text/plain'],
+    });
   });
 
   it('names the file and the line of a YAML syntax error', async () => {
@@ -77,8 +92,13 @@ describe('loadApi', () => {
   });
 
   it('names the location of a missing property', async () => {
-    const file = await fixture('no-responses.yml', 'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get: {summary: x}\n');
-    expect((await errorOf(file)).message).toBe(`${file}: not a valid API description: /paths//a/get: must have required property 'responses'`);
+    const file = await fixture(
+      'no-responses.yml',
+      'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get: {summary: x}\n',
+    );
+    expect((await errorOf(file)).message).toBe(
+      `${file}: not a valid API description: /paths//a/get: must have required property 'responses'`,
+    );
   });
 
   it('refuses a document that is neither OpenAPI 3 nor Swagger 2', async () => {
@@ -87,6 +107,8 @@ describe('loadApi', () => {
   });
 
   it('says that a missing file does not exist', async () => {
-    expect((await errorOf(join(dir, 'absent.yml'))).message).toMatch(/absent.yml: cannot read the API description: no such file/);
+    expect((await errorOf(join(dir, 'absent.yml'))).message).toMatch(
+      /absent.yml: cannot read the API description: no such file/,
+    );
   });
 });

@@ -18,12 +18,18 @@ function resolve(document: Json, value: unknown, file: string): Json {
   for (let depth = 0; current && typeof current.$ref === 'string'; depth++) {
     const ref = current.$ref;
     if (!ref.startsWith('#/') || depth > 20) {
-      throw new RestbusError('OPENAPI_INVALID', `${file}: cannot resolve $ref "${ref}" (only references inside the file are supported)`);
+      throw new RestbusError(
+        'OPENAPI_INVALID',
+        `${file}: cannot resolve $ref "${ref}" (only references inside the file are supported)`,
+      );
     }
     current = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>((node, token) => (node as Json | undefined)?.[token.replace(/~1/g, '/').replace(/~0/g, '~')], document) as Json;
+      .reduce<unknown>(
+        (node, token) => (node as Json | undefined)?.[token.replace(/~1/g, '/').replace(/~0/g, '~')],
+        document,
+      ) as Json;
     if (current === undefined) throw new RestbusError('OPENAPI_INVALID', `${file}: $ref "${ref}" points at nothing`);
   }
   return current ?? {};
@@ -36,7 +42,11 @@ function firstExample(media: Json): unknown {
   return first && typeof first === 'object' ? first.value : undefined;
 }
 
-function toResponses(document: Json, operation: Json, file: string): { responses: Record<string, ResponseDesc>; mediaTypes: string[] } {
+function toResponses(
+  document: Json,
+  operation: Json,
+  file: string,
+): { responses: Record<string, ResponseDesc>; mediaTypes: string[] } {
   const responses: Record<string, ResponseDesc> = {};
   const mediaTypes = new Set<string>();
   for (const [status, raw] of Object.entries(operation.responses as Json)) {
@@ -55,7 +65,9 @@ function toResponses(document: Json, operation: Json, file: string): { responses
 function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: Json, file: string): EndpointDesc {
   const { responses, mediaTypes } = toResponses(document, operation, file);
   const requestBody = operation.requestBody ? resolve(document, operation.requestBody, file) : undefined;
-  const consumes = (operation.consumes ?? document.consumes ?? Object.keys((requestBody?.content as Json | undefined) ?? {})) as string[];
+  const consumes = (operation.consumes ??
+    document.consumes ??
+    Object.keys((requestBody?.content as Json | undefined) ?? {})) as string[];
   const produces = [...new Set([...((operation.produces ?? document.produces ?? []) as string[]), ...mediaTypes])];
   return {
     uri,
@@ -76,9 +88,15 @@ export async function loadApi(file: string): Promise<ApiEndpoint[]> {
   const document = await readDocument(file);
   if (!validateDocument(document)) {
     const problems = (validateDocument.errors ?? [])
-      .filter((error) => error.keyword !== 'oneOf' && !(error.keyword === 'required' && ['openapi', 'swagger'].includes(String(error.params.missingProperty))))
+      .filter(
+        (error) =>
+          error.keyword !== 'oneOf' &&
+          !(error.keyword === 'required' && ['openapi', 'swagger'].includes(String(error.params.missingProperty))),
+      )
       .map((error) => `${describePointer(error.instancePath)}: ${error.message ?? 'is invalid'}`);
-    const message = problems.length ? problems.join('; ') : 'it has neither an "openapi: 3.x" nor a "swagger: 2.0" field';
+    const message = problems.length
+      ? problems.join('; ')
+      : 'it has neither an "openapi: 3.x" nor a "swagger: 2.0" field';
     throw new RestbusError('OPENAPI_INVALID', `${file}: not a valid API description: ${message}`);
   }
   const doc = document as unknown as Json;

@@ -12,14 +12,33 @@ const spec: ProgramSpec = {
   version: '1.2.3',
   description: 'a demo program',
   settings: [
-    { key: 'port', flags: '-p, --port <port>', env: 'DEMO_PORT', description: 'port', schema: { type: 'integer', minimum: 0, maximum: 65535, default: 3007 } },
-    { key: 'topicPrefix', flags: '--topicPrefix <prefix>', env: 'TOPIC_PREFIX', description: 'prefix', schema: { type: 'string', minLength: 1, default: 'easer' } },
-    { key: 'forward', flags: '-u, --forward', env: 'DEMO_FORWARD', description: 'forward', schema: { type: 'boolean', default: false } },
+    {
+      key: 'port',
+      flags: '-p, --port <port>',
+      env: 'DEMO_PORT',
+      description: 'port',
+      schema: { type: 'integer', minimum: 0, maximum: 65535, default: 3007 },
+    },
+    {
+      key: 'topicPrefix',
+      flags: '--topicPrefix <prefix>',
+      env: 'TOPIC_PREFIX',
+      description: 'prefix',
+      schema: { type: 'string', minLength: 1, default: 'easer' },
+    },
+    {
+      key: 'forward',
+      flags: '-u, --forward',
+      env: 'DEMO_FORWARD',
+      description: 'forward',
+      schema: { type: 'boolean', default: false },
+    },
   ],
 };
 
 const silent = { writeOut: () => undefined, writeErr: () => undefined };
-const load = (argv: string[], env: Record<string, string> = {}): Readonly<Config> => loadConfig<Config>(spec, { argv, env, output: silent });
+const load = (argv: string[], env: Record<string, string> = {}): Readonly<Config> =>
+  loadConfig<Config>(spec, { argv, env, output: silent });
 
 describe('loadConfig', () => {
   it('fills the defaults when neither flags nor environment say anything', () => {
@@ -27,11 +46,18 @@ describe('loadConfig', () => {
   });
 
   it('reads and coerces environment variables', () => {
-    expect(load([], { DEMO_PORT: '4000', DEMO_FORWARD: 'true', TOPIC_PREFIX: 'x' })).toEqual({ port: 4000, topicPrefix: 'x', forward: true });
+    expect(load([], { DEMO_PORT: '4000', DEMO_FORWARD: 'true', TOPIC_PREFIX: 'x' })).toEqual({
+      port: 4000,
+      topicPrefix: 'x',
+      forward: true,
+    });
   });
 
   it('lets flags win over environment variables', () => {
-    expect(load(['-p', '5000', '--topicPrefix', 'flag'], { DEMO_PORT: '4000', TOPIC_PREFIX: 'env' })).toMatchObject({ port: 5000, topicPrefix: 'flag' });
+    expect(load(['-p', '5000', '--topicPrefix', 'flag'], { DEMO_PORT: '4000', TOPIC_PREFIX: 'env' })).toMatchObject({
+      port: 5000,
+      topicPrefix: 'flag',
+    });
   });
 
   it('returns a frozen object', () => {
@@ -44,8 +70,23 @@ describe('loadConfig', () => {
   });
 
   it('names a required setting that is missing', () => {
-    const withRequired: ProgramSpec = { ...spec, settings: [...spec.settings, { key: 'api', flags: '-r, --api <path>', env: 'DEMO_API', description: 'api', schema: { type: 'string' }, required: true }] };
-    expect(() => loadConfig(withRequired, { argv: [], env: {}, output: silent })).toThrow('--api / DEMO_API is required');
+    const withRequired: ProgramSpec = {
+      ...spec,
+      settings: [
+        ...spec.settings,
+        {
+          key: 'api',
+          flags: '-r, --api <path>',
+          env: 'DEMO_API',
+          description: 'api',
+          schema: { type: 'string' },
+          required: true,
+        },
+      ],
+    };
+    expect(() => loadConfig(withRequired, { argv: [], env: {}, output: silent })).toThrow(
+      '--api / DEMO_API is required',
+    );
   });
 
   it('ends with exit code 0 for --help and 1 for an unknown flag', () => {

@@ -98,9 +98,12 @@ export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Re
   const validate = ajv.compile(schema);
   if (!validate(values)) {
     const problems = (validate.errors ?? []).map((error) => {
-      const key = (error.params as { missingProperty?: string }).missingProperty ?? error.instancePath.split('/')[1] ?? '';
+      const key =
+        (error.params as { missingProperty?: string }).missingProperty ?? error.instancePath.split('/')[1] ?? '';
       const setting = spec.settings.find((candidate) => candidate.key === key);
-      const name = setting ? [setting.flags.split(/[ ,]+/).find((f) => f.startsWith('--')), setting.env].filter(Boolean).join(' / ') : key;
+      const name = setting
+        ? [setting.flags.split(/[ ,]+/).find((f) => f.startsWith('--')), setting.env].filter(Boolean).join(' / ')
+        : key;
       if (error.keyword === 'required') return `${name} is required`;
       return `${name}: ${error.message ?? 'is invalid'} (got ${JSON.stringify(values[key])})`;
     });

@@ -8,7 +8,7 @@ export async function pingService(servers: string, service: string, timeoutMs: n
   const nc = await connect({ servers, timeout: timeoutMs, maxReconnectAttempts: 0, name: `${service}-healthcheck` });
   try {
     const reply = await nc.request(`$SRV.PING.${service}`, undefined, { timeout: timeoutMs });
-    return (reply.json<{ id: string }>()).id;
+    return reply.json<{ id: string }>().id;
   } finally {
     await nc.close();
   }

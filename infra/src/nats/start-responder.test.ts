@@ -38,7 +38,9 @@ async function call(subject: string, payload: Uint8Array) {
 
 describe('startResponder', () => {
   it('answers a request message on <prefix>.<method>_<uri> with the handler result and rpc/response headers', async () => {
-    await start([{ method: 'GET', uri: '/persons', handle: (message) => ({ status: 200, body: { got: message.uri } }) }]);
+    await start([
+      { method: 'GET', uri: '/persons', handle: (message) => ({ status: 200, body: { got: message.uri } }) },
+    ]);
     const reply = await call('easer.get_/persons', encodeMessage(createRequestMessage()));
     expect(reply.body).toEqual({ status: 200, body: { got: '/persons' } });
     expect(reply.headers?.get('message-type')).toBe('rpc/response');
@@ -55,7 +57,12 @@ describe('startResponder', () => {
   });
 
   it.each([
-    ['throws', () => { throw new Error('boom'); }],
+    [
+      'throws',
+      () => {
+        throw new Error('boom');
+      },
+    ],
     ['rejects', () => Promise.reject(new Error('boom'))],
     ['returns a non-message', () => 42 as never],
   ])('answers 500 HANDLER_FAILED when the handler %s, without leaking the cause', async (_what, handle) => {
@@ -74,7 +81,9 @@ describe('startResponder', () => {
     await start([{ method: 'get', uri: '/who', handle: () => ({ body: 'b' }) }]);
     const answers = new Set<string>();
     for (let i = 0; i < 40; i++) {
-      const reply = await nc.request('easer.get_/who', encodeMessage(createRequestMessage({ uri: '/who' })), { timeout: 2000 });
+      const reply = await nc.request('easer.get_/who', encodeMessage(createRequestMessage({ uri: '/who' })), {
+        timeout: 2000,
+      });
       answers.add(reply.json<{ body: string }>().body);
     }
     expect([...answers].sort()).toEqual(['a', 'b']);
@@ -88,9 +97,15 @@ describe('startResponder', () => {
 
   it('lets a request in flight reply before stop resolves', async () => {
     const responder = await start([
-      { method: 'get', uri: '/slow', handle: () => new Promise((resolve) => setTimeout(() => resolve({ body: 'late' }), 300)) },
+      {
+        method: 'get',
+        uri: '/slow',
+        handle: () => new Promise((resolve) => setTimeout(() => resolve({ body: 'late' }), 300)),
+      },
     ]);
-    const pending = nc.request('easer.get_/slow', encodeMessage(createRequestMessage({ uri: '/slow' })), { timeout: 2000 });
+    const pending = nc.request('easer.get_/slow', encodeMessage(createRequestMessage({ uri: '/slow' })), {
+      timeout: 2000,
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     await responder.stop();
     expect((await pending).json<{ body: string }>().body).toBe('late');

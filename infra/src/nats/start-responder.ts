@@ -10,7 +10,10 @@ export interface RouteContext {
   logger: Logger;
 }
 
-export type RouteHandler = (message: RequestMessage, context: RouteContext) => ResponseMessage | Promise<ResponseMessage>;
+export type RouteHandler = (
+  message: RequestMessage,
+  context: RouteContext,
+) => ResponseMessage | Promise<ResponseMessage>;
 
 /** One endpoint a service answers: the gateway's method and path template, and the handler. */
 export interface Route {

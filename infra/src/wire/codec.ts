@@ -29,7 +29,10 @@ function parseJson(payload: Uint8Array, code: 'MESSAGE_INVALID' | 'BAD_REPLY', w
 export function decodeRequestMessage(payload: Uint8Array): RequestMessage {
   const value = parseJson(payload, 'MESSAGE_INVALID', 'the request message');
   if (!validateRequest(value)) {
-    throw new RestbusError('MESSAGE_INVALID', `the request message is malformed: ${describeSchemaErrors(validateRequest.errors)}`);
+    throw new RestbusError(
+      'MESSAGE_INVALID',
+      `the request message is malformed: ${describeSchemaErrors(validateRequest.errors)}`,
+    );
   }
   return value;
 }
@@ -41,7 +44,10 @@ export function isResponseMessage(value: unknown): value is ResponseMessage {
 export function decodeResponseMessage(payload: Uint8Array): ResponseMessage {
   const value = parseJson(payload, 'BAD_REPLY', 'the reply');
   if (!validateResponse(value)) {
-    throw new RestbusError('BAD_REPLY', `the reply is not a response message: ${describeSchemaErrors(validateResponse.errors)}`);
+    throw new RestbusError(
+      'BAD_REPLY',
+      `the reply is not a response message: ${describeSchemaErrors(validateResponse.errors)}`,
+    );
   }
   return value;
 }

@@ -15,7 +15,10 @@ export function assertSafeTopic(topic: string): void {
   }
   const tokens = topic.split('.');
   if (tokens.some((token) => token === '')) {
-    throw new RestbusError('OPENAPI_INVALID', `the subject "${topic}" has an empty token (leading, trailing or double ".")`);
+    throw new RestbusError(
+      'OPENAPI_INVALID',
+      `the subject "${topic}" has an empty token (leading, trailing or double ".")`,
+    );
   }
   if (tokens.some((token) => token === '*' || token === '>')) {
     throw new RestbusError('OPENAPI_INVALID', `the subject "${topic}" contains a NATS wildcard token ("*" or ">")`);

@@ -32,7 +32,11 @@ afterAll(async () => {
 const JSON_TYPE = { 'content-type': 'application/json' };
 const luke = { id: 'luke', familyName: 'Skywalker', givenName: 'Luke' };
 
-async function call(method: 'get' | 'put' | 'post' | 'delete', uri: string, options: { id?: string; body?: string; headers?: Record<string, string> } = {}): Promise<ResponseMessage> {
+async function call(
+  method: 'get' | 'put' | 'post' | 'delete',
+  uri: string,
+  options: { id?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<ResponseMessage> {
   const message = createRequestMessage({
     method,
     uri,
@@ -44,7 +48,8 @@ async function call(method: 'get' | 'put' | 'post' | 'delete', uri: string, opti
   return reply.json<ResponseMessage>();
 }
 
-const put = (id: string, person: unknown) => call('put', '/persons/{personId}', { id, body: JSON.stringify(person), headers: JSON_TYPE });
+const put = (id: string, person: unknown) =>
+  call('put', '/persons/{personId}', { id, body: JSON.stringify(person), headers: JSON_TYPE });
 
 describe('the person API', () => {
   it('lists no persons as an empty array', async () => {
@@ -69,11 +74,28 @@ describe('the person API', () => {
 
   it.each([
     ['an id that differs from the path', () => put('leia', luke), /differs from the path parameter/],
-    ['a missing field', () => put('luke', { id: 'luke', familyName: 'Skywalker' }), /must have required property 'givenName'/],
+    [
+      'a missing field',
+      () => put('luke', { id: 'luke', familyName: 'Skywalker' }),
+      /must have required property 'givenName'/,
+    ],
     ['a field that is not a string', () => put('luke', { ...luke, givenName: 7 }), /\/givenName: must be string/],
     ['an empty body', () => call('put', '/persons/{personId}', { id: 'luke', headers: JSON_TYPE }), /body is empty/],
-    ['invalid JSON', () => call('put', '/persons/{personId}', { id: 'luke', body: '{nope', headers: JSON_TYPE }), /not valid JSON/],
-    ['a non-JSON content type', () => call('put', '/persons/{personId}', { id: 'luke', body: JSON.stringify(luke), headers: { 'content-type': 'text/plain' } }), /application\/json, not text\/plain/],
+    [
+      'invalid JSON',
+      () => call('put', '/persons/{personId}', { id: 'luke', body: '{nope', headers: JSON_TYPE }),
+      /not valid JSON/,
+    ],
+    [
+      'a non-JSON content type',
+      () =>
+        call('put', '/persons/{personId}', {
+          id: 'luke',
+          body: JSON.stringify(luke),
+          headers: { 'content-type': 'text/plain' },
+        }),
+      /application\/json, not text\/plain/,
+    ],
   ])('refuses a PUT with %s as 400 with a JSON error, and keeps serving', async (_what, send, message) => {
     const reply = await send();
     expect(reply.status).toBe(400);
@@ -82,11 +104,17 @@ describe('the person API', () => {
   });
 
   it('answers 404 with a JSON error for a person that does not exist', async () => {
-    expect(await call('get', '/persons/{personId}', { id: 'nobody' })).toMatchObject({ status: 404, body: { error: expect.stringContaining('nobody') } });
+    expect(await call('get', '/persons/{personId}', { id: 'nobody' })).toMatchObject({
+      status: 404,
+      body: { error: expect.stringContaining('nobody') },
+    });
   });
 
   it('creates a person with a generated id on POST and says where it is', async () => {
-    const reply = await call('post', '/persons', { body: JSON.stringify({ familyName: 'Organa', givenName: 'Leia' }), headers: JSON_TYPE });
+    const reply = await call('post', '/persons', {
+      body: JSON.stringify({ familyName: 'Organa', givenName: 'Leia' }),
+      headers: JSON_TYPE,
+    });
     const created = reply.body as { id: string };
     expect(reply.status).toBe(201);
     expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), familyName: 'Organa', givenName: 'Leia' });

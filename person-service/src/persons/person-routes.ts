@@ -53,7 +53,10 @@ export function createPersonRoutes(store: PersonStore): Route[] {
         if (!parsed.ok) return error(400, parsed.error);
         const personId = request.parameters.uri.personId;
         if (parsed.value.id !== personId) {
-          return error(400, `the id in the body ("${parsed.value.id}") differs from the path parameter personId ("${personId}")`);
+          return error(
+            400,
+            `the id in the body ("${parsed.value.id}") differs from the path parameter personId ("${personId}")`,
+          );
         }
         return json(200, await store.put(parsed.value));
       },

@@ -29,7 +29,10 @@ const checkNewPerson = ajv.compile<NewPerson>({
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 function parseJsonObject(contentType: string | string[] | undefined, body: string): Parsed<unknown> {
-  const type = String(contentType ?? '').split(';')[0].trim().toLowerCase();
+  const type = String(contentType ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (type !== 'application/json' && !type.endsWith('+json')) {
     return { ok: false, error: `the body must be sent as application/json, not ${type || 'without a content type'}` };
   }
@@ -45,7 +48,8 @@ function parseJsonObject(contentType: string | string[] | undefined, body: strin
 export function parsePerson(contentType: string | string[] | undefined, body: string): Parsed<Person> {
   const parsed = parseJsonObject(contentType, body);
   if (!parsed.ok) return parsed;
-  if (!checkPerson(parsed.value)) return { ok: false, error: `not a person: ${describeSchemaErrors(checkPerson.errors)}` };
+  if (!checkPerson(parsed.value))
+    return { ok: false, error: `not a person: ${describeSchemaErrors(checkPerson.errors)}` };
   return { ok: true, value: parsed.value };
 }
 
@@ -53,6 +57,7 @@ export function parsePerson(contentType: string | string[] | undefined, body: st
 export function parseNewPerson(contentType: string | string[] | undefined, body: string): Parsed<NewPerson> {
   const parsed = parseJsonObject(contentType, body);
   if (!parsed.ok) return parsed;
-  if (!checkNewPerson(parsed.value)) return { ok: false, error: `not a new person: ${describeSchemaErrors(checkNewPerson.errors)}` };
+  if (!checkNewPerson(parsed.value))
+    return { ok: false, error: `not a new person: ${describeSchemaErrors(checkNewPerson.errors)}` };
   return { ok: true, value: parsed.value };
 }

@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
+
+export const REPO_ROOT = resolve(__dirname, '../..');
+/** Images of the e2e stacks get their own tag, so that a run never replaces the images of a user's stack. */
+export const E2E_TAG = 'e2e';
+
+export interface ComposeStack {
+  /** `http://<host>:<port>` of the gateway, on a host port Docker picked. */
+  gatewayUrl: string;
+  projectName: string;
+  /** Stops and removes the containers, the network and the volumes. */
+  down(): Promise<void>;
+}
+
+function runs(command: string, args: string[]): boolean {
+  try {
+    execFileSync(command, args, { stdio: 'ignore', timeout: 20_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Fails with a clear message when no engine answers: a missing engine is a failure, never a skipped test. */
+export function assertDockerAvailable(): void {
+  if (!runs('docker', ['info'])) {
+    throw new Error(
+      'The e2e tests need a running Docker engine and none answers (`docker info` failed). ' +
+        'Start Docker, or on a Debian machine without it run `sudo bash infra/scripts/prepare-docker.sh`.',
+    );
+  }
+}
+
+/** Compose v2 (`docker compose`) when the CLI has it, else the standalone v1 `docker-compose`. */
+function isStandaloneCompose(): boolean {
+  if (process.env.COMPOSE_STANDALONE) return process.env.COMPOSE_STANDALONE === 'true';
+  if (runs('docker', ['compose', 'version'])) return false;
+  if (runs('docker-compose', ['version'])) return true;
+  throw new Error('Neither `docker compose` (v2) nor `docker-compose` (v1) is installed.');
+}
+
+/** Builds and starts the repository's docker-compose.yml under a fresh project name and waits until it is healthy. */
+export async function startComposeStack(): Promise<ComposeStack> {
+  assertDockerAvailable();
+  const standalone = isStandaloneCompose();
+  const projectName = `restbuse2e${Date.now().toString(36)}`;
+  const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(REPO_ROOT, 'docker-compose.yml')
+    .withProjectName(projectName)
+    .withBuild()
+    .withEnvironment({ GATEWAY_HOST_PORT: '', RESTBUS_TAG: E2E_TAG })
+    .withClientOptions(standalone ? { executable: { standalone: true } } : {})
+    .withDefaultWaitStrategy(Wait.forHealthCheck())
+    .withStartupTimeout(180_000)
+    .up();
+  const gateway = environment.getContainer(standalone ? `${projectName}_gateway_1` : 'gateway-1');
+  return {
+    gatewayUrl: `http://${gateway.getHost()}:${gateway.getMappedPort(3007)}`,
+    projectName,
+    down: async () => {
+      await environment.down({ removeVolumes: true, timeout: 10_000 });
+    },
+  };
+}
