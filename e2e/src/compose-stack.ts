@@ -46,7 +46,10 @@ export async function startComposeStack(): Promise<ComposeStack> {
   assertDockerAvailable();
   const standalone = isStandaloneCompose();
   const projectName = `restbuse2e${Date.now().toString(36)}`;
-  const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(REPO_ROOT, 'docker-compose.yml')
+  const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(
+    REPO_ROOT,
+    'docker-compose.yml',
+  )
     .withProjectName(projectName)
     .withBuild()
     .withEnvironment({ GATEWAY_HOST_PORT: '', RESTBUS_TAG: E2E_TAG })

@@ -58,7 +58,9 @@ describe('a gateway container started without -u', () => {
   beforeAll(async () => {
     // The image the compose stack above has just built.
     gateway = await new GenericContainer(`restbus/gateway:${E2E_TAG}`)
-      .withCopyFilesToContainer([{ source: `${REPO_ROOT}/person-service/person-api.yml`, target: '/api/person-api.yml' }])
+      .withCopyFilesToContainer([
+        { source: `${REPO_ROOT}/person-service/person-api.yml`, target: '/api/person-api.yml' },
+      ])
       .withCommand(['-r', '/api/person-api.yml'])
       .withExposedPorts(3007)
       .withWaitStrategy(Wait.forHttp('/-/ready', 3007))
@@ -73,6 +75,8 @@ describe('a gateway container started without -u', () => {
     const response = await fetch(`http://${gateway!.getHost()}:${gateway!.getMappedPort(3007)}/persons`);
     expect(response.status).toBe(501);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await response.text()).toBe('{"error":"The endpoint is either not implemented or `operationId` is ignored"}');
+    expect(await response.text()).toBe(
+      '{"error":"The endpoint is either not implemented or `operationId` is ignored"}',
+    );
   });
 });
