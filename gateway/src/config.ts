@@ -1,4 +1,10 @@
-import { readPackageVersion, type ProgramSpec } from '@restbus/infra';
+import {
+  logLevelSetting,
+  natsUriSetting,
+  readPackageVersion,
+  topicPrefixSetting,
+  type ProgramSpec,
+} from '@restbus/infra';
 
 export interface GatewayConfig {
   restApiPath: string;
@@ -35,20 +41,8 @@ export const gatewayProgram: ProgramSpec = {
       description: 'HTTP port',
       schema: { type: 'integer', minimum: 0, maximum: 65535, default: 3007 },
     },
-    {
-      key: 'natsUri',
-      flags: '-n, --natsUri <uri>',
-      env: 'NATS_URL',
-      description: 'NATS server URL',
-      schema: { type: 'string', minLength: 1, default: 'nats://localhost:4222' },
-    },
-    {
-      key: 'topicPrefix',
-      flags: '--topicPrefix <prefix>',
-      env: 'TOPIC_PREFIX',
-      description: 'prefix of the request subjects',
-      schema: { type: 'string', pattern: '^[^\\s*>]+$', default: 'easer' },
-    },
+    natsUriSetting,
+    topicPrefixSetting,
     {
       key: 'useMessaging',
       flags: '-u, --useMessaging',
@@ -77,12 +71,6 @@ export const gatewayProgram: ProgramSpec = {
       description: 'largest request body accepted (413 above)',
       schema: { type: 'integer', minimum: 0, maximum: MAX_BODY_LIMIT, default: 512 * 1024 },
     },
-    {
-      key: 'logLevel',
-      flags: '-l, --logLevel <level>',
-      env: 'LOG_LEVEL',
-      description: 'pino log level',
-      schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
-    },
+    logLevelSetting,
   ],
 };

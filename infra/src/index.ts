@@ -1,6 +1,7 @@
 export { runMain, onShutdownSignal } from './app/run-main';
 export { readPackageVersion } from './app/read-version';
 export { loadConfig, CommandLineExit } from './config/load-config';
+export { logLevelSetting, natsUriSetting, topicPrefixSetting } from './config/common-settings';
 export type { LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
 export { ErrorCodes, RestbusError, isRestbusError } from './errors/restbus-error';
 export type { ErrorCode } from './errors/restbus-error';
