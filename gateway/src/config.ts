@@ -7,7 +7,7 @@ import {
 } from '@restbus/infra';
 
 export interface GatewayConfig {
-  restApiPath: string;
+  restApiPath: string[];
   port: number;
   natsUri: string;
   topicPrefix: string;
@@ -16,6 +16,8 @@ export interface GatewayConfig {
   basePath: string;
   bodyLimit: number;
   logLevel: string;
+  cors?: string;
+  validate: boolean;
 }
 
 /** NATS refuses payloads over its max_payload (1 MiB by default); the body limit must leave room for the envelope. */
@@ -28,10 +30,10 @@ export const gatewayProgram: ProgramSpec = {
   settings: [
     {
       key: 'restApiPath',
-      flags: '-r, --restApiPath <path>',
+      flags: '-r, --restApiPath <path...>',
       env: 'GATEWAY_API_PATH',
-      description: 'OpenAPI file (YAML or JSON) to serve',
-      schema: { type: 'string', minLength: 1 },
+      description: 'OpenAPI files (YAML or JSON) to serve; repeat -r for several',
+      schema: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
       required: true,
     },
     {
@@ -72,5 +74,19 @@ export const gatewayProgram: ProgramSpec = {
       schema: { type: 'integer', minimum: 0, maximum: MAX_BODY_LIMIT, default: 512 * 1024 },
     },
     logLevelSetting,
+    {
+      key: 'cors',
+      flags: '--cors <origins>',
+      env: 'GATEWAY_CORS',
+      description: 'comma-separated origins allowed by CORS, or * for any',
+      schema: { type: 'string', minLength: 1 },
+    },
+    {
+      key: 'validate',
+      flags: '--validate',
+      env: 'GATEWAY_VALIDATE',
+      description: 'check parameters and JSON bodies against the API description before forwarding (400 otherwise)',
+      schema: { type: 'boolean', default: false },
+    },
   ],
 };

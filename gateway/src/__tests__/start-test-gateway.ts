@@ -1,37 +1,78 @@
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import pino from 'pino';
 import type { NatsLink } from '@restbus/infra';
 import { createForwarder } from '../forward/create-forwarder';
-import { createApp } from '../http/create-app';
+import { createGateway, type Gateway } from '../http/create-gateway';
+import { createMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import { createRequestValidator } from '../validation/create-request-validator';
 
 export interface TestGateway {
   url: string;
+  gateway: Gateway;
   close(): Promise<void>;
 }
 
-/** The gateway's app on a real HTTP server on port 0, forwarding through `link` when one is given. */
+export interface TestGatewayOptions {
+  link?: NatsLink;
+  timeoutMs?: number;
+  bodyLimit?: number;
+  basePath?: string;
+  corsOrigins?: string[];
+  validate?: boolean;
+}
+
+/** The gateway on a real HTTP server on port 0, forwarding through `link` when one is given. */
 export async function startTestGateway(
   endpoints: ApiEndpoint[],
-  options: { link?: NatsLink; timeoutMs?: number; bodyLimit?: number; basePath?: string } = {},
+  options: TestGatewayOptions = {},
 ): Promise<TestGateway> {
-  const logger = pino({ level: 'silent' });
   const { link } = options;
-  const app = createApp({
+  const gateway = createGateway({
     endpoints,
     topicPrefix: 'easer',
     basePath: options.basePath ?? '/',
     bodyLimit: options.bodyLimit ?? 64 * 1024,
-    forward: link && createForwarder({ link, timeoutMs: options.timeoutMs ?? 2000, logger }),
-    isReady: () => !link || link.isConnected(),
-    logger,
+    forward: link && createForwarder({ link, timeoutMs: options.timeoutMs ?? 2000 }),
+    isConnected: () => !link || link.isConnected(),
+    corsOrigins: options.corsOrigins,
+    validate: options.validate ? createRequestValidator(endpoints).validate : undefined,
+    metrics: createMetrics(),
+    logger: pino({ level: 'silent' }),
   });
-  const server: Server = createServer(app);
+  const server = createServer(gateway.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    gateway,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An endpoint as loadApi would give it, for tests that do not need a file. */
+export function testEndpoint(
+  method: ApiEndpoint['desc']['method'],
+  uri: string,
+  operation: Record<string, unknown> = {},
+): ApiEndpoint {
+  return {
+    file: 'test.yml',
+    dialect: '3.0',
+    operation: { parameters: [], ...operation },
+    desc: {
+      uri,
+      jsfUri: uri.replace(/\{(\w+)\}/g, ':$1'),
+      method,
+      operationId: null,
+      consumes: [],
+      produces: ['application/json'],
+      responses: { '200': { status: '200', headers: {}, examples: {} } },
+    },
   };
 }

@@ -1,11 +1,13 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import { parse as parseCookies } from 'cookie';
-import type { EndpointDesc, IncomingRequest, RequestMessage } from '@restbus/infra';
+import type { IncomingRequest } from '@restbus/infra';
+import type { CompiledEndpoint } from '../routing/route-table';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function toBody(raw: unknown): Pick<IncomingRequest, 'body' | 'bodyEncoding'> {
-  if (!Buffer.isBuffer(raw) || raw.length === 0) return { body: '' };
+function toBody(raw: Buffer): Pick<IncomingRequest, 'body' | 'bodyEncoding'> {
+  if (raw.length === 0) return { body: '' };
   try {
     return { body: utf8.decode(raw) };
   } catch {
@@ -21,22 +23,23 @@ function toCookies(header: string | undefined): Record<string, string> {
   return cookies;
 }
 
-/** The request message for one call, as the wire contract describes it. */
-export function buildRequestMessage(topic: string, desc: EndpointDesc, req: Request): RequestMessage {
+/** The `request` part of the message: what is specific to this call. */
+export function toIncomingRequest(
+  req: IncomingMessage,
+  query: string,
+  params: Record<string, string>,
+  body: Buffer,
+): IncomingRequest {
   return {
-    topic,
-    method: desc.method,
-    uri: desc.uri,
-    endpointDesc: desc,
-    request: {
-      cookies: toCookies(req.headers.cookie),
-      // Node has already lower-cased the names; undefined values cannot occur in IncomingHttpHeaders entries.
-      headers: req.headers as Record<string, string | string[]>,
-      parameters: {
-        query: req.query as Record<string, string | string[]>,
-        uri: { ...(req.params as Record<string, string>) },
-      },
-      ...toBody(req.body),
-    },
+    cookies: toCookies(req.headers.cookie),
+    // Node has already lower-cased the header names.
+    headers: req.headers as Record<string, string | string[]>,
+    parameters: { query: query ? (parseQuery(query) as Record<string, string | string[]>) : {}, uri: params },
+    ...toBody(body),
   };
+}
+
+/** The request message as bytes: the precomputed prefix, then this call's `request`. */
+export function encodeRequestMessage(endpoint: CompiledEndpoint, request: IncomingRequest): Buffer {
+  return Buffer.from(`${endpoint.messagePrefix}${JSON.stringify(request)}}`);
 }

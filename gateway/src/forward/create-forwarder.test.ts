@@ -2,21 +2,9 @@ import { connect, headers as natsHeaders, type NatsConnection, type Subscription
 import pino from 'pino';
 import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
-import { startTestGateway, type TestGateway } from '../__tests__/start-test-gateway';
-import type { ApiEndpoint } from '../openapi/endpoint';
+import { startTestGateway, testEndpoint, type TestGateway } from '../__tests__/start-test-gateway';
 
-const endpoint = (method: 'get' | 'put' | 'post', uri: string): ApiEndpoint => ({
-  file: 'test.yml',
-  desc: {
-    uri,
-    jsfUri: uri.replace(/\{(\w+)\}/g, ':$1'),
-    method,
-    operationId: null,
-    consumes: [],
-    produces: ['application/json'],
-    responses: { '200': { status: '200', headers: {}, examples: {} } },
-  },
-});
+const endpoint = testEndpoint;
 const endpoints = [
   endpoint('get', '/items'),
   endpoint('put', '/items/{itemId}'),
@@ -75,7 +63,12 @@ describe('forwarding a call', () => {
       body: '{"name": "exact text"}',
     });
     expect(response.status).toBe(200);
-    expect(received.headers).toEqual({ 'content-type': 'application/json', 'message-type': 'rpc/request' });
+    expect(received.headers).toEqual({
+      'content-type': 'application/json',
+      'message-type': 'rpc/request',
+      traceparent: expect.stringMatching(/^00-[\da-f]{32}-[\da-f]{16}-01$/),
+      'x-request-id': response.headers.get('x-request-id'),
+    });
     const message = received.message!;
     expect(message).toMatchObject({
       topic: 'easer.put_/items/{itemId}',
@@ -87,6 +80,14 @@ describe('forwarding a call', () => {
     expect(message.request.headers).toMatchObject({ 'content-type': 'application/json', 'x-custom': 'Yes' });
     expect(message.request.parameters).toEqual({ query: { tag: ['1', '2'], one: 'x' }, uri: { itemId: 'a b' } });
     expect(message.request.body).toBe('{"name": "exact text"}');
+  });
+
+  it("passes the caller's traceparent and x-request-id to the service and answers with the request id", async () => {
+    const received = await respondWith('easer.get_/items', { body: [] });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const response = await fetch(`${gateway.url}/items`, { headers: { traceparent, 'x-request-id': 'req-42' } });
+    expect(received.headers).toMatchObject({ traceparent, 'x-request-id': 'req-42' });
+    expect(response.headers.get('x-request-id')).toBe('req-42');
   });
 
   it('sends an empty string as the body of a call without one', async () => {

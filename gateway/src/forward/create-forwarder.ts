@@ -1,28 +1,30 @@
-import type { Request, Response } from 'express';
-import { ErrorCode as NatsErrorCode, NatsError, type MsgHdrs } from 'nats';
+import { ErrorCode as NatsErrorCode, NatsError, headers as natsHeaders, type Msg } from 'nats';
 import {
+  MESSAGE_TYPE_HEADER,
+  RPC_REQUEST,
   RestbusError,
   SERVICE_ERROR_CODE_HEADER,
   SERVICE_ERROR_HEADER,
-  createRequestHeaders,
   decodeResponseMessage,
-  encodeMessage,
-  type EndpointDesc,
-  type Logger,
+  type IncomingRequest,
   type NatsLink,
   type ResponseMessage,
 } from '@restbus/infra';
-import { sendError } from '../http/send-error';
-import { buildRequestMessage } from './build-request-message';
-import { sendReply } from './send-reply';
+import type { TraceContext } from '../observability/trace-context';
+import type { CompiledEndpoint } from '../routing/route-table';
+import { encodeRequestMessage } from './build-request-message';
 
 export interface ForwarderOptions {
   link: NatsLink;
   timeoutMs: number;
-  logger: Logger;
 }
 
-export type Forwarder = (topic: string, desc: EndpointDesc, req: Request, res: Response) => Promise<void>;
+/** Sends one call as a request message and resolves with the reply; failures are `RestbusError`s with their codes. */
+export type Forwarder = (
+  endpoint: CompiledEndpoint,
+  request: IncomingRequest,
+  trace: TraceContext,
+) => Promise<ResponseMessage>;
 
 function toRestbusError(err: unknown, topic: string, timeoutMs: number): RestbusError {
   if (err instanceof RestbusError) return err;
@@ -44,47 +46,35 @@ function toRestbusError(err: unknown, topic: string, timeoutMs: number): Restbus
 }
 
 /** A reply flagged with the NATS services error headers becomes that status with a JSON `{error}` body. */
-function fromServiceError(headers: MsgHdrs | undefined): ResponseMessage | undefined {
-  const code = headers?.get(SERVICE_ERROR_CODE_HEADER);
-  if (!code) return undefined;
+function toReply(msg: Msg): ResponseMessage {
+  const code = msg.headers?.get(SERVICE_ERROR_CODE_HEADER);
+  if (!code) return decodeResponseMessage(msg.data);
   const status = Number(code);
   if (!Number.isInteger(status) || status < 100 || status > 599) {
     throw new RestbusError('BAD_REPLY', `the reply carries an invalid service error code "${code}"`);
   }
   return {
     status,
-    body: { error: headers?.get(SERVICE_ERROR_HEADER) || 'the service reported an error', code: 'SERVICE_ERROR' },
+    body: { error: msg.headers?.get(SERVICE_ERROR_HEADER) || 'the service reported an error', code: 'SERVICE_ERROR' },
   };
 }
 
-/** Forwards a call as a request message over NATS and writes the reply, or the failure, as the HTTP response. */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { link, timeoutMs } = options;
-  const logger = options.logger.child({ component: 'forward' });
-
-  return async (topic, desc, req, res) => {
+  return async (endpoint, request, trace) => {
     const nc = link.current();
-    if (!nc || !link.isConnected()) {
-      sendError(res, 'NATS_UNAVAILABLE', 'the message bus is not reachable');
-      return;
-    }
-    let reply: ResponseMessage;
+    if (!nc || !link.isConnected()) throw new RestbusError('NATS_UNAVAILABLE', 'the message bus is not reachable');
+    const headers = natsHeaders();
+    headers.set('content-type', 'application/json');
+    headers.set(MESSAGE_TYPE_HEADER, RPC_REQUEST);
+    headers.set('traceparent', trace.traceparent);
+    headers.set('x-request-id', trace.requestId);
+    let msg: Msg;
     try {
-      const message = encodeMessage(buildRequestMessage(topic, desc, req));
-      const msg = await nc.request(topic, message, { timeout: timeoutMs, headers: createRequestHeaders() });
-      reply = fromServiceError(msg.headers) ?? decodeResponseMessage(msg.data);
+      msg = await nc.request(endpoint.topic, encodeRequestMessage(endpoint, request), { timeout: timeoutMs, headers });
     } catch (err) {
-      const error = toRestbusError(err, topic, timeoutMs);
-      const log = error.code === 'INTERNAL' ? logger.error.bind(logger) : logger.warn.bind(logger);
-      log({ err, topic, code: error.code }, 'forwarding failed');
-      sendError(res, error.code, error.message);
-      return;
+      throw toRestbusError(err, endpoint.topic, timeoutMs);
     }
-    try {
-      sendReply(res, reply);
-    } catch (err) {
-      logger.warn({ err, topic }, 'the reply cannot be written as an HTTP response');
-      sendError(res, 'BAD_REPLY', 'the service replied with invalid HTTP headers');
-    }
+    return toReply(msg);
   };
 }

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ResponseMessage } from '@restbus/infra';
 
 // Framing is the gateway's business: a reply must not dictate these.
@@ -13,30 +13,35 @@ function withCharset(type: string): string {
 /**
  * Writes a reply as the HTTP response: status 200 when absent; no body for null/absent bodies and for 204/304;
  * a string verbatim (text/plain unless the reply names a type); any other JSON value as JSON.
- * Throws when the reply's headers are not valid HTTP headers (the caller answers 502).
+ * Throws, before anything is sent, when the reply's headers are not valid HTTP headers (the caller answers 502).
  */
-export function sendReply(res: Response, reply: ResponseMessage): void {
+export function sendReply(res: ServerResponse, reply: ResponseMessage, extraHeaders: OutgoingHttpHeaders): void {
   const status = reply.status ?? 200;
-  res.status(status);
-  let hasType = false;
-  for (const [name, value] of Object.entries(reply.headers ?? {})) {
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower)) continue;
-    if (lower === 'content-type' && typeof value === 'string') {
-      hasType = true;
-      res.setHeader(name, withCharset(value));
-      continue;
+  const headers: OutgoingHttpHeaders = { ...extraHeaders };
+  let type: string | undefined;
+  if (reply.headers) {
+    for (const name of Object.keys(reply.headers)) {
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.has(lower)) continue;
+      const value = reply.headers[name];
+      if (lower === 'content-type') type = String(value);
+      else headers[lower] = typeof value === 'number' ? String(value) : value;
     }
-    res.setHeader(name, typeof value === 'number' ? String(value) : value);
   }
   const body = reply.body;
-  if (status === 204 || status === 304 || body === undefined || body === null) {
-    res.end();
-  } else if (typeof body === 'string') {
-    if (!hasType) res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    res.end(body);
-  } else {
-    if (!hasType) res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify(body));
+  let text: string | undefined;
+  if (status !== 204 && status !== 304 && body !== undefined && body !== null) {
+    if (typeof body === 'string') {
+      text = body;
+      type ??= 'text/plain; charset=utf-8';
+    } else {
+      text = JSON.stringify(body);
+      type ??= 'application/json; charset=utf-8';
+    }
   }
+  if (type !== undefined) headers['content-type'] = withCharset(type);
+  if (text !== undefined) headers['content-length'] = Buffer.byteLength(text);
+  else if (status !== 204 && status !== 304) headers['content-length'] = 0;
+  res.writeHead(status, headers);
+  res.end(text);
 }

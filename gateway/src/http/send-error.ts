@@ -1,14 +1,28 @@
-import type { Response } from 'express';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { ErrorCodes, type ErrorCode } from '@restbus/infra';
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** Sends the JSON error body every gateway failure has: `{"error": "...", "code": "..."}`. */
-export function sendError(res: Response, code: ErrorCode, message: string, status: number = ErrorCodes[code]): void {
+export function sendError(
+  res: ServerResponse,
+  code: ErrorCode,
+  message: string,
+  headers?: OutgoingHttpHeaders,
+  status: number = ErrorCodes[code],
+): void {
   if (res.headersSent) {
+    // Too late for a status: cut the response so the client cannot mistake it for a complete one.
     res.destroy();
     return;
   }
-  res
-    .status(status)
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify({ error: message, code }));
+  const body = JSON.stringify({ error: message, code });
+  res.writeHead(status, { ...headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Sends a body that is already JSON text. */
+export function sendJson(res: ServerResponse, status: number, body: string, headers?: OutgoingHttpHeaders): void {
+  res.writeHead(status, { ...headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }

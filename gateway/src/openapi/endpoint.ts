@@ -4,6 +4,10 @@ import type { EndpointDesc } from '@restbus/infra';
 export interface ApiEndpoint {
   desc: EndpointDesc;
   file: string;
+  /** The dereferenced operation object, with the path item's parameters merged in, for request validation. */
+  operation: Record<string, unknown>;
+  /** `2.0`, `3.0` or `3.1`: which schema dialect the operation's schemas speak. */
+  dialect: '2.0' | '3.0' | '3.1';
 }
 
 /** `{name}` parameters written the Express way, `:name`. */

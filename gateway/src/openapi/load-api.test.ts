@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { loadApi } from './load-api';
+import { loadApi, loadApis } from './load-api';
 
 const personApi = resolve(__dirname, '../../../person-service/person-api.yml');
 let dir: string;
@@ -103,12 +103,64 @@ describe('loadApi', () => {
 
   it('refuses a document that is neither OpenAPI 3 nor Swagger 2', async () => {
     const file = await fixture('other.yml', 'info: {title: t, version: "1"}\npaths: {}\n');
-    expect((await errorOf(file)).message).toMatch(/neither an "openapi: 3.x" nor a "swagger: 2.0" field/);
+    expect((await errorOf(file)).message).toMatch(new RegExp(`^${file}: not a valid API description: `));
+  });
+
+  it('resolves $refs across files in an OpenAPI 3.1 document', async () => {
+    await fixture('parts.yml', 'ok:\n  description: ok\n  content:\n    text/csv:\n      example: "a,b"\n');
+    const file = await fixture(
+      'main-3.1.yml',
+      'openapi: 3.1.0\ninfo: {title: t, version: "1"}\npaths:\n  /report:\n    get:\n      responses:\n        "200": {$ref: "parts.yml#/ok"}\n',
+    );
+    const [endpoint] = await loadApi(file);
+    expect(endpoint.desc.produces).toEqual(['text/csv']);
+    expect(endpoint.desc.responses['200'].examples).toEqual({ 'text/csv': 'a,b' });
+  });
+
+  it('names the file whose $ref cannot be resolved', async () => {
+    const file = await fixture(
+      'dangling.yml',
+      'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get:\n      responses:\n        "200": {$ref: "absent.yml#/x"}\n',
+    );
+    expect((await errorOf(file)).message).toMatch(new RegExp(`^${file}: cannot resolve a \\$ref: .*absent.yml`));
+  });
+
+  it.each([
+    ['a wildcard character', '/files/*'],
+    ['a full wildcard', '/files/>'],
+    ['an empty subject token', '/v1..json'],
+  ])('refuses a path with %s instead of producing an unsafe subject', async (_what, path) => {
+    const file = await fixture(
+      'unsafe.yml',
+      `openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  "${path}":\n    get:\n      responses: {"200": {description: ok}}\n`,
+    );
+    expect((await errorOf(file)).message).toContain(`the path "${path}"`);
   });
 
   it('says that a missing file does not exist', async () => {
     expect((await errorOf(join(dir, 'absent.yml'))).message).toMatch(
       /absent.yml: cannot read the API description: no such file/,
+    );
+  });
+});
+
+describe('loadApis', () => {
+  const api = (path: string) =>
+    `openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  ${path}:\n    get:\n      responses: {"200": {description: ok}}\n`;
+
+  it('serves the endpoints of every file', async () => {
+    const files = [await fixture('one.yml', api('/one')), await fixture('two.yml', api('/two'))];
+    expect((await loadApis(files)).map(({ desc, file }) => [desc.uri, file])).toEqual([
+      ['/one', files[0]],
+      ['/two', files[1]],
+    ]);
+  });
+
+  it('refuses the same method and path in two files, naming both', async () => {
+    const first = await fixture('first.yml', api('/items/{id}'));
+    const second = await fixture('second.yml', api('/items/{itemId}'));
+    await expect(loadApis([first, second])).rejects.toThrow(
+      `GET /items/{itemId} is described twice: in ${first} (as /items/{id}) and in ${second}`,
     );
   });
 });

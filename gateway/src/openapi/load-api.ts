@@ -1,39 +1,9 @@
-import Ajv from 'ajv';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { HTTP_METHODS, RestbusError, type EndpointDesc, type HttpMethod, type ResponseDesc } from '@restbus/infra';
-import { documentSchema } from './document-schema';
+import { describeLoadError } from './describe-load-error';
 import { toJsfUri, type ApiEndpoint } from './endpoint';
-import { readDocument } from './read-document';
 
 type Json = Record<string, unknown>;
-
-const validateDocument = new Ajv({ allErrors: true, strict: false }).compile(documentSchema);
-
-function describePointer(pointer: string): string {
-  return pointer === '' ? '/' : pointer.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-/** Follows a local `$ref` (`#/components/...`); references to other files are not read yet. */
-function resolve(document: Json, value: unknown, file: string): Json {
-  let current = value as Json;
-  for (let depth = 0; current && typeof current.$ref === 'string'; depth++) {
-    const ref = current.$ref;
-    if (!ref.startsWith('#/') || depth > 20) {
-      throw new RestbusError(
-        'OPENAPI_INVALID',
-        `${file}: cannot resolve $ref "${ref}" (only references inside the file are supported)`,
-      );
-    }
-    current = ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>(
-        (node, token) => (node as Json | undefined)?.[token.replace(/~1/g, '/').replace(/~0/g, '~')],
-        document,
-      ) as Json;
-    if (current === undefined) throw new RestbusError('OPENAPI_INVALID', `${file}: $ref "${ref}" points at nothing`);
-  }
-  return current ?? {};
-}
 
 function firstExample(media: Json): unknown {
   if (media.example !== undefined) return media.example;
@@ -42,29 +12,26 @@ function firstExample(media: Json): unknown {
   return first && typeof first === 'object' ? first.value : undefined;
 }
 
-function toResponses(
-  document: Json,
-  operation: Json,
-  file: string,
-): { responses: Record<string, ResponseDesc>; mediaTypes: string[] } {
+function toResponses(operation: Json): { responses: Record<string, ResponseDesc>; mediaTypes: string[] } {
   const responses: Record<string, ResponseDesc> = {};
   const mediaTypes = new Set<string>();
-  for (const [status, raw] of Object.entries(operation.responses as Json)) {
-    const response = resolve(document, raw, file);
-    const examples: Record<string, unknown> = { ...((response.examples as Json | undefined) ?? {}) }; // Swagger 2
-    for (const [type, media] of Object.entries((response.content as Record<string, Json> | undefined) ?? {})) {
+  for (const [status, raw] of Object.entries(operation.responses as Record<string, Json>)) {
+    const examples: Record<string, unknown> = { ...((raw.examples as Json | undefined) ?? {}) }; // Swagger 2
+    for (const [type, media] of Object.entries((raw.content as Record<string, Json> | undefined) ?? {})) {
       mediaTypes.add(type);
-      const example = firstExample(resolve(document, media, file));
+      const example = firstExample(media ?? {});
       if (example !== undefined) examples[type] = example;
     }
-    responses[status] = { status, headers: (response.headers as Json | undefined) ?? {}, examples };
+    // Upstream sends no header descriptions, and dereferenced header schemas may be cyclic: names only.
+    const headers = Object.fromEntries(Object.keys((raw.headers as Json | undefined) ?? {}).map((name) => [name, {}]));
+    responses[status] = { status, headers, examples };
   }
   return { responses, mediaTypes: [...mediaTypes] };
 }
 
-function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: Json, file: string): EndpointDesc {
-  const { responses, mediaTypes } = toResponses(document, operation, file);
-  const requestBody = operation.requestBody ? resolve(document, operation.requestBody, file) : undefined;
+function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: Json): EndpointDesc {
+  const { responses, mediaTypes } = toResponses(operation);
+  const requestBody = operation.requestBody as Json | undefined;
   const consumes = (operation.consumes ??
     document.consumes ??
     Object.keys((requestBody?.content as Json | undefined) ?? {})) as string[];
@@ -80,32 +47,87 @@ function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: 
   };
 }
 
+/** Operation parameters override path item parameters of the same name and location. */
+function mergeParameters(fromPath: unknown, fromOperation: unknown): Json[] {
+  const merged = new Map<string, Json>();
+  for (const parameter of [
+    ...((fromPath as Json[] | undefined) ?? []),
+    ...((fromOperation as Json[] | undefined) ?? []),
+  ]) {
+    merged.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
+  }
+  return [...merged.values()];
+}
+
+/** A path becomes part of a NATS subject: wildcard characters and whitespace would make it unsafe. */
+function assertSafePath(file: string, uri: string): void {
+  if (/[\s*>]/.test(uri)) {
+    throw new RestbusError(
+      'OPENAPI_INVALID',
+      `${file}: the path "${uri}" contains whitespace or a NATS wildcard character ("*", ">"), which cannot be part of a subject`,
+    );
+  }
+  if (/\.\.|\.$|\.\//.test(uri)) {
+    throw new RestbusError(
+      'OPENAPI_INVALID',
+      `${file}: the path "${uri}" would give a subject with an empty token (a "." next to another "." or "/", or at the end)`,
+    );
+  }
+}
+
 /**
- * Loads a Swagger 2.0 or OpenAPI 3.x file (YAML or JSON) and lists its operations as endpoints.
- * Any problem stops with one `OPENAPI_INVALID` error naming the file and what is wrong where.
+ * Loads a Swagger 2.0 or OpenAPI 3.0/3.1 file (YAML or JSON, `$ref`s across files resolved), validates it against
+ * the official schemas, and lists its operations as endpoints. Any problem is one `OPENAPI_INVALID` error naming
+ * the file and what is wrong where.
  */
 export async function loadApi(file: string): Promise<ApiEndpoint[]> {
-  const document = await readDocument(file);
-  if (!validateDocument(document)) {
-    const problems = (validateDocument.errors ?? [])
-      .filter(
-        (error) =>
-          error.keyword !== 'oneOf' &&
-          !(error.keyword === 'required' && ['openapi', 'swagger'].includes(String(error.params.missingProperty))),
-      )
-      .map((error) => `${describePointer(error.instancePath)}: ${error.message ?? 'is invalid'}`);
-    const message = problems.length
-      ? problems.join('; ')
-      : 'it has neither an "openapi: 3.x" nor a "swagger: 2.0" field';
-    throw new RestbusError('OPENAPI_INVALID', `${file}: not a valid API description: ${message}`);
+  let document: Json;
+  try {
+    document = (await SwaggerParser.validate(file, { dereference: { circular: 'ignore' } })) as unknown as Json;
+  } catch (err) {
+    throw describeLoadError(file, err);
   }
-  const doc = document as unknown as Json;
+  const dialect = document.swagger === '2.0' ? '2.0' : String(document.openapi).startsWith('3.1') ? '3.1' : '3.0';
   const endpoints: ApiEndpoint[] = [];
-  for (const [uri, item] of Object.entries(doc.paths as Record<string, Json>)) {
+  for (const [uri, item] of Object.entries((document.paths ?? {}) as Record<string, Json>)) {
+    assertSafePath(file, uri);
     for (const method of HTTP_METHODS) {
       const operation = item[method] as Json | undefined;
-      if (operation) endpoints.push({ desc: toEndpoint(doc, uri, method, operation, file), file });
+      if (!operation) continue;
+      const parameters = mergeParameters(item.parameters, operation.parameters);
+      endpoints.push({
+        desc: toEndpoint(document, uri, method, operation),
+        file,
+        operation: { ...operation, parameters },
+        dialect,
+      });
     }
   }
   return endpoints;
+}
+
+/** The route a path template stands for: parameter names do not matter (`/a/{id}` and `/a/{name}` clash). */
+function routeKey(desc: EndpointDesc): string {
+  return `${desc.method} ${desc.uri.replace(/\{[^}]*\}/g, '{}').toLowerCase()}`;
+}
+
+/** Loads several files into one list of endpoints; the same method and path in two files is an error naming both. */
+export async function loadApis(files: readonly string[]): Promise<ApiEndpoint[]> {
+  const all: ApiEndpoint[] = [];
+  const seen = new Map<string, ApiEndpoint>();
+  for (const file of files) {
+    for (const endpoint of await loadApi(file)) {
+      const key = routeKey(endpoint.desc);
+      const earlier = seen.get(key);
+      if (earlier) {
+        throw new RestbusError(
+          'OPENAPI_INVALID',
+          `${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri} is described twice: in ${earlier.file} (as ${earlier.desc.uri}) and in ${endpoint.file}`,
+        );
+      }
+      seen.set(key, endpoint);
+      all.push(endpoint);
+    }
+  }
+  return all;
 }

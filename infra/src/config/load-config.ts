@@ -94,7 +94,8 @@ export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Re
     required: spec.settings.filter((setting) => setting.required).map((setting) => setting.key),
     properties: Object.fromEntries(spec.settings.map((setting) => [setting.key, setting.schema])),
   };
-  const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+  // 'array' also turns a single value from the environment into a one-item list for list settings.
+  const ajv = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, strict: false });
   const validate = ajv.compile(schema);
   if (!validate(values)) {
     const problems = (validate.errors ?? []).map((error) => {

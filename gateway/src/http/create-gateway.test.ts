@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { loadApi } from '../openapi/load-api';
 import { startTestGateway, type TestGateway } from '../__tests__/start-test-gateway';
-import { NOT_IMPLEMENTED_BODY } from './create-app';
+import { NOT_IMPLEMENTED_BODY } from './create-gateway';
 
 let gateway: TestGateway;
 

@@ -1,0 +1,226 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import express, { type Express } from 'express';
+import { isRestbusError, RestbusError, type IncomingRequest, type Logger, type ResponseMessage } from '@restbus/infra';
+import type { Problem } from '../validation/create-request-validator';
+import { toIncomingRequest } from '../forward/build-request-message';
+import type { Forwarder } from '../forward/create-forwarder';
+import { sendReply } from '../forward/send-reply';
+import type { GatewayMetrics } from '../observability/create-metrics';
+import { toTraceContext, type TraceContext } from '../observability/trace-context';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import { createRouteTable, type CompiledEndpoint, type RouteTable } from '../routing/route-table';
+import { createCorsPolicy, type CorsPolicy } from './cors-policy';
+import { readBody } from './read-body';
+import { sendError } from './send-error';
+
+export interface GatewayOptions {
+  endpoints: readonly ApiEndpoint[];
+  topicPrefix: string;
+  basePath: string;
+  bodyLimit: number;
+  /** Forwards calls over NATS; without it every described endpoint answers 501 (upstream behaviour). */
+  forward?: Forwarder;
+  /** True when NATS is connected (or when not forwarding). */
+  isConnected: () => boolean;
+  /** Allowed CORS origins (`*` for any); no CORS headers when absent. */
+  corsOrigins?: readonly string[];
+  /** Checks a call against its operation before forwarding; returns the problems found. */
+  validate?: (endpoint: CompiledEndpoint, request: IncomingRequest) => Problem[] | undefined;
+  metrics: GatewayMetrics;
+  logger: Logger;
+}
+
+export interface Gateway {
+  /** The HTTP request listener. */
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The Express app behind the reserved `/-/` paths. */
+  readonly app: Express;
+  /** Replaces the served endpoints at once (SIGHUP reload); a call already routed finishes on the old ones. */
+  setEndpoints(endpoints: readonly ApiEndpoint[]): void;
+  /** From now on every response asks the client to close its connection. */
+  beginShutdown(): void;
+  /** Requests being served. */
+  inFlight(): number;
+}
+
+/** Upstream's exact 501 body, kept byte for byte so that easer users see no difference. */
+export const NOT_IMPLEMENTED_BODY = JSON.stringify({
+  error: 'The endpoint is either not implemented or `operationId` is ignored',
+});
+
+/**
+ * The gateway's request listener. Described endpoints take a lean path (a precompiled route table, no middleware,
+ * the request message mostly precomputed); the reserved paths under `/-/` (health, readiness, metrics) are an
+ * Express app, where per-request cost does not matter.
+ */
+export function createGateway(options: GatewayOptions): Gateway {
+  const { forward, metrics, bodyLimit } = options;
+  const logger = options.logger.child({ component: 'http' });
+  const cors: CorsPolicy | undefined = options.corsOrigins?.length ? createCorsPolicy(options.corsOrigins) : undefined;
+  let table: RouteTable = createRouteTable(options.endpoints, options);
+  let inFlight = 0;
+  let shuttingDown = false;
+  let ready = true;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.get('/-/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/-/ready', (_req, res) => {
+    const isReady = ready && !shuttingDown && options.isConnected();
+    res.status(isReady ? 200 : 503).json({ status: isReady ? 'ready' : 'not ready' });
+  });
+  app.get('/-/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.use((req, res) => {
+    sendError(res, 'NOT_FOUND', `no endpoint matches ${req.method} ${req.path}`);
+  });
+
+  function finish(
+    res: ServerResponse,
+    req: IncomingMessage,
+    path: string,
+    route: string,
+    topic: string | undefined,
+    trace: TraceContext,
+    started: number,
+  ): void {
+    inFlight--;
+    metrics.inFlight.dec();
+    const ms = performance.now() - started;
+    metrics.observe(route, req.method ?? '', res.statusCode, ms / 1000);
+    logger.info(
+      {
+        reqId: trace.requestId,
+        traceId: trace.traceId,
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Math.round(ms * 1000) / 1000,
+        topic,
+      },
+      'request',
+    );
+  }
+
+  async function serve(
+    endpoint: CompiledEndpoint,
+    params: Record<string, string>,
+    query: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: OutgoingHttpHeaders,
+    trace: TraceContext,
+  ): Promise<void> {
+    if (!forward) {
+      res.writeHead(501, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': 78 });
+      res.end(NOT_IMPLEMENTED_BODY);
+      return;
+    }
+    let reply: ResponseMessage;
+    try {
+      const request = toIncomingRequest(req, query, params, await readBody(req, bodyLimit));
+      const problems = options.validate?.(endpoint, request);
+      if (problems?.length) {
+        res.writeHead(400, { ...headers, 'content-type': 'application/json; charset=utf-8' });
+        res.end(
+          JSON.stringify({
+            error: 'the request does not match the API description',
+            code: 'REQUEST_INVALID',
+            problems,
+          }),
+        );
+        return;
+      }
+      reply = await forward(endpoint, request, trace);
+    } catch (err) {
+      const error = isRestbusError(err)
+        ? err
+        : new RestbusError('INTERNAL', 'the request could not be forwarded', { cause: err });
+      if (error.code !== 'BODY_TOO_LARGE' && error.code !== 'BAD_REQUEST') metrics.natsError(error.code);
+      const level = error.code === 'INTERNAL' ? 'error' : 'warn';
+      logger[level](
+        { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic, code: error.code },
+        'call not forwarded',
+      );
+      sendError(res, error.code, error.message, headers);
+      return;
+    }
+    try {
+      sendReply(res, reply, headers);
+    } catch (err) {
+      metrics.natsError('BAD_REPLY');
+      logger.warn(
+        { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic },
+        'the reply cannot be written as an HTTP response',
+      );
+      sendError(res, 'BAD_REPLY', 'the service replied with headers HTTP cannot carry', headers);
+    }
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?');
+    const path = mark < 0 ? url : url.slice(0, mark);
+    if (path.startsWith('/-/')) {
+      app(req, res);
+      return;
+    }
+    const started = performance.now();
+    const trace = toTraceContext(req.headers);
+    const headers: OutgoingHttpHeaders = { 'x-request-id': trace.requestId };
+    if (shuttingDown) headers.connection = 'close';
+    const method = req.method ?? 'GET';
+    cors?.addHeaders(req, headers);
+    const lookup = table.lookup(method, path);
+    inFlight++;
+    metrics.inFlight.inc();
+    const route = lookup.kind === 'found' ? lookup.endpoint.desc.uri : 'unmatched';
+    const topic = lookup.kind === 'found' ? lookup.endpoint.topic : undefined;
+    res.once('close', () => finish(res, req, path, route, topic, trace, started));
+
+    switch (lookup.kind) {
+      case 'found':
+        serve(lookup.endpoint, lookup.params, mark < 0 ? '' : url.slice(mark + 1), req, res, headers, trace).catch(
+          (err: unknown) => {
+            logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+            sendError(res, 'INTERNAL', 'internal error', headers);
+          },
+        );
+        return;
+      case 'options':
+        if (cors?.isPreflight(req)) cors.addPreflightHeaders(req, headers, lookup.allow);
+        res.writeHead(204, { ...headers, allow: lookup.allow });
+        res.end();
+        return;
+      case 'method-not-allowed':
+        sendError(res, 'METHOD_NOT_ALLOWED', `${method} is not described for ${path}`, {
+          ...headers,
+          allow: lookup.allow,
+        });
+        return;
+      case 'bad-path':
+        sendError(res, 'BAD_REQUEST', 'the path is not validly percent-encoded', headers);
+        return;
+      default:
+        sendError(res, 'NOT_FOUND', `no endpoint matches ${method} ${path}`, headers);
+    }
+  };
+
+  return {
+    handle,
+    app,
+    setEndpoints(endpoints) {
+      ready = false;
+      table = createRouteTable(endpoints, options);
+      ready = true;
+    },
+    beginShutdown() {
+      shuttingDown = true;
+    },
+    inFlight: () => inFlight,
+  };
+}

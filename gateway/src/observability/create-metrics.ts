@@ -1,0 +1,61 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** Counts a finished request and records its duration. */
+  observe(route: string, method: string, status: number, seconds: number): void;
+  /** Counts a failure to get a reply over NATS, by kind (the error code). */
+  natsError(kind: string): void;
+  inFlight: Gauge;
+}
+
+/** Prometheus metrics of one gateway, on its own registry (so that tests can run several gateways). */
+export function createMetrics(): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'restbus_gateway_' });
+  const requests = new Counter({
+    name: 'restbus_gateway_requests_total',
+    help: 'HTTP requests by route template, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'restbus_gateway_request_duration_seconds',
+    help: 'HTTP request latency by route template and method',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const natsErrors = new Counter({
+    name: 'restbus_gateway_nats_errors_total',
+    help: 'Calls that got no usable reply over NATS, by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const inFlight = new Gauge({
+    name: 'restbus_gateway_requests_in_flight',
+    help: 'Requests being served',
+    registers: [registry],
+  });
+
+  // Label lookups hash their arguments on every call; the children are cached per label set instead.
+  const counters = new Map<string, { inc(): void }>();
+  const histograms = new Map<string, { observe(value: number): void }>();
+  return {
+    registry,
+    inFlight,
+    observe(route, method, status, seconds) {
+      const key = `${method} ${route}`;
+      let histogram = histograms.get(key);
+      if (!histogram) histograms.set(key, (histogram = duration.labels(route, method)));
+      histogram.observe(seconds);
+      const countKey = `${key} ${status}`;
+      let counter = counters.get(countKey);
+      if (!counter) counters.set(countKey, (counter = requests.labels(route, method, String(status))));
+      counter.inc();
+    },
+    natsError(kind) {
+      natsErrors.labels(kind).inc();
+    },
+  };
+}

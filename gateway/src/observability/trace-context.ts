@@ -1,0 +1,33 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface TraceContext {
+  /** W3C `traceparent`: the caller's when valid, otherwise a new one. */
+  traceparent: string;
+  traceId: string;
+  /** `x-request-id`: the caller's when it is a sane token, otherwise a new UUID. */
+  requestId: string;
+}
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const INVALID_TRACE = '00000000000000000000000000000000';
+
+/** Reads or creates the trace context of a call; it travels to the service as NATS headers and into every log line. */
+export function toTraceContext(headers: IncomingHttpHeaders): TraceContext {
+  const incoming = headers.traceparent;
+  const match = typeof incoming === 'string' ? TRACEPARENT.exec(incoming) : null;
+  let traceparent: string;
+  let traceId: string;
+  if (match && match[1] !== INVALID_TRACE) {
+    traceparent = incoming as string;
+    traceId = match[1];
+  } else {
+    const ids = randomBytes(24).toString('hex');
+    traceId = ids.slice(0, 32);
+    traceparent = `00-${traceId}-${ids.slice(32)}-01`;
+  }
+  const given = headers['x-request-id'];
+  const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  return { traceparent, traceId, requestId };
+}

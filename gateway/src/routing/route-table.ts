@@ -1,0 +1,117 @@
+import { toTopic, type EndpointDesc } from '@restbus/infra';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import { PathTree, splitPath } from './path-tree';
+
+/** An endpoint with everything a call needs computed once, at load. */
+export interface CompiledEndpoint {
+  desc: EndpointDesc;
+  file: string;
+  topic: string;
+  /** Parameter names of the template, in order. */
+  paramNames: string[];
+  /** The request message up to its `request` value: the part that is the same for every call. */
+  messagePrefix: string;
+}
+
+interface RouteEntry {
+  methods: Map<string, CompiledEndpoint>;
+  /** The `Allow` header: the described methods, HEAD with GET, and OPTIONS. */
+  allow: string;
+}
+
+export type Lookup =
+  | { kind: 'found'; endpoint: CompiledEndpoint; params: Record<string, string> }
+  | { kind: 'options'; allow: string }
+  | { kind: 'method-not-allowed'; allow: string }
+  | { kind: 'not-found' }
+  | { kind: 'bad-path' };
+
+export interface RouteTable {
+  readonly endpoints: readonly CompiledEndpoint[];
+  /** Finds the endpoint for a method (upper case, as Node gives it) and a path without query. */
+  lookup(method: string, path: string): Lookup;
+}
+
+function compile(endpoint: ApiEndpoint, topicPrefix: string): CompiledEndpoint {
+  const { desc } = endpoint;
+  const topic = toTopic(topicPrefix, desc.method, desc.uri);
+  return {
+    desc,
+    file: endpoint.file,
+    topic,
+    paramNames: [...desc.uri.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]),
+    messagePrefix:
+      `{"topic":${JSON.stringify(topic)},"method":${JSON.stringify(desc.method)},"uri":${JSON.stringify(desc.uri)},` +
+      `"endpointDesc":${JSON.stringify(desc)},"request":`,
+  };
+}
+
+function toAllow(methods: Iterable<string>): string {
+  const names = new Set([...methods].map((method) => method.toUpperCase()));
+  if (names.has('GET')) names.add('HEAD');
+  names.add('OPTIONS');
+  return [...names].sort().join(', ');
+}
+
+function decodeSegments(path: string): string[] | undefined {
+  const segments = splitPath(path);
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    if (!segment.includes('%')) continue;
+    try {
+      segments[i] = decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+  }
+  return segments;
+}
+
+/**
+ * Compiles the endpoints into a path tree under `basePath`. Lookups answer which endpoint serves a call, or why
+ * none does: an unknown path, a method the API does not describe (with `Allow`), an OPTIONS request.
+ */
+export function createRouteTable(
+  endpoints: readonly ApiEndpoint[],
+  options: { basePath: string; topicPrefix: string },
+): RouteTable {
+  const tree = new PathTree<RouteEntry>();
+  const compiled = endpoints.map((endpoint) => compile(endpoint, options.topicPrefix));
+  const entries = new Set<RouteEntry>();
+  for (const endpoint of compiled) {
+    const entry = tree.upsert(endpoint.desc.uri, () => ({ methods: new Map(), allow: '' }));
+    entry.methods.set(endpoint.desc.method.toUpperCase(), endpoint);
+    entries.add(entry);
+  }
+  for (const entry of entries) entry.allow = toAllow(entry.methods.keys());
+
+  const base = options.basePath.replace(/\/+$/, '');
+  const baseLower = base.toLowerCase();
+
+  return {
+    endpoints: compiled,
+    lookup(method, path) {
+      let local = path;
+      if (base) {
+        if (!path.toLowerCase().startsWith(baseLower) || (path.length > base.length && path[base.length] !== '/')) {
+          return { kind: 'not-found' };
+        }
+        local = path.length === base.length ? '/' : path.slice(base.length);
+      }
+      const segments = decodeSegments(local);
+      if (!segments) return { kind: 'bad-path' };
+      const match = tree.match(segments);
+      if (!match) return { kind: 'not-found' };
+      const entry = match.value;
+      const endpoint = entry.methods.get(method) ?? (method === 'HEAD' ? entry.methods.get('GET') : undefined);
+      if (!endpoint) {
+        return method === 'OPTIONS'
+          ? { kind: 'options', allow: entry.allow }
+          : { kind: 'method-not-allowed', allow: entry.allow };
+      }
+      const params: Record<string, string> = {};
+      for (let i = 0; i < endpoint.paramNames.length; i++) params[endpoint.paramNames[i]] = match.values[i];
+      return { kind: 'found', endpoint, params };
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import type { IncomingRequest } from '@restbus/infra';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import type { CompiledEndpoint } from '../routing/route-table';
+
+type Json = Record<string, unknown>;
+
+/** One thing wrong with a call: where (`query.limit`, `path.id`, `header.x-key`, `body/name`) and what. */
+export interface Problem {
+  location: string;
+  message: string;
+}
+
+interface OperationValidator {
+  parameters: Array<{ location: 'path' | 'query' | 'header'; validate: ValidateFunction }>;
+  body?: { required: boolean; validate: ValidateFunction };
+}
+
+const LOCATIONS = ['path', 'query', 'header'] as const;
+// Swagger 2 parameters carry their schema inline.
+const NOT_SCHEMA = new Set([
+  'name',
+  'in',
+  'required',
+  'description',
+  'allowEmptyValue',
+  'collectionFormat',
+  'schema',
+  'example',
+  'examples',
+  'style',
+  'explode',
+  'deprecated',
+]);
+
+function parameterSchema(parameter: Json): Json {
+  if (parameter.schema) return parameter.schema as Json;
+  return Object.fromEntries(Object.entries(parameter).filter(([key]) => !NOT_SCHEMA.has(key)));
+}
+
+function isJson(type: string): boolean {
+  return type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
+}
+
+function bodySchema(endpoint: ApiEndpoint): { schema: Json; required: boolean } | undefined {
+  const { operation, dialect } = endpoint;
+  if (dialect === '2.0') {
+    const body = (operation.parameters as Json[]).find((parameter) => parameter.in === 'body');
+    return body?.schema ? { schema: body.schema as Json, required: body.required === true } : undefined;
+  }
+  const requestBody = operation.requestBody as Json | undefined;
+  const content = (requestBody?.content ?? {}) as Record<string, Json>;
+  const type = Object.keys(content).find(isJson);
+  const schema = type ? (content[type].schema as Json | undefined) : undefined;
+  return schema ? { schema, required: requestBody?.required === true } : undefined;
+}
+
+function compileOperation(endpoint: ApiEndpoint, ajv: Ajv): OperationValidator {
+  const parameters = (endpoint.operation.parameters as Json[]) ?? [];
+  const validator: OperationValidator = { parameters: [] };
+  for (const location of LOCATIONS) {
+    const own = parameters.filter((parameter) => parameter.in === location);
+    if (own.length === 0) continue;
+    const name = (parameter: Json): string =>
+      location === 'header' ? String(parameter.name).toLowerCase() : String(parameter.name);
+    validator.parameters.push({
+      location,
+      validate: ajv.compile({
+        type: 'object',
+        properties: Object.fromEntries(own.map((parameter) => [name(parameter), parameterSchema(parameter)])),
+        required: own.filter((parameter) => parameter.required === true).map(name),
+      }),
+    });
+  }
+  const body = bodySchema(endpoint);
+  if (body) validator.body = { required: body.required, validate: ajv.compile(body.schema) };
+  return validator;
+}
+
+function toProblems(location: string, validate: ValidateFunction): Problem[] {
+  return (validate.errors ?? []).map((error) => {
+    const missing = (error.params as { missingProperty?: string }).missingProperty;
+    if (location === 'body') return { location: `body${error.instancePath}`, message: error.message ?? 'is invalid' };
+    const name = missing ?? error.instancePath.split('/')[1] ?? '';
+    return { location: `${location}.${name}`, message: missing ? 'is required' : (error.message ?? 'is invalid') };
+  });
+}
+
+function check(validator: OperationValidator, request: IncomingRequest): Problem[] {
+  const problems: Problem[] = [];
+  const values = { path: request.parameters.uri, query: request.parameters.query, header: request.headers };
+  for (const { location, validate } of validator.parameters) {
+    // Coercion turns "7" into 7 for the check; it works on a copy, the service still gets the text.
+    if (!validate({ ...values[location] })) problems.push(...toProblems(location, validate));
+  }
+  if (validator.body) {
+    const type = String(request.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
+    if (request.body === '') {
+      if (validator.body.required) problems.push({ location: 'body', message: 'is required' });
+    } else if (isJson(type)) {
+      let body: unknown;
+      try {
+        body = JSON.parse(request.body);
+      } catch {
+        problems.push({ location: 'body', message: 'is not valid JSON' });
+        return problems;
+      }
+      if (!validator.body.validate(body)) problems.push(...toProblems('body', validator.body.validate));
+    }
+  }
+  return problems;
+}
+
+export interface RequestValidator {
+  validate(endpoint: CompiledEndpoint, request: IncomingRequest): Problem[] | undefined;
+  /** Compiles the validators of a new set of endpoints (after a reload). */
+  setEndpoints(endpoints: readonly ApiEndpoint[]): void;
+  /** Operations left unchecked because their schemas do not compile (e.g. a cyclic `$ref`), with the reason. */
+  skipped(): string[];
+}
+
+/**
+ * Compiles, once per operation, ajv validators of its path, query and header parameters and of its JSON request
+ * body (OAS 3.1 schemas as JSON Schema 2020-12, the others as draft-07 with OpenAPI's `nullable`).
+ */
+export function createRequestValidator(endpoints: readonly ApiEndpoint[]): RequestValidator {
+  let validators = new Map<string, OperationValidator>();
+  let skipped: string[] = [];
+  const build = (list: readonly ApiEndpoint[]): void => {
+    const options = { allErrors: true, strict: false, coerceTypes: 'array', validateFormats: false } as const;
+    const draft7 = new Ajv(options);
+    const draft2020 = new Ajv2020(options);
+    const built = new Map<string, OperationValidator>();
+    const failed: string[] = [];
+    for (const endpoint of list) {
+      try {
+        const ajv = endpoint.dialect === '3.1' ? draft2020 : draft7;
+        built.set(`${endpoint.desc.method} ${endpoint.desc.uri}`, compileOperation(endpoint, ajv));
+      } catch (err) {
+        failed.push(`${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri}: ${(err as Error).message}`);
+      }
+    }
+    validators = built;
+    skipped = failed;
+  };
+  build(endpoints);
+  return {
+    validate(endpoint, request) {
+      const validator = validators.get(`${endpoint.desc.method} ${endpoint.desc.uri}`);
+      return validator && check(validator, request);
+    },
+    setEndpoints: build,
+    skipped: () => skipped,
+  };
+}
