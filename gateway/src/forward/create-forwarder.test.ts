@@ -108,6 +108,68 @@ describe('forwarding a call', () => {
   });
 });
 
+describe('HEAD and validation', () => {
+  it('forwards HEAD on the GET subject and sends the headers without a body', async () => {
+    const received = await respondWith('easer.get_/items', { status: 200, body: [1, 2, 3] });
+    const response = await fetch(`${gateway.url}/items`, { method: 'HEAD' });
+    expect(received.message!.method).toBe('get');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe('7');
+    expect(await response.text()).toBe('');
+  });
+
+  it('forwards malformed JSON under a JSON content type as text when validation is off', async () => {
+    const received = await respondWith('easer.post_/items', { status: 201 });
+    await fetch(`${gateway.url}/items`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{oops',
+    });
+    expect(received.message!.request.body).toBe('{oops');
+  });
+
+  it('with --validate, answers a call that breaks its operation with 400 and the problems, and forwards a good one', async () => {
+    const validating = await startTestGateway(
+      [
+        testEndpoint('post', '/items', {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+              },
+            },
+          },
+        }),
+      ],
+      { link, validate: true },
+    );
+    try {
+      const received = await respondWith('easer.post_/items', { status: 201 });
+      const bad = await fetch(`${validating.url}/items`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"name":1}',
+      });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toEqual({
+        error: 'the request does not match the API description',
+        code: 'REQUEST_INVALID',
+        problems: [{ location: 'body/name', message: 'must be string' }],
+      });
+      expect(received.message).toBeUndefined();
+      const good = await fetch(`${validating.url}/items`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"name":"x"}',
+      });
+      expect(good.status).toBe(201);
+    } finally {
+      await validating.close();
+    }
+  });
+});
+
 describe('mapping the reply to the HTTP response', () => {
   it.each([
     [

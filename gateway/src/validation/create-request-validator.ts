@@ -56,7 +56,7 @@ function bodySchema(endpoint: ApiEndpoint): { schema: Json; required: boolean } 
   return schema ? { schema, required: requestBody?.required === true } : undefined;
 }
 
-function compileOperation(endpoint: ApiEndpoint, ajv: Ajv): OperationValidator {
+function compileOperation(endpoint: ApiEndpoint, ajv: { params: Ajv; body: Ajv }): OperationValidator {
   const parameters = (endpoint.operation.parameters as Json[]) ?? [];
   const validator: OperationValidator = { parameters: [] };
   for (const location of LOCATIONS) {
@@ -66,7 +66,7 @@ function compileOperation(endpoint: ApiEndpoint, ajv: Ajv): OperationValidator {
       location === 'header' ? String(parameter.name).toLowerCase() : String(parameter.name);
     validator.parameters.push({
       location,
-      validate: ajv.compile({
+      validate: ajv.params.compile({
         type: 'object',
         properties: Object.fromEntries(own.map((parameter) => [name(parameter), parameterSchema(parameter)])),
         required: own.filter((parameter) => parameter.required === true).map(name),
@@ -74,7 +74,7 @@ function compileOperation(endpoint: ApiEndpoint, ajv: Ajv): OperationValidator {
     });
   }
   const body = bodySchema(endpoint);
-  if (body) validator.body = { required: body.required, validate: ajv.compile(body.schema) };
+  if (body) validator.body = { required: body.required, validate: ajv.body.compile(body.schema) };
   return validator;
 }
 
@@ -131,9 +131,11 @@ export function createRequestValidator(endpoints: readonly ApiEndpoint[]): Reque
   let validators = new Map<string, OperationValidator>();
   let skipped: string[] = [];
   const build = (list: readonly ApiEndpoint[]): void => {
-    const options = { allErrors: true, strict: false, coerceTypes: 'array', validateFormats: false } as const;
-    const draft7 = new Ajv(options);
-    const draft2020 = new Ajv2020(options);
+    // Parameters arrive as text and are coerced for the check; a JSON body has its own types and is not.
+    const params = { allErrors: true, strict: false, coerceTypes: 'array', validateFormats: false } as const;
+    const body = { allErrors: true, strict: false, validateFormats: false } as const;
+    const draft7 = { params: new Ajv(params), body: new Ajv(body) };
+    const draft2020 = { params: new Ajv2020(params), body: new Ajv2020(body) };
     const built = new Map<string, OperationValidator>();
     const failed: string[] = [];
     for (const endpoint of list) {

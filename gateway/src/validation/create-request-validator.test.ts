@@ -1,0 +1,83 @@
+import type { IncomingRequest } from '@restbus/infra';
+import { testEndpoint } from '../__tests__/start-test-gateway';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import { createRouteTable } from '../routing/route-table';
+import { createRequestValidator } from './create-request-validator';
+
+const person = {
+  type: 'object',
+  required: ['id', 'familyName'],
+  properties: { id: { type: 'string' }, familyName: { type: 'string' }, age: { type: 'integer', nullable: true } },
+};
+
+const put: ApiEndpoint = testEndpoint('put', '/persons/{personId}', {
+  parameters: [
+    { name: 'personId', in: 'path', required: true, schema: { type: 'string', minLength: 3 } },
+    { name: 'limit', in: 'query', schema: { type: 'integer', maximum: 10 } },
+    { name: 'X-Key', in: 'header', required: true, schema: { type: 'string' } },
+  ],
+  requestBody: { required: true, content: { 'application/json': { schema: person } } },
+});
+
+const [compiled] = createRouteTable([put], { basePath: '/', topicPrefix: 'easer' }).endpoints;
+const validator = createRequestValidator([put]);
+
+function request(overrides: {
+  uri?: Record<string, string>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: string;
+}): IncomingRequest {
+  return {
+    cookies: {},
+    headers: { 'content-type': 'application/json', 'x-key': 'k', ...overrides.headers },
+    parameters: { uri: overrides.uri ?? { personId: 'luke' }, query: overrides.query ?? {} },
+    body: overrides.body ?? '{"id":"luke","familyName":"Skywalker"}',
+  };
+}
+
+describe('createRequestValidator', () => {
+  it('finds nothing wrong with a call that matches its operation, coercing query text to numbers', () => {
+    expect(validator.validate(compiled, request({ query: { limit: '7' } }))).toEqual([]);
+  });
+
+  it('accepts null where an OAS 3.0 schema says nullable', () => {
+    expect(validator.validate(compiled, request({ body: '{"id":"luke","familyName":"S","age":null}' }))).toEqual([]);
+  });
+
+  it('lists each problem with its location', () => {
+    const problems = validator.validate(
+      compiled,
+      request({
+        uri: { personId: 'lu' },
+        query: { limit: '70' },
+        headers: { 'x-key': undefined as unknown as string },
+        body: '{"id":7}',
+      }),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { location: 'path.personId', message: 'must NOT have fewer than 3 characters' },
+        { location: 'query.limit', message: 'must be <= 10' },
+        { location: 'header.x-key', message: 'is required' },
+        { location: 'body/id', message: 'must be string' },
+        { location: 'body', message: "must have required property 'familyName'" },
+      ]),
+    );
+  });
+
+  it('reports a missing required body and a body that is not JSON', () => {
+    expect(validator.validate(compiled, request({ body: '' }))).toEqual([{ location: 'body', message: 'is required' }]);
+    expect(validator.validate(compiled, request({ body: '{nope' }))).toEqual([
+      { location: 'body', message: 'is not valid JSON' },
+    ]);
+  });
+
+  it('leaves an operation whose schema does not compile unchecked, and says so', () => {
+    const broken = testEndpoint('post', '/broken', {
+      requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Loop' } } } },
+    });
+    const partial = createRequestValidator([broken]);
+    expect(partial.skipped()).toEqual([expect.stringMatching(/^POST \/broken: /)]);
+  });
+});
