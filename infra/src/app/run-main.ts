@@ -1,6 +1,9 @@
 import { CommandLineExit } from '../config/load-config';
 import { isRestbusError } from '../errors/restbus-error';
 
+/** Set once a shutdown signal arrived. */
+let stopping = false;
+
 /**
  * Runs a program's start function and turns the ways it can fail into an exit code and one line on stderr:
  * help and usage errors keep commander's code, known errors exit 1 with their message, and anything else
@@ -8,6 +11,8 @@ import { isRestbusError } from '../errors/restbus-error';
  */
 export function runMain(program: string, start: () => Promise<void>): void {
   start().catch((err: unknown) => {
+    // A start cut short by a shutdown signal (e.g. still waiting for NATS) is not a failure.
+    if (stopping) return;
     if (err instanceof CommandLineExit) {
       process.exit(err.exitCode);
     }
@@ -20,7 +25,6 @@ export function runMain(program: string, start: () => Promise<void>): void {
 
 /** Calls `stop` once on the first SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
 export function onShutdownSignal(stop: () => Promise<void>): void {
-  let stopping = false;
   const handle = (): void => {
     if (stopping) return;
     stopping = true;

@@ -49,3 +49,13 @@ describe('createNatsLink', () => {
     await waitFor(() => link!.isConnected());
   });
 });
+
+describe('draining a link that never connected', () => {
+  it('stops trying and rejects ready()', async () => {
+    await server.stop();
+    const lonely = createNatsLink({ servers: server.url, name: 'test', logger });
+    await lonely.drain();
+    await expect(lonely.ready()).rejects.toThrow('closed before it connected');
+    expect(lonely.isConnected()).toBe(false);
+  });
+});

@@ -1,5 +1,8 @@
 import { connect, Events, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
+import { RestbusError } from '../errors/restbus-error';
+
+const RETRY_MS = 500;
 
 export interface NatsLinkOptions {
   servers: string | string[];
@@ -10,7 +13,7 @@ export interface NatsLinkOptions {
 
 /** A NATS connection that is made in the background and retried forever, and says whether it is up. */
 export interface NatsLink {
-  /** Resolves with the connection once the first connect succeeded. */
+  /** Resolves with the connection once the first connect succeeded; rejects when drained before that. */
   ready(): Promise<NatsConnection>;
   /** The connection, once there is one. */
   current(): NatsConnection | undefined;
@@ -25,26 +28,45 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
   let connection: NatsConnection | undefined;
   let connected = false;
   let closing = false;
+  let wake = (): void => undefined;
 
-  const connecting = connect({
-    servers: options.servers,
-    name: options.name,
-    // Reconnect forever, and keep trying also when the server is not there at start.
-    maxReconnectAttempts: -1,
-    waitOnFirstConnect: true,
-    reconnectTimeWait: 1000,
-    // Async stack traces cost about a fifth of the request/reply throughput and we never print them.
-    noAsyncTraces: true,
-  }).then(async (nc) => {
+  // Our own first-connect loop instead of nats.js' waitOnFirstConnect, so that drain() can stop it.
+  async function connectUntilConnected(): Promise<NatsConnection> {
+    for (let attempt = 1; ; attempt++) {
+      if (closing) throw new RestbusError('NATS_UNAVAILABLE', 'the NATS link was closed before it connected');
+      try {
+        return await connect({
+          servers: options.servers,
+          name: options.name,
+          // Once connected, reconnect forever.
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 1000,
+          timeout: 2000,
+          // Async stack traces cost about a fifth of the request/reply throughput and we never print them.
+          noAsyncTraces: true,
+        });
+      } catch (err) {
+        if (attempt === 1 || attempt % 30 === 0) logger.warn({ err, attempt }, 'NATS not reachable yet, retrying');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, RETRY_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  }
+
+  const connecting = connectUntilConnected().then((nc) => {
     connection = nc;
     connected = true;
     logger.info({ server: nc.getServer() }, 'connected to NATS');
-    if (closing) await nc.drain();
-    void watchStatus(nc);
+    if (!closing) void watchStatus(nc);
     return nc;
   });
   // A rejected connect is only seen by whoever awaits ready(); keep it from being an unhandled rejection.
-  connecting.catch((err: unknown) => logger.error({ err }, 'could not connect to NATS'));
+  connecting.catch(() => undefined);
 
   async function watchStatus(nc: NatsConnection): Promise<void> {
     for await (const status of nc.status()) {
@@ -76,7 +98,11 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     isConnected: () => connected && connection !== undefined && !connection.isClosed(),
     async drain() {
       closing = true;
-      if (connection && !connection.isClosed() && !connection.isDraining()) await connection.drain();
+      wake();
+      // Wait for a connect attempt under way, so that nothing is left running after drain resolves.
+      const nc = await connecting.catch(() => undefined);
+      if (nc && !nc.isClosed() && !nc.isDraining()) await nc.drain();
+      else if (nc) await nc.closed();
     },
   };
 }

@@ -1,0 +1,86 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createNatsLink, type Logger } from '@restbus/infra';
+import type { GatewayConfig } from '../config';
+import { createForwarder } from '../forward/create-forwarder';
+import { createGateway } from '../http/create-gateway';
+import { createMetrics } from '../observability/create-metrics';
+import { loadApis } from '../openapi/load-api';
+import { createRequestValidator } from '../validation/create-request-validator';
+
+export interface RunningGateway {
+  readonly server: Server;
+  readonly port: number;
+  /** Loads the API files again; on failure logs why, keeps the old endpoints and resolves false. */
+  reload(): Promise<boolean>;
+  /** Stops accepting, lets requests in flight finish (bounded by the reply timeout), drains NATS. */
+  stop(): Promise<void>;
+}
+
+/** Loads the API, connects to NATS when forwarding (in the background: the gateway serves while NATS is away), listens. */
+export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
+  const endpoints = await loadApis(config.restApiPath);
+  const link = config.useMessaging
+    ? createNatsLink({ servers: config.natsUri, name: 'restbus-gateway', logger })
+    : undefined;
+  const validator = config.validate ? createRequestValidator(endpoints) : undefined;
+  for (const reason of validator?.skipped() ?? []) logger.warn({ reason }, 'operation left unvalidated');
+  const gateway = createGateway({
+    endpoints,
+    topicPrefix: config.topicPrefix,
+    basePath: config.basePath,
+    bodyLimit: config.bodyLimit,
+    forward: link && createForwarder({ link, timeoutMs: config.timeout }),
+    isConnected: () => !link || link.isConnected(),
+    corsOrigins: config.cors
+      ?.split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    validate: validator?.validate,
+    metrics: createMetrics(),
+    logger,
+  });
+  const server = createServer(gateway.handle);
+  server.listen(config.port);
+  try {
+    await once(server, 'listening');
+  } catch (err) {
+    await link?.drain();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  logger.info(
+    { port, endpoints: endpoints.length, forwarding: config.useMessaging, files: config.restApiPath },
+    'gateway listening',
+  );
+
+  return {
+    server,
+    port,
+    async reload() {
+      try {
+        const reloaded = await loadApis(config.restApiPath);
+        validator?.setEndpoints(reloaded);
+        gateway.setEndpoints(reloaded);
+        logger.info({ endpoints: reloaded.length }, 'API reloaded');
+        return true;
+      } catch (err) {
+        logger.error({ err }, 'API reload failed; the previous endpoints keep serving');
+        return false;
+      }
+    },
+    async stop() {
+      logger.info({ inFlight: gateway.inFlight() }, 'shutting down');
+      gateway.beginShutdown();
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      const deadline = Date.now() + config.timeout + 1000;
+      while (gateway.inFlight() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      server.closeAllConnections();
+      await closed;
+      await link?.drain();
+      logger.info('stopped');
+    },
+  };
+}
