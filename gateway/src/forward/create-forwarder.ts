@@ -13,6 +13,7 @@ import {
 import type { TraceContext } from '../observability/trace-context';
 import type { CompiledEndpoint } from '../routing/route-table';
 import { encodeRequestMessage } from './build-request-message';
+import { createRequestMux, type RequestMux } from './create-request-mux';
 
 export interface ForwarderOptions {
   link: NatsLink;
@@ -26,14 +27,12 @@ export type Forwarder = (
   trace: TraceContext,
 ) => Promise<ResponseMessage>;
 
-function toRestbusError(err: unknown, topic: string, timeoutMs: number): RestbusError {
-  if (err instanceof RestbusError) return err;
+function toRestbusError(err: unknown, topic: string): RestbusError {
+  if (err instanceof RestbusError) {
+    return err.code === 'NO_RESPONDER' ? new RestbusError('NO_RESPONDER', `no service answers on ${topic}`) : err;
+  }
   if (err instanceof NatsError) {
     switch (err.code) {
-      case NatsErrorCode.NoResponders:
-        return new RestbusError('NO_RESPONDER', `no service answers on ${topic}`);
-      case NatsErrorCode.Timeout:
-        return new RestbusError('UPSTREAM_TIMEOUT', `the service did not reply within ${timeoutMs} ms`);
       case NatsErrorCode.MaxPayloadExceeded:
         return new RestbusError('BODY_TOO_LARGE', 'the request is larger than the message bus accepts');
       case NatsErrorCode.ConnectionClosed:
@@ -61,9 +60,12 @@ function toReply(msg: Msg): ResponseMessage {
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { link, timeoutMs } = options;
+  let mux: RequestMux | undefined;
   return async (endpoint, request, trace) => {
     const nc = link.current();
     if (!nc || !link.isConnected()) throw new RestbusError('NATS_UNAVAILABLE', 'the message bus is not reachable');
+    // The link keeps one connection for its life (nats.js reconnects it), so one mux serves every call.
+    mux ??= createRequestMux(nc);
     const headers = natsHeaders();
     headers.set('content-type', 'application/json');
     headers.set(MESSAGE_TYPE_HEADER, RPC_REQUEST);
@@ -71,9 +73,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     headers.set('x-request-id', trace.requestId);
     let msg: Msg;
     try {
-      msg = await nc.request(endpoint.topic, encodeRequestMessage(endpoint, request), { timeout: timeoutMs, headers });
+      msg = await mux.request(endpoint.topic, encodeRequestMessage(endpoint, request), headers, timeoutMs);
     } catch (err) {
-      throw toRestbusError(err, endpoint.topic, timeoutMs);
+      throw toRestbusError(err, endpoint.topic);
     }
     return toReply(msg);
   };

@@ -1,0 +1,127 @@
+// `npm run bench:gateway`: the gateway against the references measured in the same run, on this machine.
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startNatsServer } from '@restbus/infra/testing';
+import { median, type LoadResult } from './load-result';
+import { runWrk } from './run-wrk';
+import { writeBenchApi } from './write-bench-api';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = [64, 1];
+const entry = join(__dirname, 'target-main.js');
+
+interface Child {
+  process: ChildProcess;
+  port?: number;
+}
+
+function spawnTarget(args: string[]): Promise<Child & { result?: LoadResult }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(entry, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child.once('message', (message: { port?: number; result?: LoadResult }) => resolve({ process: child, ...message }));
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before it was ready`)));
+  });
+}
+
+function stop(child: Child): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.process.exitCode !== null) return resolve();
+    child.process.once('exit', () => resolve());
+    child.process.kill('SIGKILL');
+  });
+}
+
+function rssOf(child: Child): Promise<number> {
+  return new Promise((resolve) => {
+    child.process.once('message', (message: { rss: number }) => resolve(message.rss));
+    child.process.send({ cmd: 'rss' });
+  });
+}
+
+const fmt = (value: number, digits = 2): string => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'restbus-bench-'));
+  const nats = await startNatsServer();
+  const api = join(dir, 'hello.json');
+  await writeBenchApi(api);
+  const responder = await spawnTarget(['responder', nats.url]);
+  const targets: Record<string, string[]> = {
+    'restbus-gateway': ['gateway', nats.url, api],
+    'framework-free forwarder': ['plain', nats.url],
+    'naive express forwarder': ['express', nats.url],
+  };
+  const results = new Map<string, LoadResult[]>();
+  const record = (name: string, connections: number, result: LoadResult): void => {
+    const key = `${name}|${connections}`;
+    results.set(key, [...(results.get(key) ?? []), result]);
+  };
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stderr.write(`round ${round}/${ROUNDS}\n`);
+      for (const [name, args] of Object.entries(targets)) {
+        const target = await spawnTarget(args);
+        await runWrk(`http://127.0.0.1:${target.port}/hello`, 16, 1); // warm-up (JIT, connections)
+        for (const connections of CONNECTIONS)
+          record(name, connections, await runWrk(`http://127.0.0.1:${target.port}/hello`, connections, SECONDS));
+        await stop(target);
+      }
+      for (const connections of CONNECTIONS) {
+        const raw = await spawnTarget(['raw', nats.url, String(connections), String(SECONDS)]);
+        record('raw NATS request/reply', connections, raw.result!);
+      }
+    }
+
+    const reference = (connections: number): LoadResult => summary('framework-free forwarder', connections);
+    const summary = (name: string, connections: number): LoadResult => {
+      const runs = results.get(`${name}|${connections}`) ?? [];
+      return {
+        requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+        p50: median(runs.map((r) => r.p50)),
+        p99: median(runs.map((r) => r.p99)),
+        requests: median(runs.map((r) => r.requests)),
+      };
+    };
+    const lines = [
+      `Medians of ${ROUNDS} rounds of ${SECONDS} s (wrk, 1 thread); ratios against the framework-free forwarder at the same connections.`,
+      '',
+      '| target | connections | requests/s | p50 ms | p99 ms | throughput ratio | p99 ratio |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+    ];
+    for (const connections of CONNECTIONS) {
+      for (const name of [...Object.keys(targets), 'raw NATS request/reply']) {
+        const s = summary(name, connections);
+        const ref = reference(connections);
+        lines.push(
+          `| ${name} | ${connections} | ${fmt(s.requestsPerSecond, 0)} | ${fmt(s.p50, 3)} | ${fmt(s.p99, 3)} | ${fmt(s.requestsPerSecond / ref.requestsPerSecond)}x | ${fmt(s.p99 / ref.p99)}x |`,
+        );
+      }
+    }
+
+    // Memory: 1,000 described endpoints, then at least 100k requests.
+    const bigApi = join(dir, 'big.json');
+    await writeBenchApi(bigApi, 1000);
+    const big = await spawnTarget(['gateway', nats.url, bigApi]);
+    let sent = 0;
+    while (sent < 100_000) sent += (await runWrk(`http://127.0.0.1:${big.port}/hello`, 64, 10)).requests;
+    const rss = await rssOf(big);
+    await stop(big);
+    lines.push(
+      '',
+      `Gateway RSS after ${sent} requests with 1,000 described endpoints: ${fmt(rss / 1024 / 1024, 1)} MB.`,
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    await stop(responder);
+    await nats.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,72 @@
+// Entry of the benchmark's child processes: `node target-main.js <kind> <natsUrl> [...]`. Each kind starts one
+// thing, reports over IPC, and answers { rss } requests. Only the benchmark runs this file.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createLogger } from '@restbus/infra';
+import { startGateway } from '../app/start-gateway';
+import { startExpressForwarder } from './express-forwarder';
+import { startHelloResponder } from './hello-responder';
+import { startPlainForwarder } from './plain-forwarder';
+import { measureRawNats } from './raw-nats';
+
+const [kind, natsUrl, ...rest] = process.argv.slice(2);
+const send = (message: unknown): void => {
+  process.send?.(message);
+};
+process.on('message', (message: { cmd?: string }) => {
+  if (message.cmd === 'rss') send({ rss: process.memoryUsage().rss });
+});
+
+async function start(): Promise<void> {
+  let server: Server | undefined;
+  switch (kind) {
+    case 'responder':
+      await startHelloResponder(natsUrl, rest[0] ?? 'easer.>');
+      send({ ready: true });
+      return;
+    case 'raw':
+      send({ result: await measureRawNats(natsUrl, 'easer.get_/hello', Number(rest[0]), Number(rest[1])) });
+      process.exit(0);
+      return;
+    case 'plain':
+      server = await startPlainForwarder(natsUrl, 'easer.get_/hello');
+      break;
+    case 'express':
+      server = await startExpressForwarder(natsUrl, 'easer.get_/hello', '/hello');
+      break;
+    case 'gateway': {
+      const logger = createLogger({ name: 'restbus-gateway', level: rest[1] ?? 'info' });
+      const gateway = await startGateway(
+        {
+          restApiPath: [rest[0]],
+          port: 0,
+          natsUri: natsUrl,
+          topicPrefix: 'easer',
+          useMessaging: true,
+          timeout: 2000,
+          basePath: '/',
+          bodyLimit: 512 * 1024,
+          logLevel: rest[1] ?? 'info',
+          validate: false,
+        },
+        logger,
+      );
+      // The link connects in the background; wait until a call can go through before reporting ready.
+      for (let i = 0; i < 100; i++) {
+        const response = await fetch(`http://127.0.0.1:${gateway.port}/-/ready`);
+        if (response.ok) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      server = gateway.server;
+      break;
+    }
+    default:
+      throw new Error(`unknown target ${kind}`);
+  }
+  send({ port: (server.address() as AddressInfo).port });
+}
+
+start().catch((err: unknown) => {
+  process.stderr.write(`${kind}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

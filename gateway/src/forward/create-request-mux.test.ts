@@ -1,0 +1,66 @@
+import { connect, headers, type NatsConnection } from 'nats';
+import { RestbusError } from '@restbus/infra';
+import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { createRequestMux } from './create-request-mux';
+
+let server: TestNatsServer;
+let nc: NatsConnection;
+let service: NatsConnection;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url });
+  service = await connect({ servers: server.url });
+  // Echoes the payload after the delay in milliseconds that the payload names.
+  service.subscribe('echo', {
+    callback: (_err, msg) => setTimeout(() => msg.respond(msg.data), Number(msg.string())),
+  });
+  await service.flush();
+});
+afterAll(async () => {
+  await nc?.close();
+  await service?.close();
+  await server?.dispose();
+});
+
+const text = (value: string): Uint8Array => new TextEncoder().encode(value);
+const codeOf = (promise: Promise<unknown>): Promise<string> =>
+  promise.then(
+    () => 'resolved',
+    (err: unknown) => (err instanceof RestbusError ? err.code : String(err)),
+  );
+
+describe('createRequestMux', () => {
+  it('pairs each reply with its request when many are in flight', async () => {
+    const mux = createRequestMux(nc);
+    const delays = Array.from({ length: 50 }, (_, i) => String((i * 7) % 30));
+    const replies = await Promise.all(delays.map((delay) => mux.request('echo', text(delay), headers(), 2000)));
+    expect(replies.map((reply) => reply.string())).toEqual(delays);
+    expect(mux.pending()).toBe(0);
+  });
+
+  it('rejects with NO_RESPONDER at once when nobody listens on the subject', async () => {
+    const mux = createRequestMux(nc);
+    const started = performance.now();
+    expect(await codeOf(mux.request('nobody.here', text('x'), headers(), 2000))).toBe('NO_RESPONDER');
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('rejects with UPSTREAM_TIMEOUT no earlier than the timeout, and ignores the late reply', async () => {
+    const mux = createRequestMux(nc);
+    const started = performance.now();
+    expect(await codeOf(mux.request('echo', text('300'), headers(), 100))).toBe('UPSTREAM_TIMEOUT');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(mux.pending()).toBe(0);
+  });
+
+  it('rejects what is in flight with NATS_UNAVAILABLE when the connection closes', async () => {
+    const own = await connect({ servers: server.url });
+    const mux = createRequestMux(own);
+    const pending = codeOf(mux.request('echo', text('500'), headers(), 2000));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await own.close();
+    expect(await pending).toBe('NATS_UNAVAILABLE');
+  });
+});
