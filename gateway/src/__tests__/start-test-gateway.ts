@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import pino from 'pino';
 import type { NatsLink } from '@restbus/infra';
 import { createForwarder } from '../forward/create-forwarder';
+import { answerClientError, refuseConnect } from '../http/answer-client-error';
 import { createGateway, type Gateway } from '../http/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -42,6 +43,8 @@ export async function startTestGateway(
     logger: pino({ level: 'silent' }),
   });
   const server = createServer(gateway.handle);
+  server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

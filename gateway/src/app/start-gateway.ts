@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createNatsLink, type Logger } from '@restbus/infra';
 import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
+import { answerClientError, refuseConnect } from '../http/answer-client-error';
 import { createGateway } from '../http/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import { loadApis } from '../openapi/load-api';
@@ -42,6 +43,8 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     logger,
   });
   const server = createServer(gateway.handle);
+  server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
   server.listen(config.port);
   try {
     await once(server, 'listening');

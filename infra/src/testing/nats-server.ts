@@ -57,7 +57,7 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
  * Starts a real nats-server (with JetStream, on a port it picks itself) for a test, in a fresh directory.
  * Fails with a clear message when nats-server is not installed: a missing server is never a skipped test.
  */
-export async function startNatsServer(): Promise<TestNatsServer> {
+export async function startNatsServer(options: { maxPayload?: number } = {}): Promise<TestNatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'restbus-nats-'));
   let port = -1;
   const writeConfig = async (): Promise<string> => {
@@ -65,7 +65,8 @@ export async function startNatsServer(): Promise<TestNatsServer> {
     const store = join(dir, 'jetstream');
     await writeFile(
       config,
-      `listen: "127.0.0.1:${port}"\nports_file_dir: "${dir}"\njetstream { store_dir: "${store}" }\n`,
+      `listen: "127.0.0.1:${port}"\nports_file_dir: "${dir}"\njetstream { store_dir: "${store}" }\n` +
+        (options.maxPayload ? `max_payload: ${options.maxPayload}\n` : ''),
     );
     return config;
   };

@@ -1,0 +1,120 @@
+import { connect, type NatsConnection } from 'nats';
+import pino from 'pino';
+import { createNatsLink, type NatsLink } from '@restbus/infra';
+import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
+
+const logger = pino({ level: 'silent' });
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('a responder that replies garbage', () => {
+  let server: TestNatsServer;
+  let link: NatsLink;
+  let service: NatsConnection;
+  let gateway: TestGateway;
+  let reply: Uint8Array | string = '';
+
+  beforeAll(async () => {
+    server = await startNatsServer({ maxPayload: 16 * 1024 * 1024 });
+    link = createNatsLink({ servers: server.url, name: 'garbage', logger });
+    await link.ready();
+    service = await connect({ servers: server.url });
+    service.subscribe('easer.get_/items', { callback: (_err, msg) => msg.respond(reply) });
+    await service.flush();
+    gateway = await startTestGateway([testEndpoint('get', '/items')], { link });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await link?.drain();
+    await service?.close();
+    await server?.dispose();
+  });
+
+  const tenMegabytes = 'z'.repeat(10 * 1024 * 1024);
+  it.each([
+    ['non-JSON text', 502, 'not json at all'],
+    ['a bare number', 502, '42'],
+    ['a JSON string', 502, '"text"'],
+    ['an empty payload', 502, ''],
+    ['invalid UTF-8', 502, new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])],
+    ['a status of the wrong type', 502, '{"status":"200"}'],
+    ['headers that are not an object', 502, '{"status":200,"headers":[1]}'],
+    ['a reply without status', 200, '{"body":{"ok":true}}'],
+    ['10 MB of junk', 502, tenMegabytes],
+    ['a 10 MB body', 200, JSON.stringify({ status: 200, body: tenMegabytes })],
+  ])('survives %s, answers %i and keeps serving', async (_what, status, payload) => {
+    reply = payload;
+    const response = await fetch(`${gateway.url}/items`);
+    expect(response.status).toBe(status);
+    const text = await response.text();
+    if (status === 502) expect(JSON.parse(text)).toMatchObject({ code: 'BAD_REPLY' });
+    reply = '{"status":200,"body":[]}';
+    expect((await fetch(`${gateway.url}/items`)).status).toBe(200);
+  });
+});
+
+describe('NATS going away under load', () => {
+  it('answers 503 while NATS is down, never fails, and serves 2xx again within 2 s of its return', async () => {
+    const server = await startNatsServer();
+    const link = createNatsLink({ servers: server.url, name: 'outage', logger });
+    await link.ready();
+    const service = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
+    service.subscribe('easer.get_/items', { callback: (_err, msg) => msg.respond('{"status":200,"body":[]}') });
+    await service.flush();
+    const gateway = await startTestGateway([testEndpoint('get', '/items')], { link, timeoutMs: 500 });
+    const results: Array<{ at: number; status: number }> = [];
+    const started = performance.now();
+    let stoppedAt = Infinity;
+    let restartedAt = Infinity;
+    try {
+      // 200 requests per second for 6 s; NATS is down from 1.5 s to 3.5 s.
+      const load = (async () => {
+        const calls: Array<Promise<void>> = [];
+        for (let i = 0; i < 1200; i++) {
+          const due = started + i * 5;
+          const wait = due - performance.now();
+          if (wait > 0) await sleep(wait);
+          calls.push(
+            fetch(`${gateway.url}/items`).then(
+              async (response) => {
+                await response.arrayBuffer();
+                results.push({ at: performance.now(), status: response.status });
+              },
+              () => {
+                results.push({ at: performance.now(), status: 0 });
+              },
+            ),
+          );
+        }
+        await Promise.all(calls);
+      })();
+      await sleep(1500);
+      stoppedAt = performance.now();
+      await server.stop();
+      await sleep(2000);
+      await server.start();
+      restartedAt = performance.now();
+      await load;
+
+      expect(results).toHaveLength(1200);
+      expect(results.filter((r) => r.status === 0)).toEqual([]); // every call got an HTTP answer
+      expect(new Set(results.map((r) => r.status))).toEqual(
+        new Set([200, 503, ...(results.some((r) => r.status === 504) ? [504] : [])]),
+      );
+      const whileDown = results.filter((r) => r.at > stoppedAt + 500 && r.at < restartedAt);
+      expect(whileDown.length).toBeGreaterThan(100);
+      expect(whileDown.every((r) => r.status === 503)).toBe(true);
+      const firstSuccess = results.find((r) => r.at > restartedAt && r.status === 200);
+      expect(firstSuccess).toBeDefined();
+      expect(firstSuccess!.at - restartedAt).toBeLessThan(2000);
+      const lastSecond = results.filter((r) => r.at > performance.now() - 1000);
+      expect(lastSecond.every((r) => r.status === 200)).toBe(true);
+      expect((await fetch(`${gateway.url}/-/health`)).status).toBe(200);
+    } finally {
+      await gateway.close();
+      await link.drain();
+      await service.close();
+      await server.dispose();
+    }
+  }, 30_000);
+});
