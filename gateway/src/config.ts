@@ -20,8 +20,8 @@ export interface GatewayConfig {
   validate: boolean;
 }
 
-/** NATS refuses payloads over its max_payload (1 MiB by default); the body limit must leave room for the envelope. */
-export const MAX_BODY_LIMIT = 768 * 1024;
+/** The largest body limit accepted; the gateway also stays below the server's max_payload (see start-gateway). */
+export const MAX_BODY_LIMIT = 64 * 1024 * 1024;
 
 export const gatewayProgram: ProgramSpec = {
   name: 'restbus-gateway',
@@ -70,8 +70,8 @@ export const gatewayProgram: ProgramSpec = {
       key: 'bodyLimit',
       flags: '--bodyLimit <bytes>',
       env: 'GATEWAY_BODY_LIMIT',
-      description: 'largest request body accepted (413 above)',
-      schema: { type: 'integer', minimum: 0, maximum: MAX_BODY_LIMIT, default: 512 * 1024 },
+      description: 'largest request body accepted (413 above); lowered to stay below the NATS max_payload',
+      schema: { type: 'integer', minimum: 0, maximum: MAX_BODY_LIMIT, default: 1024 * 1024 },
     },
     logLevelSetting,
     {

@@ -79,6 +79,16 @@ describe('startGateway', () => {
     expect((await fetch(`${base}/systems`)).status).toBe(501);
   });
 
+  it('keeps the body limit below the NATS max_payload (1 MB on the test server)', async () => {
+    running = await startGateway(config({ bodyLimit: 1024 * 1024 }), logger);
+    const url = `http://127.0.0.1:${running.port}/persons/luke`;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the link connects in the background
+    const put = (size: number) =>
+      fetch(url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(size) });
+    expect((await put(1000 * 1000)).status).toBe(413);
+    expect((await put(900 * 1000)).status).toBe(503); // forwarded; no service listens
+  });
+
   it('refuses to start on a port that is taken, releasing what it opened', async () => {
     running = await startGateway(config({ useMessaging: false }), logger);
     await expect(startGateway(config({ port: running.port }), logger)).rejects.toThrow(/EADDRINUSE/);

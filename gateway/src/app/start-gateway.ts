@@ -10,6 +10,9 @@ import { createMetrics } from '../observability/create-metrics';
 import { loadApis } from '../openapi/load-api';
 import { createRequestValidator } from '../validation/create-request-validator';
 
+/** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
+const ENVELOPE_ROOM = 64 * 1024;
+
 export interface RunningGateway {
   readonly server: Server;
   readonly port: number;
@@ -53,6 +56,21 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     throw err;
   }
   const port = (server.address() as AddressInfo).port;
+  // A request message must fit in one NATS message: keep the body limit below the server's max_payload, with
+  // room for the envelope (headers, endpoint descriptor).
+  link?.ready().then(
+    (nc) => {
+      const room = nc.info ? nc.info.max_payload - ENVELOPE_ROOM : Infinity;
+      if (config.bodyLimit > room) {
+        gateway.setBodyLimit(Math.max(0, room));
+        logger.warn(
+          { bodyLimit: config.bodyLimit, maxPayload: nc.info?.max_payload, effective: room },
+          'body limit lowered below the NATS max_payload',
+        );
+      }
+    },
+    () => undefined,
+  );
   logger.info(
     { port, endpoints: endpoints.length, forwarding: config.useMessaging, files: config.restApiPath },
     'gateway listening',

@@ -41,6 +41,9 @@ export interface Gateway {
   beginShutdown(): void;
   /** Requests being served. */
   inFlight(): number;
+  /** Lowers or raises the largest body accepted. */
+  setBodyLimit(bytes: number): void;
+  bodyLimit(): number;
 }
 
 /** Upstream's exact 501 body, kept byte for byte so that easer users see no difference. */
@@ -54,7 +57,8 @@ export const NOT_IMPLEMENTED_BODY = JSON.stringify({
  * Express app, where per-request cost does not matter.
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  const { forward, metrics, bodyLimit } = options;
+  const { forward, metrics } = options;
+  let bodyLimit = options.bodyLimit;
   const logger = options.logger.child({ component: 'http' });
   const cors: CorsPolicy | undefined = options.corsOrigins?.length ? createCorsPolicy(options.corsOrigins) : undefined;
   let table: RouteTable = createRouteTable(options.endpoints, options);
@@ -222,5 +226,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       shuttingDown = true;
     },
     inFlight: () => inFlight,
+    setBodyLimit(bytes) {
+      bodyLimit = bytes;
+    },
+    bodyLimit: () => bodyLimit,
   };
 }
