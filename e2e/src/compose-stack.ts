@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 
@@ -9,6 +10,10 @@ export const E2E_TAG = 'e2e';
 export interface ComposeStack {
   /** `http://<host>:<port>` of the gateway, on a host port Docker picked. */
   gatewayUrl: string;
+  /** `nats://<host>:<port>` of the stack's NATS server. */
+  natsUrl: string;
+  /** Stops (and removes) one service's container, e.g. to see what the gateway answers without it. */
+  stopService(service: string): Promise<void>;
   projectName: string;
   /** Stops and removes the containers, the network and the volumes. */
   down(): Promise<void>;
@@ -41,15 +46,36 @@ function isStandaloneCompose(): boolean {
   throw new Error('Neither `docker compose` (v2) nor `docker-compose` (v1) is installed.');
 }
 
+/**
+ * On a machine prepared for offline builds (its `.env` was written by infra/scripts/prepare-docker.sh), runs the
+ * script again first: it does nothing in half a second, or re-seeds the npm cache image after a lockfile change,
+ * which `npm ci` inside the image build would otherwise fail on.
+ */
+function refreshOfflineImages(): void {
+  const envFile = resolve(REPO_ROOT, '.env');
+  if (!existsSync(envFile) || !readFileSync(envFile, 'utf8').startsWith('# written by infra/scripts/prepare-docker.sh'))
+    return;
+  try {
+    execFileSync('bash', [resolve(REPO_ROOT, 'infra/scripts/prepare-docker.sh')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 300_000,
+    });
+  } catch (err) {
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
+    throw new Error(`infra/scripts/prepare-docker.sh failed, so the images cannot be built offline:\n${stderr}`);
+  }
+}
+
 /** Builds and starts the repository's docker-compose.yml under a fresh project name and waits until it is healthy. */
 export async function startComposeStack(): Promise<ComposeStack> {
   assertDockerAvailable();
+  refreshOfflineImages();
   const standalone = isStandaloneCompose();
   const projectName = `restbuse2e${Date.now().toString(36)}`;
-  const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(
-    REPO_ROOT,
+  const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(REPO_ROOT, [
     'docker-compose.yml',
-  )
+    'e2e/docker-compose.e2e.yml',
+  ])
     .withProjectName(projectName)
     .withBuild()
     .withEnvironment({ GATEWAY_HOST_PORT: '', RESTBUS_TAG: E2E_TAG })
@@ -57,9 +83,16 @@ export async function startComposeStack(): Promise<ComposeStack> {
     .withDefaultWaitStrategy(Wait.forHealthCheck())
     .withStartupTimeout(180_000)
     .up();
-  const gateway = environment.getContainer(standalone ? `${projectName}_gateway_1` : 'gateway-1');
+  const container = (service: string) =>
+    environment.getContainer(standalone ? `${projectName}_${service}_1` : `${service}-1`);
+  const gateway = container('gateway');
+  const nats = container('nats');
   return {
     gatewayUrl: `http://${gateway.getHost()}:${gateway.getMappedPort(3007)}`,
+    natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
+    stopService: async (service) => {
+      await container(service).stop();
+    },
     projectName,
     down: async () => {
       await environment.down({ removeVolumes: true, timeout: 10_000 });
