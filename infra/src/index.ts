@@ -39,3 +39,20 @@ export type {
   ResponseDesc,
   ResponseMessage,
 } from './wire/types';
+export { adaptHandler } from './executive/adapt-handler';
+export type { Callback, Handler } from './executive/adapt-handler';
+export { createExecutive } from './executive/create-executive';
+export type {
+  Executive,
+  ExecutiveOptions,
+  ServiceConfig,
+  ServiceContext,
+  Shutdown,
+  Startup,
+} from './executive/create-executive';
+export { runExecutive } from './executive/run-executive';
+export { createMemoryCollection } from './store/collection';
+export type { Collection } from './store/collection';
+export { openKvCollection } from './store/kv-collection';
+export { openStore, storeSetting } from './store/open-store';
+export type { StoreKind } from './store/open-store';

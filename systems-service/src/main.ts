@@ -1,12 +1,11 @@
 #!/usr/bin/env node
-// Placeholder until the systems API (getSystems, postSystems, deleteSystems) is built (issue #4): it says so and fails, rather than pretend to serve.
-import { readPackageVersion } from '@restbus/infra';
+import { readPackageVersion, runExecutive, storeSetting } from '@restbus/infra';
+import { registerSystems, type SystemsServiceSettings } from './systems/register-systems';
 
-if (process.argv.includes('--version') || process.argv.includes('-V')) {
-  process.stdout.write(`${readPackageVersion(__dirname)}\n`);
-} else {
-  process.stderr.write(
-    'systems-service: the systems API (getSystems, postSystems, deleteSystems) is not implemented yet (issue #4); nothing is served.\n',
-  );
-  process.exitCode = 1;
-}
+runExecutive<SystemsServiceSettings>({
+  name: 'systems-service',
+  version: readPackageVersion(__dirname),
+  description: 'The systems API: getSystems, postSystems, deleteSystems and getSystem over NATS',
+  settings: [storeSetting],
+  startups: [registerSystems],
+});

@@ -1,6 +1,7 @@
 import type { NatsConnection, Service, ServiceMsg } from 'nats';
 import type { Logger } from 'pino';
 import { isRestbusError, RestbusError } from '../errors/restbus-error';
+import { findEndpointStats, type EndpointStats } from './endpoint-stats';
 import { decodeRequestMessage, encodeMessage, isResponseMessage } from '../wire/codec';
 import { createResponseHeaders } from '../wire/headers';
 import { assertSafeTopic, toTopic } from '../wire/topic';
@@ -38,6 +39,8 @@ export interface ResponderOptions {
 export interface Responder {
   /** The subjects subscribed, one per route, in the order of the routes. */
   readonly subjects: readonly string[];
+  /** This instance's id in the NATS services API. */
+  readonly id: string;
   /** Stops taking requests, lets those in flight reply, then resolves. */
   stop(): Promise<void>;
 }
@@ -76,6 +79,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     assertSafeTopic(subject);
     subjects.push(subject);
     const routeLogger = logger.child({ subject });
+    let stats: EndpointStats | undefined;
     service.addEndpoint(endpointName(route, names), {
       subject,
       handler: (err, msg) => {
@@ -83,13 +87,23 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
           routeLogger.error({ err }, 'subscription failed');
           return;
         }
-        const work = answer(route, msg, routeLogger).finally(() => inFlight.delete(work));
+        const started = performance.now();
+        stats ??= findEndpointStats(service, subject);
+        const work = answer(route, msg, routeLogger, stats).finally(() => {
+          stats?.addProcessingTime(performance.now() - started);
+          inFlight.delete(work);
+        });
         inFlight.add(work);
       },
     });
   }
 
-  async function answer(route: Route, msg: ServiceMsg, routeLogger: Logger): Promise<void> {
+  async function answer(
+    route: Route,
+    msg: ServiceMsg,
+    routeLogger: Logger,
+    stats: EndpointStats | undefined,
+  ): Promise<void> {
     let reply: ResponseMessage;
     let failure: { status: number; description: string } | undefined;
     try {
@@ -110,6 +124,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
         reply = errorReply(500, 'HANDLER_FAILED', 'the service failed to handle the request');
       }
       failure = { status: reply.status ?? 500, description: (reply.body as { error: string }).error };
+      stats?.countError(new Error(failure.description));
     }
     if (!msg.reply) return; // a publish without a reply inbox has nobody to answer
     const data = encodeMessage(reply);
@@ -122,8 +137,12 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     }
   }
 
+  // Subscriptions are sent to the server asynchronously; once flushed, a request cannot meet "no responders".
+  await options.nc.flush();
+
   return {
     subjects,
+    id: service.info().id,
     async stop() {
       await service.stop();
       await Promise.allSettled([...inFlight]);

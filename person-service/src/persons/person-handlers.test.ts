@@ -1,29 +1,17 @@
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
-import { encodeMessage, startResponder, type Responder, type ResponseMessage } from '@restbus/infra';
+import { createExecutive, encodeMessage, storeSetting, type Executive, type ResponseMessage } from '@restbus/infra';
 import { createRequestMessage, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
-import { createPersonRoutes } from './person-routes';
-import { createMemoryPersonStore } from './person-store';
+import { registerPersons, type PersonServiceSettings } from './register-persons';
 
 let server: TestNatsServer;
 let nc: NatsConnection;
-let responder: Responder;
+let service: Executive<PersonServiceSettings>;
 
 beforeAll(async () => {
   server = await startNatsServer();
   nc = await connect({ servers: server.url });
 });
-beforeEach(async () => {
-  responder = await startResponder({
-    nc,
-    logger: pino({ level: 'silent' }),
-    name: 'person-service',
-    version: '0.0.0',
-    topicPrefix: 'easer',
-    routes: createPersonRoutes(createMemoryPersonStore()),
-  });
-});
-afterEach(() => responder.stop());
 afterAll(async () => {
   await nc?.close();
   await server?.dispose();
@@ -51,7 +39,23 @@ async function call(
 const put = (id: string, person: unknown) =>
   call('put', '/persons/{personId}', { id, body: JSON.stringify(person), headers: JSON_TYPE });
 
-describe('the person API', () => {
+describe.each(['memory', 'jetstream'])('the person API on the %s store', (store) => {
+  beforeEach(async () => {
+    service = createExecutive<PersonServiceSettings>({
+      name: 'person-service',
+      version: '0.0.0',
+      description: 'test',
+      settings: [storeSetting],
+      startups: [registerPersons],
+      argv: ['-n', server.url, '--store', store],
+      env: {},
+      logger: pino({ level: 'silent' }),
+    });
+    await service.start();
+    await call('delete', '/persons');
+  });
+  afterEach(() => service.stop());
+
   it('lists no persons as an empty array', async () => {
     expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
   });

@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import { RestbusError } from '../errors/restbus-error';
+import type { RouteHandler } from '../nats/start-responder';
+import type { RequestMessage, ResponseMessage } from '../wire/types';
+
+/** Upstream's error-first callback: `cb(null, {status, headers, body})`, also for HTTP-level errors. */
+export type Callback = (err: unknown, response?: ResponseMessage) => void;
+
+/**
+ * A handler in the upstream style, `(data, cb)` with `data` the whole request message. Returning a promise of a
+ * response works as well.
+ */
+export type Handler = (data: RequestMessage, cb: Callback) => void | Promise<ResponseMessage | void>;
+
+/**
+ * Turns a callback handler into a responder route: `cb(err)`, a throw, a rejection or no answer before the
+ * deadline become a failure (the responder answers 500); a second `cb` is ignored and logged.
+ */
+export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logger): RouteHandler {
+  return (data) =>
+    new Promise<ResponseMessage>((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        reject(new RestbusError('HANDLER_FAILED', `the handler did not call back within ${deadlineMs} ms`));
+      }, deadlineMs);
+      const cb: Callback = (err, response) => {
+        if (settled) {
+          logger.warn({ topic: data.topic }, 'the handler called back again (or after its deadline); ignored');
+          return;
+        }
+        settled = true;
+        clearTimeout(timer);
+        if (err !== null && err !== undefined) reject(err instanceof Error ? err : new Error(String(err)));
+        else resolve(response as ResponseMessage);
+      };
+      try {
+        const result = handler(data, cb);
+        if (result && typeof (result as Promise<unknown>).then === 'function') {
+          (result as Promise<ResponseMessage | void>).then(
+            (response) => {
+              if (response !== undefined) cb(null, response);
+            },
+            (err: unknown) => cb(err ?? new Error('the handler rejected')),
+          );
+        }
+      } catch (err) {
+        cb(err ?? new Error('the handler threw'));
+      }
+    });
+}

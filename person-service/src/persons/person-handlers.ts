@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, RequestMessage, ResponseMessage } from '@restbus/infra';
+import { parseNewPerson, parsePerson, type Person } from './person';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): ResponseMessage {
+  return { status, headers: { ...JSON_HEADERS, ...headers }, body };
+}
+
+const error = (status: number, message: string): ResponseMessage => json(status, { error: message });
+const notFound = (id: string): ResponseMessage => error(404, `no person has the id "${id}"`);
+
+type PersonHandler = (data: RequestMessage) => Promise<ResponseMessage>;
+
+/**
+ * The person API, one handler per operation of person-api.yml. Each answers every outcome, HTTP errors included,
+ * as an ordinary response; only a broken store makes one fail (the executive answers that 500).
+ */
+export function createPersonHandlers(persons: Collection<Person>): Record<string, PersonHandler> {
+  return {
+    async listPersons() {
+      return json(200, await persons.list());
+    },
+
+    async createPerson({ request }) {
+      const parsed = parseNewPerson(request.headers['content-type'], request.body);
+      if (!parsed.ok) return error(400, parsed.error);
+      const person = { id: randomUUID(), ...parsed.value };
+      await persons.put(person.id, person);
+      return json(201, person, { location: `/persons/${encodeURIComponent(person.id)}` });
+    },
+
+    async deleteAllPersons() {
+      await persons.clear();
+      return { status: 204 };
+    },
+
+    async getPerson({ request }) {
+      const id = request.parameters.uri.personId;
+      const person = await persons.get(id);
+      return person ? json(200, person) : notFound(id);
+    },
+
+    async putPerson({ request }) {
+      const parsed = parsePerson(request.headers['content-type'], request.body);
+      if (!parsed.ok) return error(400, parsed.error);
+      const personId = request.parameters.uri.personId;
+      if (parsed.value.id !== personId) {
+        return error(
+          400,
+          `the id in the body ("${parsed.value.id}") differs from the path parameter personId ("${personId}")`,
+        );
+      }
+      await persons.put(personId, parsed.value);
+      return json(200, parsed.value);
+    },
+
+    async deletePerson({ request }) {
+      const id = request.parameters.uri.personId;
+      return (await persons.remove(id)) ? { status: 204 } : notFound(id);
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { openStore, type ServiceContext, type StoreKind } from '@restbus/infra';
+import type { Person } from './person';
+import { createPersonHandlers } from './person-handlers';
+
+export interface PersonServiceSettings {
+  store: StoreKind;
+}
+
+/** Startup function: opens the persons bucket and registers a handler per operation of person-api.yml. */
+export async function registerPersons(context: ServiceContext<PersonServiceSettings>): Promise<void> {
+  const persons = await openStore<Person>(context.config.store, context.nc, 'persons');
+  const handlers = createPersonHandlers(persons);
+  context.register({ method: 'get', uri: '/persons' }, handlers.listPersons);
+  context.register({ method: 'post', uri: '/persons' }, handlers.createPerson);
+  context.register({ method: 'delete', uri: '/persons' }, handlers.deleteAllPersons);
+  context.register({ method: 'get', uri: '/persons/{personId}' }, handlers.getPerson);
+  context.register({ method: 'put', uri: '/persons/{personId}' }, handlers.putPerson);
+  context.register({ method: 'delete', uri: '/persons/{personId}' }, handlers.deletePerson);
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type { Callback, Collection, RequestMessage, ResponseMessage } from '@restbus/infra';
+import { parseNewSystem, type System } from './system';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): ResponseMessage {
+  return { status, headers: { ...JSON_HEADERS, ...headers }, body };
+}
+
+const locationOf = (id: string): string => `/systems/${encodeURIComponent(id)}`;
+
+type SystemsHandler = (data: RequestMessage, cb: Callback) => void;
+
+/**
+ * The systems handlers in the upstream style: `(data, cb)` with the whole request message, always answering
+ * `cb(null, {status, headers, body})`, HTTP errors included. `cb(err)` is left for a broken store.
+ */
+export function createSystemsHandlers(
+  systems: Collection<System>,
+): Record<'getSystems' | 'postSystems' | 'deleteSystems' | 'getSystem', SystemsHandler> {
+  return {
+    getSystems(_data, cb) {
+      systems.list().then((list) => cb(null, json(200, list)), cb);
+    },
+
+    postSystems({ request }, cb) {
+      const parsed = parseNewSystem(request.headers['content-type'], request.body);
+      if (!parsed.ok) {
+        cb(null, json(400, { error: parsed.error }));
+        return;
+      }
+      const system: System = { ...parsed.value, id: parsed.value.id ?? randomUUID() };
+      systems.create(system.id, system).then((created) => {
+        if (created) cb(null, json(201, system, { location: locationOf(system.id) }));
+        else
+          cb(
+            null,
+            json(
+              409,
+              { error: `a system with the id "${system.id}" already exists` },
+              { location: locationOf(system.id) },
+            ),
+          );
+      }, cb);
+    },
+
+    deleteSystems(_data, cb) {
+      systems.clear().then(() => cb(null, { status: 204, headers: {} }), cb);
+    },
+
+    getSystem({ request }, cb) {
+      const id = request.parameters.uri.systemId;
+      systems
+        .get(id)
+        .then(
+          (system) => cb(null, system ? json(200, system) : json(404, { error: `no system has the id "${id}"` })),
+          cb,
+        );
+    },
+  };
+}
