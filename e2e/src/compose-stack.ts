@@ -10,10 +10,12 @@ export const E2E_TAG = 'e2e';
 export interface ComposeStack {
   /** `http://<host>:<port>` of the gateway, on a host port Docker picked. */
   gatewayUrl: string;
-  /** `nats://<host>:<port>` of the stack's NATS server. */
-  natsUrl: string;
+  /** `nats://<host>:<port>` of the stack's NATS server (a restart gives it a new host port). */
+  natsUrl(): string;
   /** Stops (and removes) one service's container, e.g. to see what the gateway answers without it. */
   stopService(service: string): Promise<void>;
+  /** Restarts one service's container (its volumes stay). */
+  restartService(service: string): Promise<void>;
   projectName: string;
   /** Stops and removes the containers, the network and the volumes. */
   down(): Promise<void>;
@@ -89,9 +91,12 @@ export async function startComposeStack(): Promise<ComposeStack> {
   const nats = container('nats');
   return {
     gatewayUrl: `http://${gateway.getHost()}:${gateway.getMappedPort(3007)}`,
-    natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
+    natsUrl: () => `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
     stopService: async (service) => {
       await container(service).stop();
+    },
+    restartService: async (service) => {
+      await container(service).restart();
     },
     projectName,
     down: async () => {

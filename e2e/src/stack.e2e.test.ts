@@ -8,7 +8,7 @@ jest.setTimeout(300_000);
 const luke = { id: 'luke', familyName: 'Skywalker', givenName: 'Luke' };
 
 // One stack for the whole file: the tests run in order, and the failure cases at the end take services away.
-describe('the compose stack: gateway -> NATS -> person-service', () => {
+describe('the compose stack: gateway -> NATS -> person-service x2 and systems-service', () => {
   let stack: ComposeStack | undefined;
   let nc: NatsConnection | undefined;
   const url = (path: string): string => `${stack!.gatewayUrl}${path}`;
@@ -24,7 +24,20 @@ describe('the compose stack: gateway -> NATS -> person-service', () => {
     await stack?.down();
   });
 
-  describe('the person flow', () => {
+  const send = (method: string, path: string, body?: unknown) =>
+    fetch(url(path), {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  describe('the person flow (two person-service replicas)', () => {
+    const persons = [
+      luke,
+      { id: 'leia', familyName: 'Organa', givenName: 'Leia' },
+      { id: 'han', familyName: 'Solo', givenName: 'Han' },
+    ];
+
     it('answers GET /persons with 200 and an empty array on a fresh stack', async () => {
       const response = await fetch(url('/persons'));
       expect(response.status).toBe(200);
@@ -32,28 +45,140 @@ describe('the compose stack: gateway -> NATS -> person-service', () => {
       expect(await response.json()).toEqual([]);
     });
 
-    it('stores a person with PUT /persons/{personId} and returns it', async () => {
-      const response = await fetch(url('/persons/luke'), {
-        method: 'PUT',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(luke),
-      });
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual(luke);
+    it('deletes all persons with 204', async () => {
+      const response = await send('DELETE', '/persons');
+      expect(response.status).toBe(204);
+      expect(await response.text()).toBe('');
     });
 
-    it('lists the person stored by the PUT', async () => {
-      expect(await (await fetch(url('/persons'))).json()).toEqual([luke]);
+    it('stores three persons with PUT and returns each', async () => {
+      for (const person of persons) {
+        const response = await send('PUT', `/persons/${person.id}`, person);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual(person);
+      }
+    });
+
+    it('lists the three in insertion order, whichever replica answers', async () => {
+      for (let i = 0; i < 4; i++) expect(await (await fetch(url('/persons'))).json()).toEqual(persons);
+    });
+
+    it('gets one person', async () => {
+      expect(await (await fetch(url('/persons/leia'))).json()).toEqual(persons[1]);
+    });
+
+    it('updates a person in place', async () => {
+      const older = { ...luke, givenName: 'Luke (older)' };
+      expect((await send('PUT', '/persons/luke', older)).status).toBe(200);
+      expect(await (await fetch(url('/persons'))).json()).toEqual([older, persons[1], persons[2]]);
+    });
+
+    it('deletes one person, then answers 404 for it', async () => {
+      expect((await send('DELETE', '/persons/han')).status).toBe(204);
+      const missing = await fetch(url('/persons/han'));
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toEqual({ error: 'no person has the id "han"' });
+      expect((await (await fetch(url('/persons'))).json()).map((p: { id: string }) => p.id)).toEqual(['luke', 'leia']);
     });
 
     it('answers an invalid PUT body with 400 and a JSON error through the whole path', async () => {
-      const response = await fetch(url('/persons/luke'), {
-        method: 'PUT',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{not json',
-      });
+      const response = await send('PUT', '/persons/luke', '{not json');
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({ error: 'the body is not valid JSON' });
+    });
+  });
+
+  describe('the systems flow', () => {
+    const backyard = { id: '2adce0f1-397f-4923-bdf2-16334a76c29f', name: 'backyard' };
+
+    it('lists no systems at first', async () => {
+      expect(await (await fetch(url('/systems'))).json()).toEqual([]);
+    });
+
+    it('creates a system without id, with a generated UUID and a Location', async () => {
+      const response = await send('POST', '/systems', { name: 'hedgehog-garden' });
+      expect(response.status).toBe(201);
+      const created = (await response.json()) as { id: string; name: string };
+      expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'hedgehog-garden' });
+      expect(response.headers.get('location')).toBe(`/systems/${created.id}`);
+    });
+
+    it('creates a system with the given id', async () => {
+      const response = await send('POST', '/systems', backyard);
+      expect(response.status).toBe(201);
+      expect(await response.json()).toEqual(backyard);
+    });
+
+    it('answers a duplicate id with 409 and the Location of the existing system', async () => {
+      const response = await send('POST', '/systems', backyard);
+      expect(response.status).toBe(409);
+      expect(response.headers.get('location')).toBe(`/systems/${backyard.id}`);
+      expect(await response.json()).toMatchObject({ error: expect.any(String) });
+    });
+
+    it('deletes all systems with 204, after which none are listed', async () => {
+      const response = await send('DELETE', '/systems');
+      expect(response.status).toBe(204);
+      expect(await response.text()).toBe('');
+      expect(await (await fetch(url('/systems'))).json()).toEqual([]);
+    });
+  });
+
+  describe('durability', () => {
+    const until = async (check: () => Promise<boolean>, ms: number): Promise<void> => {
+      const deadline = Date.now() + ms;
+      while (!(await check().catch(() => false))) {
+        if (Date.now() > deadline) throw new Error(`not so within ${ms} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
+    const listIds = async (): Promise<string[]> => {
+      const response = await fetch(url('/persons'));
+      if (response.status !== 200) throw new Error(`status ${response.status}`);
+      return ((await response.json()) as Array<{ id: string }>).map((person) => person.id);
+    };
+
+    it('keeps the persons across a restart of both person-service containers', async () => {
+      await stack!.restartService('person-service-1');
+      await stack!.restartService('person-service-2');
+      await until(async () => JSON.stringify(await listIds()) === '["luke","leia"]', 30_000);
+    });
+
+    it('keeps the persons across a restart of the nats container', async () => {
+      await stack!.restartService('nats');
+      await until(async () => JSON.stringify(await listIds()) === '["luke","leia"]', 60_000);
+    });
+  });
+
+  describe('failover', () => {
+    it('loses no request when one of the two person-service replicas stops under load', async () => {
+      const statuses: number[] = [];
+      const started = Date.now();
+      const calls: Array<Promise<void>> = [];
+      let stopping: Promise<void> | undefined;
+      // About 100 requests per second for 5 s; replica 2 gets SIGTERM after 1.5 s and drains.
+      for (let i = 0; i < 500; i++) {
+        const wait = started + i * 10 - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (i === 150) stopping = stack!.stopService('person-service-2');
+        calls.push(
+          fetch(url('/persons')).then(
+            async (response) => {
+              await response.arrayBuffer();
+              statuses.push(response.status);
+            },
+            () => {
+              statuses.push(0);
+            },
+          ),
+        );
+      }
+      await Promise.all(calls);
+      await stopping;
+      const lost = statuses.filter((status) => status !== 200).length;
+      process.stdout.write(`e2e: failover: ${statuses.length} requests, ${lost} lost while replica 2 stopped\n`);
+      expect(statuses).toHaveLength(500);
+      expect(lost).toBe(0);
     });
   });
 
@@ -71,15 +196,15 @@ describe('the compose stack: gateway -> NATS -> person-service', () => {
       expect(await response.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
     });
 
-    it('answers 503 NO_RESPONDER once the person-service container is gone', async () => {
-      await stack!.stopService('person-service');
+    it('answers 503 NO_RESPONDER once the person-service containers are gone', async () => {
+      await stack!.stopService('person-service-1'); // replica 2 stopped in the failover test
       const response = await fetch(url('/persons'));
       expect(response.status).toBe(503);
       expect(await response.json()).toMatchObject({ code: 'NO_RESPONDER' });
     });
 
     it('answers 504 UPSTREAM_TIMEOUT when a service takes the request and never replies', async () => {
-      nc = await connect({ servers: stack!.natsUrl });
+      nc = await connect({ servers: stack!.natsUrl() });
       nc.subscribe('easer.get_/persons', { callback: () => undefined });
       await nc.flush();
       const started = Date.now();

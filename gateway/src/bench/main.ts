@@ -3,9 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startNatsServer } from '@restbus/infra/testing';
-import { median, type LoadResult } from './load-result';
-import { runWrk } from './run-wrk';
+import { median, runWrk, startNatsServer, type LoadResult } from '@restbus/infra/testing';
 import { writeBenchApi } from './write-bench-api';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

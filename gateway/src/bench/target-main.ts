@@ -3,11 +3,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createLogger } from '@restbus/infra';
+import { measureRawNats, startHelloResponder } from '@restbus/infra/testing';
 import { startGateway } from '../app/start-gateway';
 import { startExpressForwarder } from './express-forwarder';
-import { startHelloResponder } from './hello-responder';
 import { startPlainForwarder } from './plain-forwarder';
-import { measureRawNats } from './raw-nats';
 
 const [kind, natsUrl, ...rest] = process.argv.slice(2);
 const send = (message: unknown): void => {

@@ -69,6 +69,26 @@ describe('loadConfig', () => {
     expect(() => load([], { DEMO_PORT: 'abc' })).toThrow(RestbusError);
   });
 
+  it('collects a repeated list flag, and takes a single value from the environment as a one-item list', () => {
+    const withList: ProgramSpec = {
+      ...spec,
+      settings: [
+        {
+          key: 'files',
+          flags: '-r, --files <path...>',
+          env: 'DEMO_FILES',
+          description: 'files',
+          schema: { type: 'array', items: { type: 'string' } },
+        },
+      ],
+    };
+    const loadList = (argv: string[], env: Record<string, string> = {}) =>
+      loadConfig<{ files: string[] }>(withList, { argv, env, output: silent });
+    expect(loadList(['-r', 'a.yml', '-r', 'b.yml']).files).toEqual(['a.yml', 'b.yml']);
+    expect(loadList(['-r', 'a.yml', 'b.yml']).files).toEqual(['a.yml', 'b.yml']);
+    expect(loadList([], { DEMO_FILES: 'c.yml' }).files).toEqual(['c.yml']);
+  });
+
   it('names a required setting that is missing', () => {
     const withRequired: ProgramSpec = {
       ...spec,

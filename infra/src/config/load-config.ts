@@ -62,7 +62,7 @@ function createCommand(spec: ProgramSpec, options: LoadConfigOptions): Command {
       defaultValue === undefined ? undefined : `default ${JSON.stringify(defaultValue)}`,
     ].filter(Boolean);
     const description = suffix.length ? `${setting.description} (${suffix.join(', ')})` : setting.description;
-    command.addOption(new Option(setting.flags, description).argParser((value: string) => value));
+    command.addOption(new Option(setting.flags, description));
   }
   return command;
 }

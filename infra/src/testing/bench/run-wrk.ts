@@ -10,12 +10,11 @@ function toMs(value: string, unit: string): number {
 }
 
 /** Loads `url` with wrk (closed loop, keep-alive) and reads throughput and the latency percentiles it prints. */
-export async function runWrk(url: string, connections: number, seconds: number): Promise<LoadResult> {
+export async function runWrk(url: string, connections: number, seconds: number, script?: string): Promise<LoadResult> {
   let stdout: string;
   try {
-    ({ stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], {
-      timeout: (seconds + 30) * 1000,
-    }));
+    const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...(script ? ['-s', script] : []), url];
+    ({ stdout } = await run('wrk', args, { timeout: (seconds + 30) * 1000 }));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       throw new Error('wrk is not installed (Debian: apt-get install wrk)');
