@@ -12,6 +12,8 @@ export interface Collection<T> {
   /** Resolves false when there was no such value. */
   remove(id: string): Promise<boolean>;
   clear(): Promise<void>;
+  /** Lets go of what the collection holds open (a watch); the data stays. */
+  close(): Promise<void>;
 }
 
 /** Keeps values in process memory: for tests, and for running a service without JetStream. */
@@ -34,5 +36,6 @@ export function createMemoryCollection<T>(): Collection<T> {
     },
     remove: async (id) => values.delete(id),
     clear: async () => values.clear(),
+    close: async () => undefined,
   };
 }

@@ -72,7 +72,16 @@ async function main(): Promise<void> {
     const putScript = join(dir, 'put.lua');
     await writeFile(
       putScript,
-      `wrk.method = "PUT"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '{"id":"p7","familyName":"Bench","givenName":"Put"}'\n`,
+      // Each request replaces one of the 100 stored persons, picked at random.
+      [
+        'wrk.method = "PUT"',
+        'wrk.headers["Content-Type"] = "application/json"',
+        'request = function()',
+        '  local id = "p" .. math.random(0, 99)',
+        `  return wrk.format(nil, "/persons/" .. id, nil, '{"id":"' .. id .. '","familyName":"Bench","givenName":"Put"}')`,
+        'end',
+        '',
+      ].join('\n'),
     );
 
     const runs = new Map<string, LoadResult[]>();

@@ -107,6 +107,16 @@ describe.each(['memory', 'jetstream'])('the person API on the %s store', (store)
     expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
   });
 
+  it.each([
+    ['non-JSON', 'hello'],
+    ['JSON of the wrong shape', '{"topic":1}'],
+    ['1 MB of junk', 'x'.repeat(1_000_000)],
+  ])('answers %s on a subject with 400 MESSAGE_INVALID and keeps answering', async (_what, junk) => {
+    const reply = await nc.request('easer.get_/persons', new TextEncoder().encode(junk), { timeout: 2000 });
+    expect(reply.json()).toMatchObject({ status: 400, body: { code: 'MESSAGE_INVALID' } });
+    expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
+  });
+
   it('answers 404 with a JSON error for a person that does not exist', async () => {
     expect(await call('get', '/persons/{personId}', { id: 'nobody' })).toMatchObject({
       status: 404,

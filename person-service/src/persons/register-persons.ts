@@ -1,4 +1,4 @@
-import { openStore, type ServiceContext, type StoreKind } from '@restbus/infra';
+import { openStore, type ServiceContext, type Shutdown, type StoreKind } from '@restbus/infra';
 import type { Person } from './person';
 import { createPersonHandlers } from './person-handlers';
 
@@ -7,7 +7,7 @@ export interface PersonServiceSettings {
 }
 
 /** Startup function: opens the persons bucket and registers a handler per operation of person-api.yml. */
-export async function registerPersons(context: ServiceContext<PersonServiceSettings>): Promise<void> {
+export async function registerPersons(context: ServiceContext<PersonServiceSettings>): Promise<Shutdown> {
   const persons = await openStore<Person>(context.config.store, context.nc, 'persons');
   const handlers = createPersonHandlers(persons);
   context.register({ method: 'get', uri: '/persons' }, handlers.listPersons);
@@ -16,4 +16,5 @@ export async function registerPersons(context: ServiceContext<PersonServiceSetti
   context.register({ method: 'get', uri: '/persons/{personId}' }, handlers.getPerson);
   context.register({ method: 'put', uri: '/persons/{personId}' }, handlers.putPerson);
   context.register({ method: 'delete', uri: '/persons/{personId}' }, handlers.deletePerson);
+  return () => persons.close();
 }
