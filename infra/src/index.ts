@@ -56,3 +56,5 @@ export type { Collection } from './store/collection';
 export { openKvCollection } from './store/kv-collection';
 export { openStore, storeSetting } from './store/open-store';
 export type { StoreKind } from './store/open-store';
+export { readJsonBody } from './wire/read-json-body';
+export type { Parsed } from './wire/read-json-body';

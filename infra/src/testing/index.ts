@@ -6,3 +6,5 @@ export { median, summarize } from './bench/load-result';
 export type { LoadResult } from './bench/load-result';
 export { measureRawNats } from './bench/raw-nats';
 export { runWrk } from './bench/run-wrk';
+export { startTestService } from './start-test-service';
+export type { TestServiceOptions } from './start-test-service';

@@ -1,7 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
-import pino from 'pino';
-import { createExecutive, encodeMessage, storeSetting, type Executive, type ResponseMessage } from '@restbus/infra';
-import { createRequestMessage, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { encodeMessage, storeSetting, type Executive, type ResponseMessage } from '@restbus/infra';
+import { createRequestMessage, startNatsServer, startTestService, type TestNatsServer } from '@restbus/infra/testing';
 import { registerPersons, type PersonServiceSettings } from './register-persons';
 
 let server: TestNatsServer;
@@ -41,17 +40,13 @@ const put = (id: string, person: unknown) =>
 
 describe.each(['memory', 'jetstream'])('the person API on the %s store', (store) => {
   beforeEach(async () => {
-    service = createExecutive<PersonServiceSettings>({
+    service = await startTestService<PersonServiceSettings>({
       name: 'person-service',
-      version: '0.0.0',
-      description: 'test',
+      natsUrl: server.url,
       settings: [storeSetting],
       startups: [registerPersons],
-      argv: ['-n', server.url, '--store', store],
-      env: {},
-      logger: pino({ level: 'silent' }),
+      argv: ['--store', store],
     });
-    await service.start();
     await call('delete', '/persons');
   });
   afterEach(() => service.stop());

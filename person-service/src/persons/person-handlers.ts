@@ -24,7 +24,7 @@ export function createPersonHandlers(persons: Collection<Person>): Record<string
     },
 
     async createPerson({ request }) {
-      const parsed = parseNewPerson(request.headers['content-type'], request.body);
+      const parsed = parseNewPerson(request);
       if (!parsed.ok) return error(400, parsed.error);
       const person = { id: randomUUID(), ...parsed.value };
       await persons.put(person.id, person);
@@ -43,7 +43,7 @@ export function createPersonHandlers(persons: Collection<Person>): Record<string
     },
 
     async putPerson({ request }) {
-      const parsed = parsePerson(request.headers['content-type'], request.body);
+      const parsed = parsePerson(request);
       if (!parsed.ok) return error(400, parsed.error);
       const personId = request.parameters.uri.personId;
       if (parsed.value.id !== personId) {

@@ -1,5 +1,5 @@
 import Ajv from 'ajv';
-import { describeSchemaErrors } from '@restbus/infra';
+import { describeSchemaErrors, readJsonBody, type IncomingRequest, type Parsed } from '@restbus/infra';
 
 /** A system: an id, a name, and whatever else the client sent. */
 export interface System {
@@ -21,27 +21,10 @@ const checkNewSystem = new Ajv({ allErrors: true, strict: false }).compile<NewSy
 });
 
 /** Reads `{name, ...}` with an optional `id` from a request body, or says what is wrong with it. */
-export function parseNewSystem(
-  contentType: string | string[] | undefined,
-  body: string,
-): { ok: true; value: NewSystem } | { ok: false; error: string } {
-  const type = String(contentType ?? '')
-    .split(';')[0]
-    .trim()
-    .toLowerCase();
-  if (type !== 'application/json' && !type.endsWith('+json')) {
-    return { ok: false, error: `the body must be sent as application/json, not ${type || 'without a content type'}` };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return {
-      ok: false,
-      error: body === '' ? 'the body is empty; a JSON system is expected' : 'the body is not valid JSON',
-    };
-  }
-  if (!checkNewSystem(value))
+export function parseNewSystem(request: IncomingRequest): Parsed<NewSystem> {
+  const parsed = readJsonBody(request, 'system');
+  if (!parsed.ok) return parsed;
+  if (!checkNewSystem(parsed.value))
     return { ok: false, error: `not a system: ${describeSchemaErrors(checkNewSystem.errors)}` };
-  return { ok: true, value };
+  return { ok: true, value: parsed.value };
 }

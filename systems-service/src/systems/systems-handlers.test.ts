@@ -1,7 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
-import pino from 'pino';
-import { createExecutive, encodeMessage, storeSetting, type Executive, type ResponseMessage } from '@restbus/infra';
-import { createRequestMessage, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { encodeMessage, storeSetting, type Executive, type ResponseMessage } from '@restbus/infra';
+import { createRequestMessage, startNatsServer, startTestService, type TestNatsServer } from '@restbus/infra/testing';
 import { registerSystems, type SystemsServiceSettings } from './register-systems';
 
 let server: TestNatsServer;
@@ -40,17 +39,13 @@ async function call(
 
 describe.each(['memory', 'jetstream'])('the systems handlers on the %s store', (store) => {
   beforeEach(async () => {
-    service = createExecutive<SystemsServiceSettings>({
+    service = await startTestService<SystemsServiceSettings>({
       name: 'systems-service',
-      version: '0.0.0',
-      description: 'test',
+      natsUrl: server.url,
       settings: [storeSetting],
       startups: [registerSystems],
-      argv: ['-n', server.url, '--store', store],
-      env: {},
-      logger: pino({ level: 'silent' }),
+      argv: ['--store', store],
     });
-    await service.start();
     await call('delete', '/systems');
   });
   afterEach(() => service.stop());

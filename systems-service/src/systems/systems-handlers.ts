@@ -25,7 +25,7 @@ export function createSystemsHandlers(
     },
 
     postSystems({ request }, cb) {
-      const parsed = parseNewSystem(request.headers['content-type'], request.body);
+      const parsed = parseNewSystem(request);
       if (!parsed.ok) {
         cb(null, json(400, { error: parsed.error }));
         return;

@@ -1,0 +1,24 @@
+import type { IncomingRequest } from './types';
+
+/** The result of reading a request body: the value, or a sentence saying what is wrong with it. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * Reads the JSON body of a call: it must be sent as `application/json` (or `+json`), be non-empty and parse.
+ * `what` names the expected thing in the message ("a JSON person is expected"). Never throws.
+ */
+export function readJsonBody(request: Pick<IncomingRequest, 'headers' | 'body'>, what: string): Parsed<unknown> {
+  const type = String(request.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    return { ok: false, error: `the body must be sent as application/json, not ${type || 'without a content type'}` };
+  }
+  if (request.body === '') return { ok: false, error: `the body is empty; a JSON ${what} is expected` };
+  try {
+    return { ok: true, value: JSON.parse(request.body) };
+  } catch {
+    return { ok: false, error: 'the body is not valid JSON' };
+  }
+}
