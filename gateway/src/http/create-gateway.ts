@@ -64,7 +64,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   let table: RouteTable = createRouteTable(options.endpoints, options);
   let inFlight = 0;
   let shuttingDown = false;
-  let ready = true;
 
   const app = express();
   app.disable('x-powered-by');
@@ -73,7 +72,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     res.json({ status: 'ok' });
   });
   app.get('/-/ready', (_req, res) => {
-    const isReady = ready && !shuttingDown && options.isConnected();
+    const isReady = !shuttingDown && options.isConnected();
     res.status(isReady ? 200 : 503).json({ status: isReady ? 'ready' : 'not ready' });
   });
   app.get('/-/metrics', async (_req, res) => {
@@ -218,9 +217,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     handle,
     app,
     setEndpoints(endpoints) {
-      ready = false;
+      // One assignment: a call is routed either on the old table or on the new one, never on a mix.
       table = createRouteTable(endpoints, options);
-      ready = true;
     },
     beginShutdown() {
       shuttingDown = true;
