@@ -1,0 +1,152 @@
+import { join, resolve } from 'node:path';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { RestbusError } from '@restbus/infra';
+import { readYamlFile, type YamlFile } from './read-yaml-file';
+import { projectConfigSchema, serverConfigSchema, serviceSchema } from './schemas';
+
+type Json = Record<string, unknown>;
+
+export interface Environment {
+  name: string;
+  port?: number;
+  /** Absolute folders served as static content, in order. */
+  documentRoots: string[];
+  /** The project root, absolute. */
+  restapiRoot: string;
+  remoteServices: Array<{ uri: string; host: string; port: number; active?: boolean }>;
+  proxyException: { active?: boolean; urlPrefixList?: string[] };
+  [property: string]: unknown;
+}
+
+export interface ServiceDescriptor {
+  /** The `services[]` entry, e.g. `/monitoring/isAlive`. */
+  path: string;
+  /** The descriptor file relative to the project. */
+  file: string;
+  /** The whole descriptor, `urlPattern` folded into `uriTemplate`. */
+  descriptor: Json & { name: string; description: string; uriTemplate: string; methods: Record<string, Json> };
+}
+
+export interface Project {
+  root: string;
+  environment: Environment;
+  config: Json & { serviceUrlPrefix: string; servicesRoot: string; services: string[]; apiVersion: string };
+  services: ServiceDescriptor[];
+  warnings: string[];
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateServer = ajv.compile(serverConfigSchema);
+const validateConfig = ajv.compile(projectConfigSchema);
+const validateService = ajv.compile(serviceSchema);
+
+function describe(error: ErrorObject): { pointer: string; message: string } {
+  const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
+  if (error.keyword === 'additionalProperties' && params.additionalProperty) {
+    return { pointer: `${error.instancePath}/${params.additionalProperty}`, message: 'is not allowed here' };
+  }
+  if (error.keyword === 'enum' && params.allowedValues) {
+    return {
+      pointer: error.instancePath,
+      message: `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`,
+    };
+  }
+  return { pointer: error.instancePath, message: error.message ?? 'is invalid' };
+}
+
+/** Every schema error of a file as `<file>:<line>: <json path>: <message>`. */
+function check(file: YamlFile, validate: ValidateFunction): string[] {
+  if (validate(file.value)) return [];
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const error of validate.errors ?? []) {
+    // anyOf/oneOf repeat their branches' errors; the branches say it better.
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    const { pointer, message } = describe(error);
+    const line = `${file.name}:${file.lineOf(pointer)}: ${pointer || '/'}: ${message}`;
+    if (!seen.has(line)) problems.push(line);
+    seen.add(line);
+  }
+  return problems;
+}
+
+const routeKey = (method: string, uriTemplate: string): string =>
+  `${method} ${uriTemplate.replace(/\{[^}]*\}/g, '{}')}`;
+
+function selectEnvironment(server: Json, requested: string | undefined, serverDir: string): Environment | string {
+  const environments = server.environments as Record<string, Json>;
+  const name = requested ?? (server.useEnvironment as string | undefined) ?? 'default';
+  if (!environments[name]) {
+    return `server/config.yml: unknown environment "${name}"; known: ${Object.keys(environments).join(', ')}`;
+  }
+  // default + the selected one, on copies: neither object is changed (upstream leaked values between them).
+  const merged = { ...structuredClone(environments.default), ...structuredClone(environments[name]) } as Json;
+  const roots =
+    merged.documentRoot === undefined ? [] : ([] as string[]).concat(merged.documentRoot as string | string[]);
+  return {
+    ...merged,
+    name,
+    documentRoots: roots.map((root) => resolve(serverDir, root)),
+    restapiRoot: resolve(serverDir, (merged.restapiRoot as string | undefined) ?? '..'),
+    remoteServices: (merged.remoteServices as Environment['remoteServices'] | undefined) ?? [],
+    proxyException: (merged.proxyException as Environment['proxyException'] | undefined) ?? {},
+  } as Environment;
+}
+
+/**
+ * Reads a REST API project: `server/config.yml` (the environment, `default` merged with the selected one), the
+ * project `config.yml`, and every listed service's `service.yml`, each validated against its schema. Every problem
+ * of every file is collected; any problem is one `PROJECT_INVALID` error listing them all.
+ */
+export async function loadProject(options: { projectDir: string; environment?: string }): Promise<Project> {
+  const root = resolve(options.projectDir);
+  const serverDir = join(root, 'server');
+  const server = await readYamlFile(join(serverDir, 'config.yml'), 'server/config.yml');
+  if (!server.ok) throw new RestbusError('PROJECT_INVALID', server.problems.join('\n'));
+  const serverProblems = check(server.file, validateServer);
+  if (serverProblems.length) throw new RestbusError('PROJECT_INVALID', serverProblems.join('\n'));
+  const environment = selectEnvironment(server.file.value as Json, options.environment, serverDir);
+  if (typeof environment === 'string') throw new RestbusError('PROJECT_INVALID', environment);
+
+  const projectRoot = environment.restapiRoot;
+  const relative = (path: string): string => (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path);
+  const configPath = join(projectRoot, 'config.yml');
+  const configFile = await readYamlFile(configPath, relative(configPath));
+  if (!configFile.ok) throw new RestbusError('PROJECT_INVALID', configFile.problems.join('\n'));
+  const configProblems = check(configFile.file, validateConfig);
+  if (configProblems.length) throw new RestbusError('PROJECT_INVALID', configProblems.join('\n'));
+  const config = configFile.file.value as Project['config'];
+
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const services: ServiceDescriptor[] = [];
+  const routes = new Map<string, string>();
+  for (const path of config.services) {
+    const filePath = join(projectRoot, config.servicesRoot, path, 'service.yml');
+    const file = await readYamlFile(filePath, relative(filePath));
+    if (!file.ok) {
+      problems.push(...file.problems);
+      continue;
+    }
+    const value = file.file.value as Json;
+    if (value && typeof value === 'object' && typeof value.urlPattern === 'string' && value.uriTemplate === undefined) {
+      value.uriTemplate = value.urlPattern;
+      warnings.push(`${file.file.name}: urlPattern is deprecated, use uriTemplate`);
+    }
+    const found = check(file.file, validateService);
+    if (found.length) {
+      problems.push(...found);
+      continue;
+    }
+    const descriptor = value as ServiceDescriptor['descriptor'];
+    for (const method of Object.keys(descriptor.methods)) {
+      const key = routeKey(method, descriptor.uriTemplate);
+      const other = routes.get(key);
+      if (other) problems.push(`${file.file.name}: ${method} ${descriptor.uriTemplate} is also served by ${other}`);
+      else routes.set(key, file.file.name);
+    }
+    services.push({ path, file: file.file.name, descriptor });
+  }
+  if (problems.length) throw new RestbusError('PROJECT_INVALID', problems.join('\n'));
+  return { root, environment, config, services, warnings };
+}

@@ -1,0 +1,171 @@
+// The project's file formats, after the upstream rest-tool-common 0.4.2 schemas (draft-04 there), with `integer`
+// also accepted as a parameter type. Extra properties are allowed where upstream allowed them: they reach the
+// documentation and test templates.
+
+const nullableString = { type: ['string', 'null'] } as const;
+const fieldList = {
+  type: ['array', 'null'],
+  items: {
+    type: 'object',
+    required: ['field', 'content'],
+    additionalProperties: false,
+    properties: { field: { type: 'string' }, content: { type: 'string' } },
+  },
+} as const;
+
+const requestParameter = {
+  type: 'object',
+  required: ['name', 'kind', 'type', 'required', 'summary'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string' },
+    kind: { enum: ['URL', 'QUERY', 'BODY'] },
+    type: { enum: ['string', 'number', 'integer', 'boolean', 'object', 'array'] },
+    required: { type: 'boolean' },
+    summary: { type: 'string' },
+    default: { type: ['string', 'number', 'boolean', 'object', 'null'] },
+  },
+} as const;
+
+const response = {
+  type: 'object',
+  required: ['name', 'statusCode', 'reason'],
+  properties: {
+    name: { type: 'string' },
+    statusCode: { type: ['integer', 'string'] },
+    reason: { type: 'string' },
+    description: nullableString,
+    validationSchema: { type: 'string' },
+    cookies: fieldList,
+    headers: fieldList,
+    mockBody: {},
+  },
+} as const;
+
+const testCase = {
+  type: 'object',
+  required: ['name', 'description', 'url', 'template', 'response'],
+  properties: {
+    name: { type: 'string' },
+    description: { type: 'string' },
+    url: { type: 'string' },
+    template: { type: 'string' },
+    request: { type: ['object', 'null'], properties: { cookies: fieldList, headers: fieldList, mockBody: {} } },
+    response: {
+      type: 'object',
+      required: ['statusCode'],
+      properties: {
+        statusCode: {},
+        validationSchema: { type: 'string' },
+        cookies: fieldList,
+        headers: fieldList,
+        mockBody: {},
+      },
+    },
+  },
+} as const;
+
+const method = {
+  type: 'object',
+  required: ['summary', 'responses'],
+  properties: {
+    summary: { type: 'string' },
+    notes: nullableString,
+    implementation: { type: 'string', pattern: '^[\\w-]+\\.[A-Za-z_$][\\w$]*$' },
+    request: {
+      type: ['object', 'null'],
+      properties: {
+        description: nullableString,
+        parameters: { type: ['array', 'null'], items: requestParameter },
+        cookies: fieldList,
+        headers: fieldList,
+        mockBody: {},
+      },
+    },
+    responses: { type: 'array', items: response },
+    testCases: { type: ['array', 'null'], items: testCase },
+  },
+} as const;
+
+export const serviceSchema = {
+  type: 'object',
+  required: ['name', 'description', 'uriTemplate', 'methods'],
+  properties: {
+    name: { type: 'string' },
+    description: { type: 'string' },
+    style: { enum: ['OPERATION', 'COLLECTION', 'RESOURCE'] },
+    uriTemplate: { type: 'string', pattern: '^/' },
+    methods: {
+      type: 'object',
+      minProperties: 1,
+      additionalProperties: false,
+      properties: { GET: method, PUT: method, POST: method, DELETE: method },
+    },
+  },
+} as const;
+
+export const projectConfigSchema = {
+  type: 'object',
+  required: [
+    'projectName',
+    'apiVersion',
+    'author',
+    'licence',
+    'serviceUrlPrefix',
+    'servicePort',
+    'baseUrl',
+    'servicesRoot',
+    'services',
+  ],
+  properties: {
+    projectName: { type: 'string' },
+    apiVersion: { type: 'string' },
+    author: { type: 'string' },
+    licence: { type: 'string' },
+    serviceUrlPrefix: { type: 'string' },
+    servicePort: { type: 'integer', minimum: 0, maximum: 65535 },
+    baseUrl: { type: 'string' },
+    servicesRoot: { type: 'string' },
+    services: { type: 'array', items: { type: 'string', pattern: '^/' } },
+    loginCredentials: {
+      type: 'object',
+      required: ['user', 'pass'],
+      properties: { user: { type: 'string' }, pass: { type: 'string' } },
+    },
+  },
+} as const;
+
+const environment = {
+  type: 'object',
+  properties: {
+    port: { type: 'integer', minimum: 0, maximum: 65535 },
+    documentRoot: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+    restapiRoot: { type: 'string' },
+    remoteServices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['uri', 'host', 'port'],
+        properties: {
+          uri: { type: 'string' },
+          host: { type: 'string' },
+          port: { type: 'integer' },
+          active: { type: 'boolean' },
+        },
+      },
+    },
+    proxyException: {
+      type: 'object',
+      properties: { active: { type: 'boolean' }, urlPrefixList: { type: 'array', items: { type: 'string' } } },
+    },
+  },
+} as const;
+
+export const serverConfigSchema = {
+  type: 'object',
+  required: ['environments'],
+  properties: {
+    useEnvironment: { type: 'string' },
+    environments: { type: 'object', required: ['default'], additionalProperties: environment },
+  },
+} as const;
