@@ -12,9 +12,9 @@ export interface ComposeStack {
   gatewayUrl: string;
   /** `nats://<host>:<port>` of the stack's NATS server (a restart gives it a new host port). */
   natsUrl(): string;
-  /** Stops (and removes) one service's container, e.g. to see what the gateway answers without it. */
+  /** Stops one service's container gracefully (SIGTERM, 10 s before SIGKILL) and removes it. */
   stopService(service: string): Promise<void>;
-  /** Restarts one service's container (its volumes stay). */
+  /** Kills and restarts one service's container, as a crash would (its volumes stay). */
   restartService(service: string): Promise<void>;
   projectName: string;
   /** Stops and removes the containers, the network and the volumes. */
@@ -93,10 +93,11 @@ export async function startComposeStack(): Promise<ComposeStack> {
     gatewayUrl: `http://${gateway.getHost()}:${gateway.getMappedPort(3007)}`,
     natsUrl: () => `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
     stopService: async (service) => {
-      await container(service).stop();
+      // testcontainers' default is `docker stop -t 0`, a SIGKILL: no chance to drain.
+      await container(service).stop({ timeout: 10_000 });
     },
     restartService: async (service) => {
-      await container(service).restart();
+      await container(service).restart({ timeout: 0 });
     },
     projectName,
     down: async () => {
