@@ -28,6 +28,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The NATS link connects in the background: wait until the gateway says it is ready. */
+async function untilReady(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if ((await fetch(`http://127.0.0.1:${port}/-/ready`)).ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the gateway did not become ready within 5 s');
+}
+
 const config = (overrides: Partial<GatewayConfig>): GatewayConfig => ({
   restApiPath: [resolve(__dirname, '../../../person-service/person-api.yml')],
   port: 0,
@@ -50,7 +59,7 @@ describe('startGateway', () => {
     await nc.flush();
     running = await startGateway(config({}), logger);
     const url = `http://127.0.0.1:${running.port}/persons`;
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the link connects in the background
+    await untilReady(running.port);
     const pending = fetch(url);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const stopping = running.stop();
@@ -82,7 +91,7 @@ describe('startGateway', () => {
   it('keeps the body limit below the NATS max_payload (1 MB on the test server)', async () => {
     running = await startGateway(config({ bodyLimit: 1024 * 1024 }), logger);
     const url = `http://127.0.0.1:${running.port}/persons/luke`;
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the link connects in the background
+    await untilReady(running.port);
     const put = (size: number) =>
       fetch(url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(size) });
     expect((await put(1000 * 1000)).status).toBe(413);
