@@ -12,6 +12,7 @@ const projectFor = (name) => ({
   moduleNameMapper: {
     '^@restbus/infra$': '<rootDir>/../infra/src/index.ts',
     '^@restbus/infra/testing$': '<rootDir>/../infra/src/testing/index.ts',
+    '^@restbus/mock-server$': '<rootDir>/../mock-server/src/index.ts',
   },
   ...(name === 'e2e' ? { setupFiles: ['<rootDir>/src/setup-env.ts'], slowTestThreshold: 120 } : {}),
 });

@@ -1,0 +1,6 @@
+// The mock server as a library: the project loader and schemas are shared with the project tool (rest-tool).
+export { loadProject } from './project/load-project';
+export type { Environment, Project, ServiceDescriptor } from './project/load-project';
+export { readYamlFile } from './project/read-yaml-file';
+export type { YamlFile } from './project/read-yaml-file';
+export { projectConfigSchema, serverConfigSchema, serviceSchema } from './project/schemas';
