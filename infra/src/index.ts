@@ -58,3 +58,4 @@ export { openStore, storeSetting } from './store/open-store';
 export type { StoreKind } from './store/open-store';
 export { readJsonBody } from './wire/read-json-body';
 export type { Parsed } from './wire/read-json-body';
+export { sendError, sendJson } from './http/send-error';

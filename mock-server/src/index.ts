@@ -4,3 +4,6 @@ export type { Environment, Project, ServiceDescriptor } from './project/load-pro
 export { readYamlFile } from './project/read-yaml-file';
 export type { YamlFile } from './project/read-yaml-file';
 export { projectConfigSchema, serverConfigSchema, serviceSchema } from './project/schemas';
+export { startMockServer } from './server/start-mock-server';
+export type { MockServer, MockServerOptions } from './server/start-mock-server';
+export { checkProject } from './server/check-project';

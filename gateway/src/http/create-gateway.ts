@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
-import { isRestbusError, RestbusError, type IncomingRequest, type Logger, type ResponseMessage } from '@restbus/infra';
+import { isRestbusError, RestbusError, sendError, type IncomingRequest, type Logger, type ResponseMessage } from '@restbus/infra';
 import type { Problem } from '../validation/create-request-validator';
 import { toIncomingRequest } from '../forward/build-request-message';
 import type { Forwarder } from '../forward/create-forwarder';
@@ -11,7 +11,6 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type CompiledEndpoint, type RouteTable } from '../routing/route-table';
 import { createCorsPolicy, type CorsPolicy } from './cors-policy';
 import { readBody } from './read-body';
-import { sendError } from './send-error';
 
 export interface GatewayOptions {
   endpoints: readonly ApiEndpoint[];

@@ -1,9 +1,9 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { ErrorCodes, type ErrorCode } from '@restbus/infra';
+import { ErrorCodes, type ErrorCode } from '../errors/restbus-error';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Sends the JSON error body every gateway failure has: `{"error": "...", "code": "..."}`. */
+/** Sends the JSON error body every restbus failure has (gateway, mock server): `{"error": "...", "code": "..."}`. */
 export function sendError(
   res: ServerResponse,
   code: ErrorCode,

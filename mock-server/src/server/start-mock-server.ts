@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import session from 'express-session';
+import httpProxy from 'http-proxy';
+import { createLogger, isRestbusError, sendError, type Logger } from '@restbus/infra';
+import { loadProject, type Project } from '../project/load-project';
+import { BoundedSessionStore } from '../request/bounded-session-store';
+import { buildGeneration, type Generation } from './build-generation';
+import { createMockApp } from './create-mock-app';
+import { watchProject } from './watch-project';
+
+export interface MockServerOptions {
+  projectDir: string;
+  environment?: string;
+  /** Default: the environment's `port`, else the project's `servicePort`, else 3007. 0 picks a free port. */
+  port?: number;
+  host?: string;
+  logger?: Logger;
+  /** Hot reload on file changes (default true). */
+  watch?: boolean;
+  /** Signs the session cookie. Default: the environment's `sessionSecret`, else random per start. */
+  sessionSecret?: string;
+}
+
+export interface MockServer {
+  url: string;
+  port: number;
+  project(): Project;
+  /** Loads the project again; on failure the last good version keeps serving and the problems are returned. */
+  reload(): Promise<{ ok: true } | { ok: false; problems: string }>;
+  close(): Promise<void>;
+}
+
+/** Loads a project and serves it; the only failure left after this resolves is a broken edit, which is logged. */
+export async function startMockServer(options: MockServerOptions): Promise<MockServer> {
+  const logger = (options.logger ?? createLogger({ name: 'restbus-mock' })).child({ component: 'mock-server' });
+  const load = async (): Promise<Generation> => {
+    const project = await loadProject({ projectDir: options.projectDir, environment: options.environment });
+    const generation = buildGeneration(project, logger);
+    for (const warning of [...project.warnings, ...generation.warnings]) logger.warn(warning);
+    for (const problem of generation.problems) logger.error(`${problem}: its services answer 500`);
+    return generation;
+  };
+  let generation = await load();
+  const environment = generation.project.environment;
+
+  const proxy = httpProxy.createProxyServer({
+    xfwd: true,
+    proxyTimeout: typeof environment.proxyTimeout === 'number' ? environment.proxyTimeout : 30_000,
+  });
+  proxy.on('error', (err, req, res) => {
+    logger.warn({ err, url: req.url }, 'proxy: the remote failed');
+    if (res instanceof ServerResponse) {
+      sendError(
+        res,
+        'PROXY_FAILED',
+        `the remote service did not answer (${(err as NodeJS.ErrnoException).code ?? err.message})`,
+      );
+    } else res.destroy();
+  });
+  const secret =
+    options.sessionSecret ??
+    (typeof environment.sessionSecret === 'string' ? environment.sessionSecret : randomBytes(32).toString('hex'));
+  const sessions = session({
+    name: 'connect.sid',
+    secret,
+    store: new BoundedSessionStore(),
+    resave: false,
+    // Only a session that code wrote to is stored and gets a cookie: cookie-less clients cost no memory.
+    saveUninitialized: false,
+    cookie: { path: '/', httpOnly: true },
+  });
+  const app = createMockApp({ current: () => generation, proxy, session: sessions, logger });
+  const server = createServer(app);
+
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload: MockServer['reload'] = () => {
+    const next = reloading.then(async () => {
+      try {
+        const fresh = await load();
+        if (fresh.project.environment.port !== environment.port) {
+          logger.warn('the port changed in server/config.yml: it takes effect on the next start');
+        }
+        generation = fresh;
+        logger.info({ services: fresh.project.services.length }, 'project reloaded');
+        return { ok: true as const };
+      } catch (err) {
+        const problems = isRestbusError(err) ? err.message : String(err);
+        logger.error({ problems }, 'the project has errors: the last good version keeps serving');
+        return { ok: false as const, problems };
+      }
+    });
+    reloading = next;
+    return next;
+  };
+  const stopWatching =
+    options.watch === false ? () => undefined : watchProject(generation.project.root, () => void reload(), logger);
+
+  const port =
+    options.port ?? environment.port ?? (generation.project.config.servicePort as number | undefined) ?? 3007;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${address.port}`;
+  logger.info({ url, environment: environment.name, services: generation.project.services.length }, 'serving');
+
+  return {
+    url,
+    port: address.port,
+    project: () => generation.project,
+    reload,
+    async close() {
+      stopWatching();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      proxy.close();
+    },
+  };
+}

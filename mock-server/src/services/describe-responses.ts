@@ -1,0 +1,68 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { serialize } from 'cookie';
+
+type Json = Record<string, unknown>;
+type Field = { field: string; content: string };
+
+/** A declared response, ready to send: status, headers and cookies checked once, at load. */
+export interface PreparedResponse {
+  name: string;
+  status: number;
+  headers: Array<[string, string]>;
+  cookies: string[];
+  /** The declared Content-Type, if any. */
+  declaredType?: string;
+  mockBody?: string;
+}
+
+const toStatus = (value: unknown): number => {
+  const status = Number(value);
+  return Number.isInteger(status) && status >= 200 && status <= 599 ? status : 200;
+};
+
+/**
+ * Turns a method's `responses` into what the server sends. A header or cookie Node would refuse is left out
+ * and reported, rather than failing every request of the service.
+ */
+export function prepareResponses(
+  method: Json,
+  where: string,
+  warn: (message: string) => void,
+): Map<string, PreparedResponse> {
+  const prepared = new Map<string, PreparedResponse>();
+  for (const response of (method.responses as Json[]) ?? []) {
+    const name = String(response.name);
+    const headers: Array<[string, string]> = [];
+    let declaredType: string | undefined;
+    for (const { field, content } of (response.headers as Field[] | null) ?? []) {
+      try {
+        validateHeaderName(field);
+        validateHeaderValue(field, String(content));
+        if (field.toLowerCase() === 'content-type') declaredType = String(content);
+        else headers.push([field, String(content)]);
+      } catch {
+        warn(`${where}: response ${name}: header ${JSON.stringify(field)} is not a valid HTTP header; left out`);
+      }
+    }
+    const cookies: string[] = [];
+    for (const { field, content } of (response.cookies as Field[] | null) ?? []) {
+      try {
+        cookies.push(serialize(field, String(content), { path: '/' }));
+      } catch {
+        warn(`${where}: response ${name}: cookie ${JSON.stringify(field)} is not a valid cookie; left out`);
+      }
+    }
+    if (String(toStatus(response.statusCode)) !== String(response.statusCode).trim()) {
+      warn(`${where}: response ${name}: statusCode ${JSON.stringify(response.statusCode)} is not 200-599; 200 is sent`);
+    }
+    prepared.set(name, {
+      name,
+      status: toStatus(response.statusCode),
+      headers,
+      cookies,
+      declaredType,
+      mockBody: typeof response.mockBody === 'string' && response.mockBody ? response.mockBody : undefined,
+    });
+  }
+  return prepared;
+}

@@ -1,0 +1,75 @@
+import { readFile } from 'node:fs/promises';
+import { extname, relative, resolve, sep } from 'node:path';
+import { contentType } from 'mime-types';
+import { RestbusError } from '@restbus/infra';
+
+export interface MockFile {
+  /** The file's bytes, sent as they are. */
+  body: Buffer;
+  /** Whether the file holds JSON (by its declared type, else by its extension). */
+  json: boolean;
+  /** The content type to send when the descriptor declares none. */
+  type: string;
+}
+
+export interface MockFiles {
+  /** Reads a file beside a service (cached until `forget`); a missing or broken file is a MOCK_UNAVAILABLE. */
+  read(serviceDir: string, name: string, declaredType?: string): Promise<MockFile>;
+  forget(): void;
+}
+
+const isJsonType = (type: string): boolean => /^application\/([\w.+-]*\+)?json\b/i.test(type);
+
+/**
+ * Mock files of one project. Contents are cached because the hot path is "send the same file again"; the watcher
+ * calls `forget()` on any change, so an edited file is read afresh.
+ */
+export function createMockFiles(projectRoot: string): MockFiles {
+  let cache = new Map<string, Promise<MockFile>>();
+
+  async function load(path: string, name: string, declaredType: string | undefined): Promise<MockFile> {
+    let body: Buffer;
+    try {
+      body = await readFile(path);
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read';
+      throw new RestbusError('MOCK_UNAVAILABLE', `the mock file ${name} ${reason}`);
+    }
+    const json = declaredType ? isJsonType(declaredType) : extname(path).toLowerCase() === '.json';
+    if (json) {
+      try {
+        JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        throw new RestbusError(
+          'MOCK_UNAVAILABLE',
+          `the mock file ${name} is not valid JSON: ${(err as Error).message}`,
+        );
+      }
+    }
+    // JSON goes out as plain `application/json`: generated tests (and upstream's) compare the header exactly.
+    const type = json ? 'application/json' : contentType(extname(path)) || 'application/octet-stream';
+    return { body, json, type };
+  }
+
+  return {
+    read(serviceDir, file, declaredType) {
+      const path = resolve(serviceDir, file);
+      const name = relative(projectRoot, path);
+      if (name.startsWith(`..${sep}`) || name === '..') {
+        return Promise.reject(new RestbusError('MOCK_UNAVAILABLE', `the mock file ${file} is outside the project`));
+      }
+      const key = `${declaredType ?? ''}\0${path}`;
+      let entry = cache.get(key);
+      if (!entry) {
+        entry = load(path, name, declaredType);
+        // A failure is not cached: the user is probably about to create or fix the file.
+        entry.catch(() => cache.delete(key));
+        cache.set(key, entry);
+      }
+      return entry;
+    },
+    forget() {
+      cache = new Map();
+    },
+  };
+}

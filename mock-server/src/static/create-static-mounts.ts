@@ -1,0 +1,98 @@
+import { realpathSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import type { Request, Response } from 'express';
+import { RestbusError } from '@restbus/infra';
+
+export interface StaticMount {
+  /** URL prefix (`/data`), or '' for a documentRoot served at `/`. */
+  prefix: string;
+  /** The folder, real path (symlinks resolved). */
+  root: string;
+}
+
+export interface StaticFiles {
+  /** Serves the request from the first mount that has the file; false when none has it. */
+  serve(req: Request, res: Response): Promise<boolean>;
+}
+
+/** The mounts in serving order; folders that do not exist are left out (a project need not have `data/`). */
+export function createStaticMounts(entries: Array<{ prefix: string; dir: string }>): StaticMount[] {
+  const mounts: StaticMount[] = [];
+  for (const { prefix, dir } of entries) {
+    try {
+      mounts.push({ prefix, root: realpathSync(dir) });
+    } catch {
+      // Not there (yet): nothing to serve from it.
+    }
+  }
+  return mounts;
+}
+
+const inside = (root: string, path: string): boolean => path === root || path.startsWith(root + sep);
+
+/**
+ * Static folders that nothing leaves: `..` in any spelling is refused, and a path (or symlink) whose real
+ * location is outside its folder is refused, so the check holds for what the file system resolves, not only for
+ * what the URL says. Dot files are not served.
+ */
+export function createStaticFiles(mounts: StaticMount[]): StaticFiles {
+  async function serveFrom(mount: StaticMount, relativePath: string, req: Request, res: Response): Promise<boolean> {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(relativePath);
+    } catch {
+      throw new RestbusError('BAD_REQUEST', 'the path is not valid percent-encoding');
+    }
+    if (decoded.includes('\0')) throw new RestbusError('BAD_REQUEST', 'the path contains a NUL byte');
+    const segments = decoded.split(/[/\\]/);
+    if (segments.includes('..')) throw new RestbusError('FORBIDDEN', 'the path leaves the folder');
+    if (segments.some((segment) => segment.startsWith('.') && segment !== '.')) return false;
+
+    let real: string;
+    try {
+      real = await realpath(join(mount.root, decoded));
+    } catch {
+      return false;
+    }
+    if (!inside(mount.root, real)) throw new RestbusError('FORBIDDEN', 'the path leaves the folder');
+    const info = await stat(real);
+    if (info.isDirectory()) {
+      if (!req.path.endsWith('/')) {
+        const query = req.originalUrl.indexOf('?');
+        res.redirect(301, `${req.path}/${query >= 0 ? req.originalUrl.slice(query) : ''}`);
+        return true;
+      }
+      let index: string;
+      try {
+        index = await realpath(join(real, 'index.html'));
+      } catch {
+        return false;
+      }
+      if (!inside(mount.root, index)) throw new RestbusError('FORBIDDEN', 'the path leaves the folder');
+      real = index;
+    } else if (!info.isFile()) {
+      return false;
+    }
+    const file = real;
+    await new Promise<void>((resolve, reject) => {
+      // The root option makes `send` check only the part below the folder (a project under `~/.x/` still works).
+      res.sendFile(file.slice(mount.root.length + 1), { root: mount.root, dotfiles: 'allow' }, (err) =>
+        err && !res.headersSent ? reject(err as Error) : resolve(),
+      );
+    });
+    return true;
+  }
+
+  return {
+    async serve(req, res) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+      const path = req.path;
+      for (const mount of mounts) {
+        if (mount.prefix && path !== mount.prefix && !path.startsWith(`${mount.prefix}/`)) continue;
+        if (await serveFrom(mount, path.slice(mount.prefix.length) || '/', req, res)) return true;
+      }
+      return false;
+    },
+  };
+}
