@@ -1,0 +1,42 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+export interface TemplateSet {
+  /** The folders searched, the project's first. */
+  dirs: string[];
+  /** A template's text from the first folder that has it, or undefined. */
+  read(name: string): Promise<{ text: string; file: string } | undefined>;
+}
+
+/** The tool's own templates; the same relative place from `src/docs` and from `dist/docs`. */
+export const toolTemplatesDir = (kind: 'docs' | 'test'): string => resolve(__dirname, '..', '..', 'templates', kind);
+
+/**
+ * A project's `templates/<kind>/` overrides the tool's templates file by file, so a project can customise one
+ * partial and keep the rest, and a project made by upstream rest-tool (whose templates have other names) still gets
+ * working defaults.
+ */
+export function createTemplateSet(projectRoot: string, kind: 'docs' | 'test'): TemplateSet {
+  const dirs = [join(projectRoot, 'templates', kind), toolTemplatesDir(kind)];
+  const cache = new Map<string, Promise<{ text: string; file: string } | undefined>>();
+  const lookUp = async (name: string): Promise<{ text: string; file: string } | undefined> => {
+    for (const dir of dirs) {
+      const file = join(dir, name);
+      try {
+        return { text: await readFile(file, 'utf8'), file };
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw err;
+      }
+    }
+    return undefined;
+  };
+  return {
+    dirs,
+    read(name) {
+      let found = cache.get(name);
+      if (!found) cache.set(name, (found = lookUp(name)));
+      return found;
+    },
+  };
+}

@@ -1,0 +1,179 @@
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RestbusError } from '@restbus/infra';
+import { FIXTURE_FILES, PROJECT_CONFIG, writeFiles } from './__tests__/fixture-project';
+import { generateDocs } from './generate-docs';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'rest-tool-docs-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const createProject = async (files: Record<string, string> = FIXTURE_FILES): Promise<string> =>
+  writeFiles(await mkdtemp(join(root, 'project-')), files);
+const read = (dir: string, path: string): Promise<string> => readFile(join(dir, 'docs', path), 'utf8');
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
+}
+
+describe('generateDocs', () => {
+  it('writes an index listing every service and a page per service, with the copied files they link to', async () => {
+    const dir = await createProject();
+    const { written } = await generateDocs({ projectDir: dir });
+    const files = await listFiles(join(dir, 'docs'));
+    expect(files).toEqual([
+      '.rest-tool-docs.json',
+      'assets/docs.css',
+      'index.html',
+      'services/monitoring/isAlive/service.html',
+      'services/monitoring/isAlive/service.yml',
+      'services/odd names/ünï & <co>/body #1 & more.json',
+      'services/odd names/ünï & <co>/service.html',
+      'services/odd names/ünï & <co>/service.yml',
+      'services/orders/getCollection-responseBody.json',
+      'services/orders/order-schema.json',
+      'services/orders/order/getResource-responseBody.json',
+      'services/orders/order/putResource-requestBody.json',
+      'services/orders/order/putResource-responseBody.json',
+      'services/orders/order/service.html',
+      'services/orders/order/service.yml',
+      'services/orders/postCollection-requestBody.json',
+      'services/orders/postCollection-responseBody.json',
+      'services/orders/service.html',
+      'services/orders/service.yml',
+    ]);
+    expect(written).toBe(files.length - 1);
+    const index = await read(dir, 'index.html');
+    expect(index).toContain('<h1>Shop &amp; &lt;Co&gt; &quot;API&quot; <span class="version">v1.2.3</span></h1>');
+    expect(index).toContain('<a href="services/monitoring/isAlive/service.html">Monitoring that server is alive</a>');
+    expect(index).toContain('href="services/odd%20names/%C3%BCn%C3%AF%20%26%20%3Cco%3E/service.html"');
+    expect(index).toContain('<a class="method put" href="services/orders/order/service.html#PUT">PUT</a>');
+  });
+
+  it('renders Markdown, shows raw HTML as text, and drops script links', async () => {
+    const dir = await createProject();
+    await generateDocs({ projectDir: dir });
+    const orders = await read(dir, 'services/orders/service.html');
+    expect(orders).toContain('<h1>The orders</h1>');
+    expect(orders).toContain('<strong>newest first</strong>');
+    expect(orders).toContain('<a href="../orders/order/service.html">the order</a>');
+    expect(orders).toContain('&lt;script&gt;document.title = &#39;pwned&#39;&lt;/script&gt;');
+    expect(orders).toContain('<p>Not a trap, nor another.</p>');
+    expect(orders).not.toMatch(/(href|src)="javascript:/);
+    expect(orders).toContain('List the <em>orders</em>');
+    const odd = await read(dir, 'services/odd names/ünï & <co>/service.html');
+    expect(odd).not.toMatch(/<img|<\/script>/);
+    expect(odd).toContain('<h1>Ünïcode &quot;quotes&quot; &amp; &lt;tags&gt; &#39;apos&#39; `ticks` {{mustache}}</h1>');
+  });
+
+  it('documents methods with parameters, headers, cookies, responses with status codes and test cases', async () => {
+    const dir = await createProject();
+    await generateDocs({ projectDir: dir });
+    const order = await read(dir, 'services/orders/order/service.html');
+    expect(order).toContain('<section class="method-block" id="GET">');
+    expect(order).toContain('<code>/rest/orders/{id}</code>');
+    expect(order).toContain('<td><code>id</code></td><td>URL</td><td>integer</td><td>yes</td><td><code>42</code></td>');
+    expect(order).toContain('<code>session</code></th><td><code>abc</code>');
+    expect(order).toContain('<span class="status s2xx">200</span> OK');
+    expect(order).toContain('<span class="status s2xx">204</span> No content');
+    expect(order).toContain('<a class="file" href="getResource-responseBody.json">getResource-responseBody.json</a>');
+    expect(order).toContain('no-such-file.json (file not found)');
+    expect(order).toContain('<h4>Update Order</h4>');
+    expect(order).toContain('<code>testPutMethod.mustache</code>');
+    expect(order).toContain('Answers <em>404</em> when there is no such order.');
+    const orders = await read(dir, 'services/orders/service.html');
+    expect(orders).toContain('<a class="file" href="order-schema.json">order-schema.json</a>');
+    const odd = await read(dir, 'services/odd names/ünï & <co>/service.html');
+    expect(odd).toContain('href="body%20%231%20%26%20more.json"');
+  });
+
+  it('replaces only the files it generated, and removes the pages of a service that left config.yml', async () => {
+    const dir = await createProject();
+    await generateDocs({ projectDir: dir });
+    await writeFile(join(dir, 'docs', 'notes.md'), 'mine');
+    await writeFile(join(dir, 'docs', 'services', 'orders', 'mine.txt'), 'mine too');
+    await writeFile(join(dir, 'config.yml'), PROJECT_CONFIG.replace('  - /orders/order\n', ''));
+    const lines: string[] = [];
+    await generateDocs({ projectDir: dir, verbose: (line) => lines.push(line) });
+    expect(await read(dir, 'notes.md')).toBe('mine');
+    expect(await read(dir, 'services/orders/mine.txt')).toBe('mine too');
+    expect(await exists(join(dir, 'docs', 'services', 'orders', 'order'))).toBe(false);
+    expect(lines).toContain('removed services/orders/order/service.html');
+    expect(await read(dir, 'index.html')).not.toContain('orders/order');
+  });
+
+  it('keeps a stale generated file that was changed since', async () => {
+    const dir = await createProject();
+    await generateDocs({ projectDir: dir });
+    await writeFile(join(dir, 'docs', 'services', 'orders', 'order', 'service.html'), 'edited by hand');
+    await writeFile(join(dir, 'config.yml'), PROJECT_CONFIG.replace('  - /orders/order\n', ''));
+    const lines: string[] = [];
+    await generateDocs({ projectDir: dir, verbose: (line) => lines.push(line) });
+    expect(await read(dir, 'services/orders/order/service.html')).toBe('edited by hand');
+    expect(lines).toContain('kept services/orders/order/service.html: changed since it was generated');
+    expect(await exists(join(dir, 'docs', 'services', 'orders', 'order', 'service.yml'))).toBe(false);
+  });
+
+  it("uses the project's templates and assets file by file, and the tool's for the rest", async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'templates/docs/page-foot.mustache': '<footer>custom {{projectName}}</footer></main></body></html>\n',
+      'templates/docs/assets/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>\n',
+      'templates/docs/index.html': 'an upstream rest-tool template, not ours\n',
+    });
+    await generateDocs({ projectDir: dir });
+    const index = await read(dir, 'index.html');
+    expect(index).toContain('<footer>custom Shop &amp; &lt;Co&gt; &quot;API&quot;</footer>');
+    expect(index).toContain('<table class="services">');
+    expect(await read(dir, 'assets/logo.svg')).toContain('<svg');
+    expect(await read(dir, 'assets/docs.css')).toContain('rest-tool docs');
+  });
+
+  it('refuses an invalid project with the loader’s precise messages and writes nothing', async () => {
+    const orders = FIXTURE_FILES['services/orders/service.yml'];
+    const line = orders.split('\n').indexOf('style: COLLECTION') + 1;
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'services/orders/service.yml': orders.replace('style: COLLECTION', 'style: LIST'),
+    });
+    const err = await generateDocs({ projectDir: dir }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RestbusError);
+    expect((err as RestbusError).code).toBe('PROJECT_INVALID');
+    expect((err as RestbusError).message).toBe(
+      `services/orders/service.yml:${line}: /style: must be one of "OPERATION", "COLLECTION", "RESOURCE"`,
+    );
+    expect(await exists(join(dir, 'docs'))).toBe(false);
+  });
+
+  it('refuses a template with a mustache syntax error before writing anything', async () => {
+    const dir = await createProject({ ...FIXTURE_FILES, 'templates/docs/method.mustache': '{{#open}} never closed\n' });
+    const err = await generateDocs({ projectDir: dir }).catch((e: unknown) => e);
+    expect((err as RestbusError).code).toBe('PROJECT_INVALID');
+    expect((err as RestbusError).message).toMatch(/templates\/docs\/method\.mustache: Unclosed section "open"/);
+    expect(await exists(join(dir, 'docs'))).toBe(false);
+  });
+
+  it('reads the config of a project in another folder, and refuses a config not named config.yml', async () => {
+    const dir = await createProject();
+    const elsewhere = await mkdtemp(join(root, 'cwd-'));
+    await generateDocs({ projectDir: elsewhere, configFile: join('..', dir.slice(root.length + 1), 'config.yml') });
+    expect(await read(dir, 'index.html')).toContain('v1.2.3');
+    const err = await generateDocs({ projectDir: dir, configFile: 'other.yml' }).catch((e: unknown) => e);
+    expect((err as RestbusError).code).toBe('PROJECT_INVALID');
+    expect((err as RestbusError).message).toMatch(/^other\.yml: .*must be named config\.yml/);
+  });
+});

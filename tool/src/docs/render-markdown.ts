@@ -1,0 +1,50 @@
+import { dirname, join } from 'node:path';
+import type { Marked, MarkedExtension, Tokens } from 'marked' with { 'resolution-mode': 'import' };
+
+// marked 16 is ESM-only and this package is CommonJS on Node 20, where require() of ESM is not yet dependable (and
+// jest's CommonJS runtime cannot import() at all). Its UMD build is the same code as a CommonJS module; the exports
+// map hides it, so it is loaded by file name.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Marked: MarkedClass } = require(
+  join(dirname(require.resolve('marked/package.json')), 'lib', 'marked.umd.js'),
+) as {
+  Marked: typeof Marked;
+};
+
+/** The five characters that matter in HTML text and quoted attributes (mustache's default also escapes / ` =). */
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Relative links, fragments, and the schemes a reader clicks on purpose; not javascript:, data: or vbscript:. */
+const isSafeUrl = (href: string): boolean => {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(href.replace(/[\u0000-\u0020]/g, ''));
+  return !scheme || ['http', 'https', 'mailto'].includes(scheme[1].toLowerCase());
+};
+
+const safety: MarkedExtension = {
+  renderer: {
+    // Descriptions are text, and the docs are served from the API's own origin by the mock server: raw HTML in them
+    // is shown, not run.
+    html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text),
+    link(token: Tokens.Link) {
+      return isSafeUrl(token.href) ? false : this.parser.parseInline(token.tokens);
+    },
+    image: (token: Tokens.Image) => (isSafeUrl(token.href) ? false : escapeHtml(token.text)),
+  },
+};
+
+export interface MarkdownRenderer {
+  /** Paragraphs, lists, code blocks: for descriptions and notes. */
+  block(text: unknown): string;
+  /** One line without a paragraph around it: for summaries and table cells. */
+  inline(text: unknown): string;
+}
+
+/** Markdown to HTML with raw HTML escaped and script URLs dropped. Non-strings (null, absent) render as ''. */
+export function createMarkdownRenderer(): MarkdownRenderer {
+  const marked = new MarkedClass({ gfm: true, async: false }, safety);
+  return {
+    block: (text) => (typeof text === 'string' && text.trim() ? (marked.parse(text) as string) : ''),
+    inline: (text) => (typeof text === 'string' && text.trim() ? (marked.parseInline(text) as string) : ''),
+  };
+}
