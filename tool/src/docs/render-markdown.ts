@@ -17,7 +17,9 @@ export const escapeHtml = (text: string): string =>
 
 /** Relative links, fragments, and the schemes a reader clicks on purpose; not javascript:, data: or vbscript:. */
 const isSafeUrl = (href: string): boolean => {
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(href.replace(/[\u0000-\u0020]/g, ''));
+  // Browsers ignore control characters and spaces inside a scheme ("java\tscript:"), so the check does too.
+  const compact = [...href].filter((c) => c > ' ').join('');
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(compact);
   return !scheme || ['http', 'https', 'mailto'].includes(scheme[1].toLowerCase());
 };
 
