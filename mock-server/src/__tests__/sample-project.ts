@@ -187,3 +187,12 @@ export const silentLogger = createLogger({ name: 'test', level: 'silent' });
 export function serveProject(projectDir: string, options: Partial<MockServerOptions> = {}): Promise<MockServer> {
   return startMockServer({ projectDir, port: 0, host: '127.0.0.1', logger: silentLogger, ...options });
 }
+
+/** Polls until the server shows a change: the watcher reacts within tens of milliseconds, not synchronously. */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error('the change was not seen in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Project } from '../project/load-project';
 
@@ -39,11 +40,11 @@ export function loadImplementations(project: Project): Implementations {
       continue;
     }
     try {
-      const resolved = require.resolve(file);
-      delete require.cache[resolved];
-      // The project's modules are CommonJS files found at run time: require is the way to load them.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      modules.set(name, { ok: true, exports: require(resolved) as Record<string, unknown> });
+      // Node's own require for the project's CommonJS files (not a bundler's or a test runner's registry), with
+      // the cached copy dropped so that a reload runs the edited code.
+      const load = createRequire(file);
+      delete load.cache[file];
+      modules.set(name, { ok: true, exports: load(file) as Record<string, unknown> });
     } catch (err) {
       const message = (err as Error).message?.split('\n')[0] ?? String(err);
       modules.set(name, { ok: false, reason: `the module server/${name}.js failed to load: ${message}` });

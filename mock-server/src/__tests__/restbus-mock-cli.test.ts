@@ -1,0 +1,115 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { eventually, sampleFiles, writeProject } from './sample-project';
+
+// The program as users run it: the built binary in a real Node (jest's module registry would hide a reload of
+// the project's implementation modules).
+const MAIN = resolve(__dirname, '../../dist/main.js');
+
+let project: string;
+beforeAll(async () => {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before these tests`);
+  project = await writeProject(sampleFiles());
+});
+afterAll(() => rm(project, { recursive: true, force: true }));
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [MAIN, ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+describe('restbus-mock', () => {
+  it('--check exits 0 for a valid project', async () => {
+    const files = sampleFiles();
+    const valid = await writeProject({
+      ...files,
+      'config.yml': (files['config.yml'] as string).replace('  - /broken\n', ''),
+    });
+    const result = await run(['--project', valid, '--check']);
+    expect(result.stdout).toMatch(/is valid: 6 services, environment development/);
+    expect(result.code).toBe(0);
+    await rm(valid, { recursive: true, force: true });
+  });
+
+  it('--check exits 1 listing every problem with file and line, never a stack trace', async () => {
+    const broken = await writeProject({
+      ...sampleFiles(),
+      'services/echo/service.yml': 'name: Echo\nuriTemplate: /echo\nmethods: {}\n',
+      'services/report/service.yml': 'name: [oops\n',
+    });
+    const result = await run(['--project', broken, '--check']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "restbus-mock: services/echo/service.yml:1: /: must have required property 'description'",
+    );
+    expect(result.stderr).toContain('services/echo/service.yml:3: /methods: must NOT have fewer than 1 properties');
+    expect(result.stderr).toMatch(/services\/report\/service\.yml:\d+: /);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    await rm(broken, { recursive: true, force: true });
+  });
+
+  it('--check exits 1 when a module or function that a descriptor names is missing', async () => {
+    // The sample's /broken service names missing.fn and api.nope.
+    const failed = await run(['--project', project, '--check']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('server/api.js: no exported function nope (named by api.nope)');
+    expect(failed.stderr).toContain('server/missing.js: no such module');
+  });
+
+  it('exits 1 naming the known environments for an unknown one', async () => {
+    const result = await run(['staging', '--project', project, '--check']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'restbus-mock: server/config.yml: unknown environment "staging"; known: default, development, secured\n',
+    );
+  });
+
+  it('exits non-zero with a suggestion for an unknown option', async () => {
+    const result = await run(['--projekt', project]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('--project');
+  });
+
+  describe('serving', () => {
+    let child: ChildProcess;
+    let url: string;
+    beforeAll(async () => {
+      child = spawn(process.execPath, [MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1']);
+      url = await new Promise<string>((found, failed) => {
+        const lines = createInterface({ input: child.stdout! });
+        lines.on('line', (line) => {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (entry.msg === 'serving' && entry.url) found(entry.url);
+        });
+        child.on('exit', (code) => failed(new Error(`restbus-mock exited with ${code}`)));
+      });
+    });
+    afterAll(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+
+    it('serves isAlive, then the edited implementation module without a restart', async () => {
+      expect(await (await fetch(`${url}/rest/monitoring/isAlive`)).text()).toBe('true\n');
+      await writeFile(
+        join(project, 'server/monitoring.js'),
+        `exports.isAlive = (req, res) => res.type('application/json').send('false\\n');\n`,
+      );
+      await eventually(async () => (await (await fetch(`${url}/rest/monitoring/isAlive`)).text()) === 'false\n');
+    });
+
+    it('stops with exit code 0 on SIGTERM', async () => {
+      const exited = new Promise<number | null>((done) => child.on('exit', done));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,237 @@
+// `npm run bench:mock`: restbus-mock against Prism mocking the same responses from an OpenAPI example, and a bare
+// express hello world as the floor, each server in its own process, all measured in the same run on this machine.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { median, runWrk, type LoadResult } from '@restbus/infra/testing';
+import { freePort, killChildren, killChildrenOnExit, startChild, waitUntil, type Child } from './children';
+import {
+  API_VERSION,
+  IS_ALIVE_PATH,
+  ITEMS_PATH,
+  makeItems,
+  writeOpenApi,
+  writeRestbusProject,
+} from './write-bench-project';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARM_UP_SECONDS = 2;
+const CONNECTIONS = 64;
+const ROOT = resolve(__dirname, '../../..');
+
+const RESTBUS = 'restbus-mock';
+const PRISM = 'Prism';
+const EXPRESS = 'express hello world';
+const IS_ALIVE = 'GET isAlive';
+const ITEMS = 'GET 10 KB JSON';
+
+interface Expected {
+  type: RegExp;
+  /** Compared after JSON.parse when `json`, else as text. */
+  body: unknown;
+  json: boolean;
+  versionHeader: boolean;
+}
+
+interface Target {
+  server: string;
+  endpoint: string;
+  url: string;
+  child: Child;
+  expected: Expected;
+}
+
+/** One request as a client would send it: a benchmark of error responses or of the wrong body measures nothing. */
+async function verify(target: Target): Promise<void> {
+  const response = await fetch(target.url);
+  const text = await response.text();
+  const type = response.headers.get('content-type') ?? '';
+  const { expected } = target;
+  const problems: string[] = [];
+  if (response.status !== 200) problems.push(`status ${response.status}`);
+  if (!expected.type.test(type)) problems.push(`content-type ${JSON.stringify(type)}`);
+  if (expected.versionHeader && response.headers.get('x-application-api-version') !== API_VERSION)
+    problems.push('no X-Application-API-Version header');
+  let body: unknown = text;
+  if (expected.json) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+  }
+  if (!isDeepStrictEqual(body, expected.body)) problems.push(`unexpected body ${JSON.stringify(text.slice(0, 200))}`);
+  if (problems.length)
+    throw new Error(`${target.server} ${target.endpoint} (${target.url}) answers wrongly: ${problems.join('; ')}`);
+}
+
+function requireWrk(): void {
+  if (spawnSync('wrk', ['--version']).error) {
+    process.stderr.write('bench: wrk is not installed (Debian: apt-get install wrk)\n');
+    process.exit(1);
+  }
+}
+
+function prismVersion(): string {
+  const file = require.resolve('@stoplight/prism-cli/package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+const fmt = (value: number, digits = 2): string => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+function summary(runs: LoadResult[]): { rps: number; p50: number; p99: number } {
+  return {
+    rps: median(runs.map((r) => r.requestsPerSecond)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+  };
+}
+
+async function main(): Promise<void> {
+  requireWrk();
+  killChildrenOnExit();
+  const dir = await mkdtemp(join(tmpdir(), 'restbus-bench-mock-'));
+  try {
+    const items = makeItems();
+    const projectDir = join(dir, 'project');
+    const openApi = join(dir, 'openapi.json');
+    await writeRestbusProject(projectDir, items);
+    await writeOpenApi(openApi, items);
+
+    const [restbusPort, prismPort, expressPort] = [await freePort(), await freePort(), await freePort()];
+    const node = process.execPath;
+    const restbus = startChild(
+      RESTBUS,
+      node,
+      [
+        'mock-server/dist/main.js',
+        '--project',
+        projectDir,
+        '--port',
+        String(restbusPort),
+        '--host',
+        '127.0.0.1',
+        '--no-watch',
+        '--log-level',
+        'warn',
+      ],
+      ROOT,
+    );
+    // Prism logs every request at its default level `info`; at `warn` it logs as little as restbus-mock does.
+    // Static examples (no -d) and `--errors false` are its defaults, spelled out so the comparison is explicit.
+    const prism = startChild(
+      PRISM,
+      node,
+      [
+        require.resolve('@stoplight/prism-cli/dist/index.js'),
+        'mock',
+        '-p',
+        String(prismPort),
+        '-h',
+        '127.0.0.1',
+        '--errors',
+        'false',
+        '-v',
+        'warn',
+        openApi,
+      ],
+      ROOT,
+    );
+    const express = startChild(EXPRESS, node, [join(__dirname, 'express-hello.js'), String(expressPort)], ROOT);
+
+    const mockTargets = (server: string, child: Child, port: number, isAliveBody: unknown): Target[] => [
+      {
+        server,
+        endpoint: IS_ALIVE,
+        url: `http://127.0.0.1:${port}${IS_ALIVE_PATH}`,
+        child,
+        expected: { type: /^application\/json\b/, body: isAliveBody, json: server === PRISM, versionHeader: true },
+      },
+      {
+        server,
+        endpoint: ITEMS,
+        url: `http://127.0.0.1:${port}${ITEMS_PATH}`,
+        child,
+        expected: { type: /^application\/json\b/, body: items, json: true, versionHeader: true },
+      },
+    ];
+    const targets: Target[] = [
+      // restbus-mock sends isAlive's bytes exactly as the implementation wrote them; Prism serialises the example.
+      ...mockTargets(RESTBUS, restbus, restbusPort, 'true\n'),
+      ...mockTargets(PRISM, prism, prismPort, true),
+      {
+        server: EXPRESS,
+        endpoint: 'GET /',
+        url: `http://127.0.0.1:${expressPort}/`,
+        child: express,
+        expected: { type: /^text\/html\b/, body: 'Hello World!', json: false, versionHeader: false },
+      },
+    ];
+
+    for (const target of targets) {
+      await waitUntil(target.child, async () => (await fetch(target.url)).status === 200);
+      await verify(target);
+    }
+    for (const target of targets) {
+      process.stderr.write(`warm-up ${target.server} ${target.endpoint}\n`);
+      await runWrk(target.url, CONNECTIONS, WARM_UP_SECONDS);
+    }
+    const runs = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
+    // Rounds interleave the servers so that a slow spell of the machine hits all of them, not one.
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stderr.write(`round ${round}/${ROUNDS}\n`);
+      for (const target of targets) runs.get(target)!.push(await runWrk(target.url, CONNECTIONS, SECONDS));
+    }
+    for (const target of targets) await verify(target);
+
+    const result = (server: string, endpoint: string) =>
+      summary(runs.get(targets.find((t) => t.server === server && t.endpoint === endpoint)!)!);
+    const hello = result(EXPRESS, 'GET /');
+    const lines = [
+      `Medians of ${ROUNDS} runs of ${SECONDS} s after a ${WARM_UP_SECONDS} s warm-up; wrk -t1 -c${CONNECTIONS}, keep-alive; ` +
+        `10 KB JSON = ${JSON.stringify(items).length} bytes; node ${process.version}, ` +
+        `Prism ${prismVersion()}.`,
+      '',
+      '| server | endpoint | req/s | p50 ms | p99 ms | req/s vs Prism | p99 vs Prism | req/s vs express hello |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ];
+    const misses: string[] = [];
+    for (const endpoint of [IS_ALIVE, ITEMS]) {
+      const prismResult = result(PRISM, endpoint);
+      for (const server of [RESTBUS, PRISM]) {
+        const s = result(server, endpoint);
+        const rpsRatio = s.rps / prismResult.rps;
+        const p99Ratio = s.p99 / prismResult.p99;
+        lines.push(
+          `| ${server} | ${endpoint} | ${fmt(s.rps, 0)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(rpsRatio)}x | ${fmt(p99Ratio)}x | ${fmt(s.rps / hello.rps)}x |`,
+        );
+        if (server !== RESTBUS) continue;
+        if (!(rpsRatio >= 1.2)) misses.push(`${endpoint}: req/s ${fmt(rpsRatio)}x Prism (target ≥ 1.20x)`);
+        if (!(p99Ratio <= 0.5)) misses.push(`${endpoint}: p99 ${fmt(p99Ratio)}x Prism (target ≤ 0.50x)`);
+      }
+    }
+    lines.push(
+      `| ${EXPRESS} | GET / | ${fmt(hello.rps, 0)} | ${fmt(hello.p50)} | ${fmt(hello.p99)} | - | - | 1.00x |`,
+      '',
+    );
+    lines.push(
+      misses.length
+        ? `Targets NOT met (restbus-mock ≥ 1.2x Prism's req/s and ≤ 0.5x its p99 on both endpoints): ${misses.join('; ')}.`
+        : "Targets met: restbus-mock ≥ 1.2x Prism's req/s and ≤ 0.5x its p99 on both endpoints.",
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    killChildren();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  killChildren();
+  process.exit(1);
+});
