@@ -1,0 +1,36 @@
+import { RestbusError } from '@restbus/infra';
+import { readProjectConfig } from '../project/project-config';
+import { readExistingRoutes } from './existing-routes';
+import { planService, type PlannedService } from './plan-service';
+import { writeServices } from './write-services';
+import type { ServiceSpec } from './service-spec';
+
+export interface AddServicesOptions {
+  cwd: string;
+  /** The project's config.yml, relative to cwd. */
+  configFile: string;
+  specs: readonly ServiceSpec[];
+  /** A prefix per spec for its problems, e.g. `bulk.json:3: /0: ` (none for a single add). */
+  labels?: readonly string[];
+  /** Problems found before (an add-bulk file's malformed entries): reported with the others, and nothing is added. */
+  problems?: readonly string[];
+  verbose?: (line: string) => void;
+}
+
+/** Checks every service first and writes them only when all of them can be added (all or nothing). */
+export async function addServices(options: AddServicesOptions): Promise<PlannedService[]> {
+  const config = await readProjectConfig(options.cwd, options.configFile);
+  const context = { config, routes: await readExistingRoutes(config), planned: [] };
+  const problems: string[] = [...(options.problems ?? [])];
+  const planned: PlannedService[] = [];
+  for (const [index, spec] of options.specs.entries()) {
+    const result = await planService(spec, context, options.labels?.[index]);
+    if ('problems' in result) problems.push(...result.problems);
+    else planned.push(result.planned);
+  }
+  if (problems.length) {
+    throw new RestbusError('BAD_REQUEST', `${problems.join('\n')}\nnothing was added`);
+  }
+  await writeServices(config, planned, options.verbose);
+  return planned;
+}

@@ -1,0 +1,24 @@
+import { join } from 'node:path';
+import { readYamlFile } from '@restbus/mock-server';
+import type { ProjectConfig } from '../project/project-config';
+
+/** The same route for any parameter names: `/a/{id}` and `/a/{name}` clash, as the mock server sees them. */
+export const routeKey = (method: string, uriTemplate: string): string =>
+  `${method.toUpperCase()} ${uriTemplate.replace(/\{[^}]*\}/g, '{}')}`;
+
+/**
+ * The routes the listed services already serve, each mapped to its service path. A descriptor that does not read is
+ * skipped here: `rest-tool validate` is where it gets reported.
+ */
+export async function readExistingRoutes(config: ProjectConfig): Promise<Map<string, string>> {
+  const routes = new Map<string, string>();
+  for (const entry of config.services) {
+    const read = await readYamlFile(join(config.servicesDir, entry, 'service.yml'), entry);
+    if (!read.ok) continue;
+    const value = read.file.value as { uriTemplate?: unknown; urlPattern?: unknown; methods?: unknown } | null;
+    const uriTemplate = value?.uriTemplate ?? value?.urlPattern;
+    if (typeof uriTemplate !== 'string' || !value?.methods || typeof value.methods !== 'object') continue;
+    for (const method of Object.keys(value.methods)) routes.set(routeKey(method, uriTemplate), entry);
+  }
+  return routes;
+}

@@ -1,0 +1,191 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { RestbusError } from '@restbus/infra';
+import type { Project } from '@restbus/mock-server';
+import { isJsonType, isTextType, mediaTypeOf } from './media-type';
+
+type Json = Record<string, unknown>;
+
+interface Field {
+  field: string;
+  content: string;
+}
+
+interface Parameter {
+  name: string;
+  kind: 'URL' | 'QUERY' | 'BODY';
+  type: string;
+  required: boolean;
+  summary: string;
+  default?: unknown;
+}
+
+/** Headers OpenAPI describes elsewhere (content negotiation, security) and tells tools to ignore as parameters. */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+
+const fields = (value: unknown): Field[] => (Array.isArray(value) ? (value as Field[]) : []);
+
+/** `serviceUrlPrefix + uriTemplate` without a doubled or missing slash. */
+export function toOpenApiPath(prefix: string, uriTemplate: string): string {
+  return `${prefix.replace(/\/+$/, '')}${uriTemplate}` || '/';
+}
+
+/** A mock or schema file's content as an example: JSON parsed, text as text, anything else left out. */
+async function readExample(file: string, mediaType: string): Promise<unknown> {
+  if (isJsonType(mediaType)) return readParsed(file, JSON.parse);
+  if (isTextType(mediaType)) return readFile(file, 'utf8');
+  return undefined;
+}
+
+async function readParsed(file: string, parser: (text: string) => unknown): Promise<unknown> {
+  try {
+    return parser(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new RestbusError('PROJECT_INVALID', `${file}: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+async function readSchema(file: string): Promise<Json> {
+  const schema = (await readParsed(file, parse)) as Json;
+  if (!schema || typeof schema !== 'object') throw new RestbusError('PROJECT_INVALID', `${file}: is not a schema`);
+  // The dialect of an OpenAPI 3.1 schema is the document's; an older draft's "$schema" would contradict it.
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+function toParameters(method: Json, uriTemplate: string): Json[] {
+  const request = (method.request ?? {}) as Json;
+  const declared = (Array.isArray(request.parameters) ? request.parameters : []) as Parameter[];
+  const inPath = [...uriTemplate.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+  const schemaOf = (parameter: Parameter): Json => ({
+    type: parameter.type,
+    ...(parameter.default === undefined || parameter.default === null ? {} : { default: parameter.default }),
+  });
+  const parameters: Json[] = [];
+  for (const name of inPath) {
+    const parameter = declared.find((item) => item.kind === 'URL' && item.name === name);
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      ...(parameter?.summary ? { description: parameter.summary } : {}),
+      schema: parameter ? schemaOf(parameter) : { type: 'string' },
+    });
+  }
+  // A URL parameter missing from the uriTemplate cannot be a path parameter in OpenAPI; BODY ones are the body.
+  for (const parameter of declared.filter((item) => item.kind === 'QUERY')) {
+    parameters.push({
+      name: parameter.name,
+      in: 'query',
+      required: parameter.required,
+      description: parameter.summary,
+      schema: schemaOf(parameter),
+    });
+  }
+  for (const header of fields(request.headers).filter((item) => !IGNORED_HEADERS.has(item.field.toLowerCase()))) {
+    parameters.push({ name: header.field, in: 'header', schema: { type: 'string' }, example: header.content });
+  }
+  for (const cookie of fields(request.cookies)) {
+    parameters.push({ name: cookie.field, in: 'cookie', schema: { type: 'string' }, example: cookie.content });
+  }
+  return parameters;
+}
+
+async function toRequestBody(method: Json, serviceDir: string): Promise<Json | undefined> {
+  const request = (method.request ?? {}) as Json;
+  if (typeof request.mockBody !== 'string') return undefined;
+  const mediaType = mediaTypeOf(request.headers, request.mockBody);
+  const example = await readExample(resolve(serviceDir, request.mockBody), mediaType);
+  return {
+    ...(typeof request.description === 'string' ? { description: request.description } : {}),
+    content: { [mediaType]: example === undefined ? {} : { example } },
+  };
+}
+
+async function toResponses(method: Json, serviceDir: string): Promise<Json> {
+  const responses: Record<string, Json> = {};
+  for (const response of (Array.isArray(method.responses) ? method.responses : []) as Json[]) {
+    const status = String(response.statusCode);
+    const key = /^[1-5](\d\d|XX)$/.test(status) ? status : 'default';
+    const text = [String(response.reason), typeof response.description === 'string' ? response.description : '']
+      .filter(Boolean)
+      .join('\n\n');
+    const entry = (responses[key] ??= { description: text });
+    if (entry.description !== text) entry.description = `${String(entry.description)}\n\n${text}`;
+    const headers = fields(response.headers).filter((header) => header.field.toLowerCase() !== 'content-type');
+    if (headers.length) {
+      entry.headers = {
+        ...((entry.headers as Json | undefined) ?? {}),
+        ...Object.fromEntries(
+          headers.map((header) => [header.field, { schema: { type: 'string' }, example: header.content }]),
+        ),
+      };
+    }
+    const mockBody = typeof response.mockBody === 'string' ? response.mockBody : undefined;
+    const schemaFile = typeof response.validationSchema === 'string' ? response.validationSchema : undefined;
+    const declaresType = fields(response.headers).some((header) => header.field.toLowerCase() === 'content-type');
+    if (!mockBody && !schemaFile && !declaresType) continue;
+    const mediaType = mediaTypeOf(response.headers, mockBody ?? schemaFile);
+    const content = ((entry.content as Json | undefined) ?? {}) as Record<string, Json>;
+    const media = (content[mediaType] ??= {});
+    // Two responses with one status (an OK and a named variant): the first one's example is kept.
+    if (mockBody && media.example === undefined) {
+      const example = await readExample(resolve(serviceDir, mockBody), mediaType);
+      if (example !== undefined) media.example = example;
+    }
+    if (schemaFile && media.schema === undefined) media.schema = await readSchema(resolve(serviceDir, schemaFile));
+    entry.content = content;
+  }
+  return Object.keys(responses).length ? responses : { default: { description: 'No response is described' } };
+}
+
+/**
+ * An OpenAPI 3.1 document of a loaded project: one path per service (`serviceUrlPrefix + uriTemplate`), one operation
+ * per method with its parameters, request and response examples from the mock files, and responses by status code
+ * with their reason and headers. The service name is the operations' tag.
+ */
+export async function toOpenApi(project: Project): Promise<Json> {
+  const { config } = project;
+  const paths: Record<string, Json> = {};
+  const tags: Json[] = [];
+  for (const service of project.services) {
+    const { descriptor } = service;
+    const serviceDir = join(project.environment.restapiRoot, config.servicesRoot, service.path);
+    // Tag names are unique in OpenAPI; two services of one name share a tag.
+    if (!tags.some((tag) => tag.name === descriptor.name)) {
+      tags.push({ name: descriptor.name, description: descriptor.description });
+    }
+    const item = (paths[toOpenApiPath(config.serviceUrlPrefix, descriptor.uriTemplate)] ??= {});
+    for (const [name, method] of Object.entries(descriptor.methods)) {
+      const parameters = toParameters(method, descriptor.uriTemplate);
+      const requestBody = await toRequestBody(method, serviceDir);
+      item[name.toLowerCase()] = {
+        tags: [descriptor.name],
+        summary: method.summary,
+        ...(typeof method.notes === 'string' ? { description: method.notes } : {}),
+        ...(parameters.length ? { parameters } : {}),
+        ...(requestBody ? { requestBody } : {}),
+        responses: await toResponses(method, serviceDir),
+      };
+    }
+  }
+  let server: string | undefined;
+  try {
+    server = typeof config.baseUrl === 'string' ? new URL(config.baseUrl).origin : undefined;
+  } catch {
+    server = undefined;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: String(config.projectName),
+      version: config.apiVersion,
+      ...(typeof config.licence === 'string' ? { license: { name: config.licence } } : {}),
+      ...(typeof config.author === 'string' ? { contact: { name: config.author } } : {}),
+    },
+    ...(server ? { servers: [{ url: server }] } : {}),
+    tags,
+    paths,
+  };
+}

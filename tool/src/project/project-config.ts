@@ -1,0 +1,54 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { RestbusError } from '@restbus/infra';
+import { readYamlFile } from '@restbus/mock-server';
+
+/** What `add` needs from a project's config.yml, with its text for editing. */
+export interface ProjectConfig {
+  /** Absolute path of config.yml. */
+  file: string;
+  /** How messages name it (as the user gave it). */
+  name: string;
+  text: string;
+  /** The folder of config.yml: the project root. */
+  projectDir: string;
+  /** Absolute folder of the service descriptors. */
+  servicesDir: string;
+  services: string[];
+}
+
+/**
+ * Reads a project's config.yml for editing. Only what `add` relies on is checked here (servicesRoot and services);
+ * `rest-tool validate` checks the whole project with the mock server's schemas.
+ */
+export async function readProjectConfig(cwd: string, configFile: string): Promise<ProjectConfig> {
+  const file = resolve(cwd, configFile);
+  const read = await readYamlFile(file, configFile);
+  if (!read.ok) throw new RestbusError('PROJECT_INVALID', read.problems.join('\n'));
+  const value = read.file.value as Record<string, unknown> | null;
+  const problems: string[] = [];
+  const at = (pointer: string, message: string): string =>
+    `${configFile}:${read.file.lineOf(pointer)}: ${pointer || '/'}: ${message}`;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new RestbusError('PROJECT_INVALID', at('', 'must be a mapping (projectName, servicesRoot, services, …)'));
+  }
+  if (typeof value.servicesRoot !== 'string') problems.push(at('/servicesRoot', 'must be a string'));
+  const services = value.services;
+  if (!Array.isArray(services)) problems.push(at('/services', 'must be a list of service paths'));
+  else {
+    services.forEach((entry, index) => {
+      if (typeof entry !== 'string') problems.push(at(`/services/${index}`, 'must be a string'));
+    });
+  }
+  if (problems.length) throw new RestbusError('PROJECT_INVALID', problems.join('\n'));
+  const projectDir = dirname(file);
+  return {
+    file,
+    name: configFile,
+    // Read again as text: the edit keeps every byte that is not the new entries.
+    text: await readFile(file, 'utf8'),
+    projectDir,
+    servicesDir: resolve(projectDir, value.servicesRoot as string),
+    services: services as string[],
+  };
+}
