@@ -54,12 +54,18 @@ export function killChildren(): void {
   for (const child of running) child.process.kill('SIGKILL');
 }
 
-/** No server outlives the benchmark, whether it ends normally, throws, or is interrupted. */
-export function killChildrenOnExit(): void {
-  process.once('exit', killChildren);
+/**
+ * No server outlives the benchmark, whether it ends normally, throws, or is interrupted; `cleanUp` runs too, since
+ * exiting on a signal skips the `finally` blocks. A running wrk is left to finish its few seconds: on Ctrl-C the
+ * terminal signals it as well.
+ */
+export function killChildrenOnExit(cleanUp: () => void): void {
+  process.once('exit', () => {
+    killChildren();
+    cleanUp();
+  });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
-      killChildren();
       process.stderr.write(`bench: ${signal}, servers stopped\n`);
       process.exit(130);
     });

@@ -1,9 +1,9 @@
 // `npm run bench:mock`: restbus-mock against Prism mocking the same responses from an OpenAPI example, and a bare
 // express hello world as the floor, each server in its own process, all measured in the same run on this machine.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { median, runWrk, type LoadResult } from '@restbus/infra/testing';
@@ -93,8 +93,9 @@ function summary(runs: LoadResult[]): { rps: number; p50: number; p99: number } 
 
 async function main(): Promise<void> {
   requireWrk();
-  killChildrenOnExit();
+  const loadBefore = loadavg()[0];
   const dir = await mkdtemp(join(tmpdir(), 'restbus-bench-mock-'));
+  killChildrenOnExit(() => rmSync(dir, { recursive: true, force: true }));
   try {
     const items = makeItems();
     const projectDir = join(dir, 'project');
@@ -192,6 +193,8 @@ async function main(): Promise<void> {
       summary(runs.get(targets.find((t) => t.server === server && t.endpoint === endpoint)!)!);
     const hello = result(EXPRESS, 'GET /');
     const lines = [
+      // Other work on the machine shows up as long tails in every row; the load average says how much there was.
+      `Load average (1 min) at the start ${fmt(loadBefore)}, at the end ${fmt(loadavg()[0])} on ${availableParallelism()} cores.`,
       `Medians of ${ROUNDS} runs of ${SECONDS} s after a ${WARM_UP_SECONDS} s warm-up; wrk -t1 -c${CONNECTIONS}, keep-alive; ` +
         `10 KB JSON = ${JSON.stringify(items).length} bytes; node ${process.version}, ` +
         `Prism ${prismVersion()}.`,
@@ -225,13 +228,12 @@ async function main(): Promise<void> {
     );
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
+    // The children keep the event loop alive: without this a finished run would never exit.
     killChildren();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
 main().catch((err: unknown) => {
   process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
-  killChildren();
   process.exit(1);
 });
