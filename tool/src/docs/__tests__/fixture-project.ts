@@ -254,6 +254,10 @@ methods:
 export const FIXTURE_FILES: Record<string, string> = {
   'server/config.yml': SERVER_CONFIG,
   'config.yml': PROJECT_CONFIG,
+  'server/monitoring.js': `exports.isAlive = (request, response) => {
+  response.type('application/json').send('true\\n');
+};
+`,
   'services/monitoring/isAlive/service.yml': IS_ALIVE,
   'services/orders/service.yml': ORDERS,
   'services/orders/getCollection-responseBody.json': '[{"id":1,"status":"open"}]\n',

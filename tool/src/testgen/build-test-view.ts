@@ -1,0 +1,122 @@
+import { existsSync } from 'node:fs';
+import { dirname, extname, relative, resolve, sep } from 'node:path';
+
+type Json = Record<string, unknown>;
+
+/** A test case with what surrounds it. */
+export interface TestCaseInput {
+  config: Json;
+  service: { path: string; file: string; descriptor: Json; dir: string };
+  method: string;
+  methodSpec: Json;
+  testCase: Json;
+  /** Its position in the descriptor, for messages: `/methods/GET/testCases/0`. */
+  pointer: string;
+  /** Where the generated file goes, absolute. */
+  testFile: string;
+}
+
+const asObject = (value: unknown): Json => (value && typeof value === 'object' ? (value as Json) : {});
+const asArray = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : []);
+
+/**
+ * A value as a JavaScript literal. JSON is valid JavaScript, and escaping U+2028/U+2029 keeps it valid even in a
+ * `//` comment, where they would end the line.
+ */
+export const toJs = (value: unknown): string =>
+  (JSON.stringify(value) ?? 'undefined').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
+/** `/users/{id}` with `{id}` from the declared parameter's default: the URL kind first, then any kind, then 1. */
+export function fillPathParameters(url: string, parameters: Json[]): string {
+  return url.replace(/\{([^}]*)\}/g, (_match, name: string) => {
+    const declared =
+      parameters.find((parameter) => parameter.name === name && parameter.kind === 'URL') ??
+      parameters.find((parameter) => parameter.name === name);
+    const value = declared?.default;
+    return encodeURIComponent(value === undefined || value === null || typeof value === 'object' ? 1 : String(value));
+  });
+}
+
+const toHeaderObject = (fields: Json[]): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  for (const { field, content } of fields) {
+    const name = String(field);
+    headers[name] = name in headers ? `${headers[name]}, ${String(content)}` : String(content);
+  }
+  return headers;
+};
+
+/**
+ * The view a test template renders. Plain values are there for custom templates; everything under `js` is already a
+ * JavaScript literal (JSON), so templates insert it with `{{{…}}}` and odd characters in names can never break the
+ * generated file.
+ */
+export function buildTestView(input: TestCaseInput): { view: Json; problems: string[]; warnings: string[] } {
+  const { config, service, method, methodSpec, testCase, pointer } = input;
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const request = asObject(testCase.request);
+  const response = asObject(testCase.response);
+  const declaredRequest = asObject(methodSpec.request);
+
+  const url = fillPathParameters(String(testCase.url), asArray(declaredRequest.parameters));
+  // The test case's own request headers when it declares them, else the method's.
+  const headerFields = Array.isArray(request.headers) ? request.headers : asArray(declaredRequest.headers);
+  const headers = toHeaderObject(asArray(headerFields));
+  const cookies = asArray(request.cookies);
+  if (cookies.length > 0) {
+    headers.Cookie = cookies.map(({ field, content }) => `${String(field)}=${String(content)}`).join('; ');
+  }
+
+  let bodyFile: string | null = null;
+  let inlineBody: string | null = null;
+  const mockBody = request.mockBody ?? request.body ?? declaredRequest.mockBody;
+  if (mockBody !== undefined && mockBody !== null && method !== 'GET') {
+    if (typeof mockBody === 'string') {
+      const source = resolve(service.dir, mockBody);
+      if (!existsSync(source)) warnings.push(`${service.file}: ${pointer}: request body ${mockBody} does not exist`);
+      bodyFile = relative(dirname(input.testFile), source).split(sep).join('/');
+      if (extname(source) === '.json' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+        headers['Content-Type'] = 'application/json';
+      }
+    } else {
+      inlineBody = JSON.stringify(mockBody);
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+        headers['Content-Type'] = 'application/json';
+      }
+    }
+  }
+
+  const status = Number(response.statusCode);
+  if (!Number.isInteger(status) || status < 100 || status > 599) {
+    problems.push(`${service.file}: ${pointer}/response/statusCode: must be an HTTP status code`);
+  }
+  const credentials = asObject(config.loginCredentials);
+  const expectedHeaders = asArray(response.headers).map(({ field, content }) => ({
+    field: String(field),
+    content: String(content),
+  }));
+
+  const view = {
+    ...config,
+    service: { name: service.descriptor.name, path: service.path, uriTemplate: service.descriptor.uriTemplate },
+    method,
+    testCase,
+    url,
+    js: {
+      source: toJs(`${service.file} ${pointer}`),
+      name: toJs(String(testCase.name)),
+      description: toJs(String(testCase.description)),
+      baseUrl: toJs(String(config.baseUrl)),
+      method: toJs(method),
+      path: toJs(url),
+      headers: toJs(headers),
+      bodyFile: toJs(bodyFile),
+      inlineBody: toJs(inlineBody),
+      credentials: toJs('user' in credentials ? { user: credentials.user, pass: credentials.pass } : null),
+      status: toJs(status),
+      expectedHeaders: toJs(expectedHeaders),
+    },
+  };
+  return { view, problems, warnings };
+}

@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { RestbusError, createLogger } from '@restbus/infra';
+import { startMockServer } from '@restbus/mock-server';
+import { FIXTURE_FILES, writeFiles } from '../docs/__tests__/fixture-project';
+import { generateTests } from './generate-tests';
+
+const run = promisify(execFile);
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'rest-tool-tests-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const createProject = async (files: Record<string, string> = FIXTURE_FILES): Promise<string> =>
+  writeFiles(await mkdtemp(join(root, 'project-')), files);
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+const ODD_FILE = "test/Run- it-now - -fast-- -yes- - -quoted- 'single' ${x} `tick`.mjs";
+const ALL_FILES = [
+  'test/Get Monitoring Is Alive.mjs',
+  'test/Get Orders.mjs',
+  'test/Create one order.mjs',
+  'test/Get Order.mjs',
+  'test/Update Order.mjs',
+  'test/Delete Order.mjs',
+  ODD_FILE,
+];
+
+/** Runs generated test files with Node's test runner; resolves with its exit code and output. */
+async function runNodeTests(dir: string, files: string[], baseUrl: string): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout } = await run(process.execPath, ['--test', ...files], {
+      cwd: root,
+      env: { ...process.env, API_BASE_URL: baseUrl },
+    });
+    return { code: 0, output: stdout };
+  } catch (err) {
+    const failed = err as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+describe('generateTests', () => {
+  it('writes one file per test case, named safely after it, that is valid JavaScript', async () => {
+    const dir = await createProject();
+    const lines: string[] = [];
+    const result = await generateTests({ projectDir: dir, verbose: (line) => lines.push(line) });
+    expect(result).toEqual({ written: ALL_FILES, skipped: [] });
+    expect((await readdir(join(dir, 'test'))).sort()).toEqual(ALL_FILES.map((file) => file.slice(5)).sort());
+    expect(lines).toContain('wrote test/Get Orders.mjs');
+    for (const file of ALL_FILES) await run(process.execPath, ['--check', join(dir, file)]);
+    const odd = await readFile(join(dir, ODD_FILE), 'utf8');
+    expect(odd).toContain('test("Run: it/now \\\\ <fast>? *yes* | \\"quoted\\" \'single\' ${x} `tick`", async');
+    expect(odd).toContain('path: "/odd/a%20b%2Fc%3Fd/run"');
+    expect(odd).toContain('bodyFile: "../services/odd names/ünï & <co>/body #1 & more.json"');
+  });
+
+  it('fills path parameters from the declared defaults: the URL kind first, then any kind', async () => {
+    const dir = await createProject();
+    await generateTests({ projectDir: dir });
+    expect(await readFile(join(dir, 'test/Get Order.mjs'), 'utf8')).toContain('path: "/orders/42"');
+    expect(await readFile(join(dir, 'test/Update Order.mjs'), 'utf8')).toContain('path: "/orders/1"');
+  });
+
+  it('never overwrites an existing file and reports it as skipped', async () => {
+    const dir = await createProject();
+    await writeFiles(dir, { 'test/Get Orders.mjs': '// mine\n' });
+    const result = await generateTests({ projectDir: dir });
+    expect(result.skipped).toEqual(['test/Get Orders.mjs']);
+    expect(result.written).toHaveLength(ALL_FILES.length - 1);
+    expect(await readFile(join(dir, 'test/Get Orders.mjs'), 'utf8')).toBe('// mine\n');
+    expect(await generateTests({ projectDir: dir })).toEqual({ written: [], skipped: ALL_FILES });
+  });
+
+  it("uses the project's own test templates before the tool's", async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'templates/test/testGetMethod.mustache': '// custom {{{js.name}}} {{testCase.name}} & {{method}}\n',
+    });
+    await generateTests({ projectDir: dir });
+    expect(await readFile(join(dir, 'test/Get Orders.mjs'), 'utf8')).toBe('// custom "Get Orders" Get Orders & GET\n');
+    expect(await readFile(join(dir, 'test/Update Order.mjs'), 'utf8')).toContain("from 'node:test'");
+  });
+
+  it('refuses an unknown or path-like template before writing anything', async () => {
+    const order = FIXTURE_FILES['services/orders/order/service.yml'];
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'services/orders/order/service.yml': order
+        .replace('template: testPutMethod.mustache', 'template: testPatchMethod')
+        .replace('template: testDelMethod.mustache', 'template: ../../server/evil'),
+    });
+    const err = await generateTests({ projectDir: dir }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RestbusError);
+    expect((err as RestbusError).code).toBe('PROJECT_INVALID');
+    expect((err as RestbusError).message.split('\n')).toEqual([
+      expect.stringMatching(
+        /^services\/orders\/order\/service\.yml: \/methods\/PUT\/testCases\/0\/template: templates\/test: no testPatchMethod\.mustache in /,
+      ),
+      'services/orders/order/service.yml: /methods/DELETE/testCases/0/template: "../../server/evil" is not a file name in templates/test',
+    ]);
+    expect(await exists(join(dir, 'test'))).toBe(false);
+  });
+
+  it('gives two test cases of the same name two files', async () => {
+    const orders = FIXTURE_FILES['services/orders/service.yml'];
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'services/orders/service.yml': orders.replace('name: Create one order', 'name: get orders'),
+    });
+    const { written } = await generateTests({ projectDir: dir });
+    expect(written).toContain('test/get orders (2).mjs');
+  });
+});
+
+describe('the generated tests', () => {
+  // The fixture's DELETE declares a mock file that does not exist (the docs show that); here it answers no body.
+  const servable = {
+    ...FIXTURE_FILES,
+    'server/config.yml': `${FIXTURE_FILES['server/config.yml']}    requireLogin: true\n`,
+    'services/orders/order/service.yml': FIXTURE_FILES['services/orders/order/service.yml'].replace(
+      '        mockBody: no-such-file.json\n',
+      '',
+    ),
+  };
+  const logger = createLogger({ name: 'mock', level: 'silent' });
+
+  it('pass against the mock server, sending credentials, headers and bodies from any working folder', async () => {
+    const dir = await createProject(servable);
+    const { written } = await generateTests({ projectDir: dir });
+    const server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
+    try {
+      const result = await runNodeTests(
+        dir,
+        written.map((file) => join(dir, file)),
+        `${server.url}/rest`,
+      );
+      expect(result.output).toContain(`# pass ${ALL_FILES.length}`);
+      expect(result.code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+
+  it('fail when the server answers another status or lacks a declared header', async () => {
+    const dir = await createProject(servable);
+    const { written } = await generateTests({ projectDir: dir });
+    const orders = join(dir, 'services/orders/service.yml');
+    const changed = (await readFile(orders, 'utf8'))
+      .replace('        statusCode: 200\n', '        statusCode: 202\n')
+      .replace('          - { field: Location, content: /rest/orders/1 }\n        mockBody', '        mockBody');
+    await writeFile(orders, changed);
+    const server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
+    try {
+      const result = await runNodeTests(
+        dir,
+        written.map((file) => join(dir, file)),
+        `${server.url}/rest`,
+      );
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain(`# pass ${ALL_FILES.length - 2}`);
+      expect(result.output).toContain('# fail 2');
+      expect(result.output).toMatch(/Get the list of orders: GET \/orders/);
+      expect(result.output).toMatch(/Create a new order: the Location header is missing/);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
