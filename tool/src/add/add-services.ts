@@ -12,8 +12,10 @@ export interface AddServicesOptions {
   specs: readonly ServiceSpec[];
   /** A prefix per spec for its problems, e.g. `bulk.json:3: /0: ` (none for a single add). */
   labels?: readonly string[];
+  /** The position of each spec in its file, to list the problems in file order (add-bulk). */
+  order?: readonly number[];
   /** Problems found before (an add-bulk file's malformed entries): reported with the others, and nothing is added. */
-  problems?: readonly string[];
+  problems?: ReadonlyArray<{ order: number; text: string }>;
   verbose?: (line: string) => void;
 }
 
@@ -21,15 +23,18 @@ export interface AddServicesOptions {
 export async function addServices(options: AddServicesOptions): Promise<PlannedService[]> {
   const config = await readProjectConfig(options.cwd, options.configFile);
   const context = { config, routes: await readExistingRoutes(config), planned: [] };
-  const problems: string[] = [...(options.problems ?? [])];
+  const problems = [...(options.problems ?? [])];
   const planned: PlannedService[] = [];
   for (const [index, spec] of options.specs.entries()) {
     const result = await planService(spec, context, options.labels?.[index]);
-    if ('problems' in result) problems.push(...result.problems);
+    const order = options.order?.[index] ?? index;
+    if ('problems' in result) problems.push(...result.problems.map((text) => ({ order, text })));
     else planned.push(result.planned);
   }
   if (problems.length) {
-    throw new RestbusError('BAD_REQUEST', `${problems.join('\n')}\nnothing was added`);
+    // Array.prototype.sort is stable: an entry's problems keep the order they were found in.
+    const lines = problems.sort((a, b) => a.order - b.order).map((problem) => problem.text);
+    throw new RestbusError('BAD_REQUEST', `${lines.join('\n')}\nnothing was added`);
   }
   await writeServices(config, planned, options.verbose);
   return planned;

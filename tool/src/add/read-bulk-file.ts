@@ -9,8 +9,10 @@ export interface BulkFile {
   specs: ServiceSpec[];
   /** `<file>:<line>: /<index>: ` per spec, to prefix its problems. */
   labels: string[];
-  /** What is wrong with the entries that are not in specs. */
-  problems: string[];
+  /** The index in the file of each spec. */
+  order: number[];
+  /** What is wrong with the entries, each with the index of its entry. */
+  problems: Array<{ order: number; text: string }>;
 }
 
 /**
@@ -30,40 +32,46 @@ export async function readBulkFile(cwd: string, file: string): Promise<BulkFile>
   if (!Array.isArray(list) || list.length === 0) {
     throw new RestbusError('BAD_REQUEST', `${at('')}must be a non-empty list of services`);
   }
-  const problems: string[] = [];
+  const problems: Array<{ order: number; text: string }> = [];
   const specs: ServiceSpec[] = [];
   const labels: string[] = [];
+  const order: number[] = [];
   list.forEach((raw: unknown, index) => {
     const base = `/${index}`;
+    const problem = (text: string): void => {
+      problems.push({ order: index, text });
+    };
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-      problems.push(`${at(base)}must be an object with type, path, uriTemplate, name and description`);
+      problem(`${at(base)}must be an object with type, path, uriTemplate, name and description`);
       return;
     }
     const entry = raw as Record<string, unknown>;
-    const count = problems.length;
+    // An unknown field (a typo) is reported, but the entry is still checked further: one run reports everything.
     for (const key of Object.keys(entry)) {
-      if (!FIELDS.includes(key))
-        problems.push(`${at(`${base}/${key}`)}is not allowed here (fields: ${FIELDS.join(', ')})`);
+      if (!FIELDS.includes(key)) {
+        problem(`${at(`${base}/${key}`)}is not allowed here (fields: ${FIELDS.join(', ')})`);
+      }
     }
+    const shapeCount = problems.length;
     for (const key of ['path', 'uriTemplate', 'name']) {
-      if (entry[key] === undefined) problems.push(`${at(base)}must have required property '${key}'`);
-      else if (typeof entry[key] !== 'string') problems.push(`${at(`${base}/${key}`)}must be a string`);
+      if (entry[key] === undefined) problem(`${at(base)}must have required property '${key}'`);
+      else if (typeof entry[key] !== 'string') problem(`${at(`${base}/${key}`)}must be a string`);
     }
     if (entry.description !== undefined && typeof entry.description !== 'string') {
-      problems.push(`${at(`${base}/description`)}must be a string`);
+      problem(`${at(`${base}/description`)}must be a string`);
     }
     const type = entry.type === undefined ? 'RESOURCE' : entry.type;
     if (!isServiceType(type)) {
-      problems.push(`${at(`${base}/type`)}must be one of ${SERVICE_TYPES.map((t) => JSON.stringify(t)).join(', ')}`);
+      problem(`${at(`${base}/type`)}must be one of ${SERVICE_TYPES.map((t) => JSON.stringify(t)).join(', ')}`);
     }
     const methods = entry.methods;
     if (
       methods !== undefined &&
       (!Array.isArray(methods) || methods.some((m) => !(HTTP_METHODS as readonly unknown[]).includes(m)))
     ) {
-      problems.push(`${at(`${base}/methods`)}must be a list of ${HTTP_METHODS.join(', ')}`);
+      problem(`${at(`${base}/methods`)}must be a list of ${HTTP_METHODS.join(', ')}`);
     }
-    if (problems.length > count) return;
+    if (problems.length > shapeCount) return;
     specs.push({
       type: type as ServiceSpec['type'],
       path: entry.path as string,
@@ -73,6 +81,7 @@ export async function readBulkFile(cwd: string, file: string): Promise<BulkFile>
       methods: methods as string[] | undefined,
     });
     labels.push(at(base));
+    order.push(index);
   });
-  return { specs, labels, problems };
+  return { specs, labels, order, problems };
 }

@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { RestbusError } from '@restbus/infra';
 import { addServices } from '../add/add-services';
 import { readBulkFile } from '../add/read-bulk-file';
 import { DEFAULT_DESCRIPTION, HTTP_METHODS, SERVICE_TYPES, isServiceType, type ServiceType } from '../add/service-spec';
@@ -42,6 +43,19 @@ function parseMethods(value: string): string[] {
   return methods;
 }
 
+/** Every missing required option in one message (commander would stop at the first). */
+function requireOptions(options: object, flags: Record<string, string>): void {
+  const missing = Object.entries(flags)
+    .filter(([key]) => (options as Record<string, unknown>)[key] === undefined)
+    .map(([, flag]) => flag);
+  if (missing.length) {
+    throw new RestbusError(
+      'BAD_REQUEST',
+      `missing required option${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+    );
+  }
+}
+
 /** The rest-tool command line. Every action reports through deps and throws RestbusError on failure. */
 export function createProgram(deps: ProgramDeps): Command {
   const { cwd } = deps;
@@ -80,12 +94,13 @@ export function createProgram(deps: ProgramDeps): Command {
         .argParser(parseType)
         .default('RESOURCE'),
     )
-    .requiredOption('-p, --path <path>', 'the service folder, below servicesRoot (e.g. /users/user)')
-    .requiredOption(
+    // Required, but checked in the action: commander would report a missing option before an unknown one (a typo).
+    .option('-p, --path <path>', 'required: the service folder, below servicesRoot (e.g. /users/user)')
+    .option(
       '-u, --uriTemplate <uriTemplate>',
-      'the URI of the service, after serviceUrlPrefix (e.g. /users/{id})',
+      'required: the URI of the service, after serviceUrlPrefix (e.g. /users/{id})',
     )
-    .requiredOption('-n, --name <name>', 'the name of the service')
+    .option('-n, --name <name>', 'required: the name of the service')
     .option('-d, --desc <desc>', 'the description of the service (Markdown)', DEFAULT_DESCRIPTION)
     .option(
       '-m, --methods <methods>',
@@ -97,23 +112,24 @@ export function createProgram(deps: ProgramDeps): Command {
     .action(
       async (options: {
         type: ServiceType;
-        path: string;
-        uriTemplate: string;
-        name: string;
+        path?: string;
+        uriTemplate?: string;
+        name?: string;
         desc: string;
         methods?: string[];
         config: string;
         verbose?: boolean;
       }) => {
+        requireOptions(options, { path: '-p, --path', uriTemplate: '-u, --uriTemplate', name: '-n, --name' });
         const [service] = await addServices({
           cwd,
           configFile: options.config,
           specs: [
             {
               type: options.type,
-              path: options.path,
-              uriTemplate: options.uriTemplate,
-              name: options.name,
+              path: options.path as string,
+              uriTemplate: options.uriTemplate as string,
+              name: options.name as string,
               description: options.desc,
               methods: options.methods,
             },
@@ -131,16 +147,18 @@ export function createProgram(deps: ProgramDeps): Command {
     .description(
       'add several services from a JSON or YAML list of {type, path, uriTemplate, name, description, methods}',
     )
-    .requiredOption('-s, --services <file>', 'the list of services (.json, .yml or .yaml)')
+    .option('-s, --services <file>', 'required: the list of services (.json, .yml or .yaml)')
     .option(CONFIG_FLAGS, CONFIG_HELP, 'config.yml')
     .option('-v, --verbose', 'list every file written')
-    .action(async (options: { services: string; config: string; verbose?: boolean }) => {
-      const bulk = await readBulkFile(cwd, options.services);
+    .action(async (options: { services?: string; config: string; verbose?: boolean }) => {
+      requireOptions(options, { services: '-s, --services' });
+      const bulk = await readBulkFile(cwd, options.services as string);
       const added = await addServices({
         cwd,
         configFile: options.config,
         specs: bulk.specs,
         labels: bulk.labels,
+        order: bulk.order,
         problems: bulk.problems,
         verbose: verboseFor(options.verbose),
       });

@@ -181,7 +181,8 @@ export async function toOpenApi(project: Project): Promise<Json> {
     info: {
       title: String(config.projectName),
       version: config.apiVersion,
-      ...(typeof config.licence === 'string' ? { license: { name: config.licence } } : {}),
+      // OpenAPI's license object needs an SPDX identifier or a URL, which a free-text licence is not: say it in prose.
+      ...(typeof config.licence === 'string' ? { description: `Licence: ${config.licence}` } : {}),
       ...(typeof config.author === 'string' ? { contact: { name: config.author } } : {}),
     },
     ...(server ? { servers: [{ url: server }] } : {}),

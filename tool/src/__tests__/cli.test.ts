@@ -1,0 +1,85 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeTempDir, runTool, runToolProcess, type RunResult } from './tool-helpers';
+
+describe('the rest-tool command line', () => {
+  let temp: Awaited<ReturnType<typeof makeTempDir>>;
+  const results: Record<string, RunResult> = {};
+  // Real processes where what a shell sees matters (exit codes, stderr, no stack trace): started together, since each
+  // one compiles the sources; the rest runs in this process.
+  const processes: Record<string, string[]> = {
+    version: ['-V'],
+    unknownCommand: ['crate', 'demo'],
+    unknownOption: ['add', '--nmae', 'x'],
+    failing: ['validate'],
+  };
+  const inProcess: Record<string, string[]> = {
+    help: ['-h'],
+    addHelp: ['add', '-h'],
+    nothing: [],
+    excessArgument: ['create', 'a', 'b'],
+    docsWithoutUpdate: ['docs'],
+    created: ['create', 'demo'],
+  };
+
+  beforeAll(async () => {
+    temp = await makeTempDir();
+    await Promise.all([
+      ...Object.entries(processes).map(async ([name, args]) => {
+        results[name] = await runToolProcess(temp.dir, args);
+      }),
+      ...Object.entries(inProcess).map(async ([name, args]) => {
+        results[name] = await runTool(temp.dir, args);
+      }),
+    ]);
+  }, 120_000);
+  afterAll(() => temp.remove());
+
+  it('prints the package version with -V and exits 0', async () => {
+    const { version } = JSON.parse(await readFile(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(results.version).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('lists every command with -h', () => {
+    expect(results.help.code).toBe(0);
+    for (const command of ['create', 'add', 'add-bulk', 'docs', 'test', 'validate', 'export-oas']) {
+      expect(results.help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    }
+  });
+
+  it('lists every option of a command and its default with <command> -h', () => {
+    const help = results.addHelp.stdout.replace(/\s+/g, ' ');
+    for (const flag of ['-t, --type', '-p, --path', '-u, --uriTemplate', '-n, --name', '-d, --desc', '-c, --config']) {
+      expect(help).toContain(flag);
+    }
+    expect(help).toContain('(default: "RESOURCE")');
+    expect(help).toContain('(default: "config.yml")');
+    expect(help).toContain('(default: "This is the description of the service")');
+  });
+
+  it('shows the help on stderr and exits 2 without a command', () => {
+    expect(results.nothing.code).toBe(2);
+    expect(results.nothing.stderr).toContain('Usage: rest-tool');
+  });
+
+  it('exits 2 with a suggestion on an unknown command or option', () => {
+    expect(results.unknownCommand).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('(Did you mean create?)'),
+    });
+    expect(results.unknownOption).toMatchObject({ code: 2, stderr: expect.stringContaining('(Did you mean --name?)') });
+    expect(results.excessArgument.code).toBe(2);
+    expect(results.docsWithoutUpdate).toMatchObject({ code: 2, stderr: expect.stringContaining('-u/--update') });
+  });
+
+  it('exits 1 with one line per problem and no stack trace when a command fails', () => {
+    expect(results.failing.code).toBe(1);
+    expect(results.failing.stderr).toBe('rest-tool: server/config.yml: cannot read: no such file\n');
+  });
+
+  it('exits 0 when a command succeeds', () => {
+    expect(results.created).toMatchObject({ code: 0, stderr: '' });
+  });
+});

@@ -1,0 +1,148 @@
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { loadProject } from '@restbus/mock-server';
+import { makeTempDir, runTool, snapshotTree } from './tool-helpers';
+
+describe('rest-tool create', () => {
+  let temp: Awaited<ReturnType<typeof makeTempDir>>;
+  beforeEach(async () => {
+    temp = await makeTempDir();
+  });
+  afterEach(() => temp.remove());
+
+  it('creates a project that the mock server loads, with every file the issue lists', async () => {
+    const result = await runTool(temp.dir, ['create', 'crm-api']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const dir = join(temp.dir, 'crm-api');
+    const files = Object.keys(await snapshotTree(dir));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'config.yml',
+        'README.md',
+        '.gitignore',
+        'package.json',
+        'server/server',
+        'server/config.yml',
+        'server/api.js',
+        'server/monitoring.js',
+        'services/monitoring/isAlive/service.yml',
+        'data/',
+        'docs/',
+        'test/',
+        'templates/services/COLLECTION/service.yml',
+        'templates/services/OPERATION/postOperation-requestBody.json',
+        'templates/services/RESOURCE/deleteResource-responseBody.json',
+        'templates/test/',
+        'templates/docs/',
+      ]),
+    );
+    const config = parse(await readFile(join(dir, 'config.yml'), 'utf8')) as Record<string, unknown>;
+    expect(config).toEqual({
+      projectName: 'crm-api',
+      apiVersion: 'v0.0.0',
+      author: 'TBD.',
+      licence: 'TBD.',
+      serviceUrlPrefix: '/rest',
+      servicePort: 3007,
+      baseUrl: 'http://localhost:3007/rest',
+      servicesRoot: 'services',
+      services: ['/monitoring/isAlive'],
+      loginCredentials: { user: 'username', pass: 'password' },
+    });
+    const project = await loadProject({ projectDir: dir });
+    expect(project.environment.name).toBe('development');
+    expect(project.services.map((service) => service.path)).toEqual(['/monitoring/isAlive']);
+    expect((await stat(join(dir, 'server', 'server'))).mode & 0o111).not.toBe(0);
+  });
+
+  it('writes server/config.yml with the five environments of the spec', async () => {
+    await runTool(temp.dir, ['create', 'p']);
+    const dir = join(temp.dir, 'p');
+    const server = parse(await readFile(join(dir, 'server', 'config.yml'), 'utf8')) as {
+      useEnvironment: string;
+      environments: Record<string, Record<string, unknown>>;
+    };
+    expect(server.useEnvironment).toBe('development');
+    expect(Object.keys(server.environments)).toEqual([
+      'default',
+      'development',
+      'devProxy',
+      'devProxyWithExceptions',
+      'production',
+    ]);
+    expect(server.environments.default).toMatchObject({
+      documentRoot: '.',
+      port: 3007,
+      restapiRoot: '..',
+      remoteServices: [],
+    });
+    expect(server.environments.development).toMatchObject({ port: 3007, documentRoot: '../webui' });
+    expect(server.environments.devProxy).toMatchObject({ port: 3006, remoteServices: [{ active: true }] });
+    expect(server.environments.devProxyWithExceptions).toMatchObject({
+      port: 3006,
+      proxyException: { active: true, urlPrefixList: ['/monitoring/isAlive'] },
+    });
+    expect(server.environments.production).toMatchObject({ port: 3008 });
+    for (const name of Object.keys(server.environments)) {
+      await expect(loadProject({ projectDir: dir, environment: name })).resolves.toBeDefined();
+    }
+  });
+
+  it('answers isAlive from monitoring.js with true, JSON and the apiVersion of config.yml', async () => {
+    await runTool(temp.dir, ['create', 'p']);
+    const dir = join(temp.dir, 'p');
+    const configFile = join(dir, 'config.yml');
+    await writeFile(configFile, (await readFile(configFile, 'utf8')).replace('v0.0.0', "'v2.1'"));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the generated module is plain CommonJS
+    const monitoring = require(join(dir, 'server', 'monitoring.js')) as {
+      isAlive(request: unknown, response: unknown, descriptor: unknown): void;
+    };
+    const headers: Record<string, string> = {};
+    let body = '';
+    const response = {
+      statusCode: 0,
+      setHeader: (name: string, value: string) => (headers[name.toLowerCase()] = value),
+      end: (text: string) => (body = text),
+    };
+    monitoring.isAlive({}, response, {});
+    expect(response.statusCode).toBe(200);
+    expect(body).toBe('true\n');
+    expect(headers).toEqual({ 'content-type': 'application/json', 'x-application-api-version': 'v2.1' });
+  });
+
+  it('keeps any project name exact in config.yml and README', async () => {
+    const name = "ü: & #it's";
+    expect((await runTool(temp.dir, ['create', name])).code).toBe(0);
+    const dir = join(temp.dir, name);
+    expect((parse(await readFile(join(dir, 'config.yml'), 'utf8')) as { projectName: string }).projectName).toBe(name);
+    expect(await readFile(join(dir, 'README.md'), 'utf8')).toContain(`# ${name}\n`);
+    const server = parse(await readFile(join(dir, 'server', 'config.yml'), 'utf8')) as {
+      environments: { production: { documentRoot: string } };
+    };
+    expect(server.environments.production.documentRoot).toBe(`../webui/build/${name}/production`);
+    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'))).toMatchObject({ name: 'it-s' });
+  });
+
+  it.each([
+    ['an existing folder', 'taken', /exists already/],
+    ['an empty name', '', /must not be empty/],
+    ['a name escaping the current folder', '../outside', /inside the current one/],
+    ['an absolute path', '/tmp/elsewhere', /inside the current one/],
+    ['the current folder', '.', /inside the current one/],
+    ['a folder whose parent does not exist', 'no/such/parent', /does not exist/],
+  ])('refuses %s with exit 1 and writes nothing', async (_case, name, message) => {
+    await mkdir(join(temp.dir, 'taken'));
+    const before = await snapshotTree(temp.dir);
+    const result = await runTool(temp.dir, ['create', name]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/^rest-tool: .*nothing was written\n$/);
+    expect(await snapshotTree(temp.dir)).toEqual(before);
+  });
+
+  it('lists every file it writes with -v', async () => {
+    const result = await runTool(temp.dir, ['create', 'p', '-v']);
+    expect(result.stdout).toContain(`wrote ${join(temp.dir, 'p', 'server', 'monitoring.js')}\n`);
+  });
+});

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, readlink, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { runCli } from '../cli/run-cli';
+import type { Generators } from '../cli/create-program';
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const noGenerators: Generators = {
+  generateDocs: () => Promise.reject(new Error('docs are not part of this test')),
+  generateTests: () => Promise.reject(new Error('tests are not part of this test')),
+};
+
+/** rest-tool in this process, in `cwd`: fast, with its exit code and output. */
+export async function runTool(cwd: string, args: string[], generators: Generators = noGenerators): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    ...generators,
+    version: '0.1.0',
+    cwd,
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+const main = join(__dirname, '..', 'main.ts');
+const register = join(__dirname, 'ts-register.js');
+
+/** rest-tool as a real process (its TypeScript sources, as jest runs them): for exit codes and stderr as users see them. */
+export function runToolProcess(cwd: string, args: string[]): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', register, main, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** A fresh temporary folder; `remove()` deletes it. */
+export async function makeTempDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'rest-tool-'));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Every file below `dir` (hidden ones too) with its content: compare two of these to prove nothing changed. */
+export async function snapshotTree(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  const walk = async (folder: string): Promise<void> => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isSymbolicLink()) files[relative(dir, path)] = `-> ${await readlink(path)}`;
+      else if (entry.isDirectory()) {
+        files[`${relative(dir, path)}/`] = '';
+        await walk(path);
+      } else files[relative(dir, path)] = await readFile(path, 'utf8');
+    }
+  };
+  if (await stat(dir).catch(() => undefined)) await walk(dir);
+  return files;
+}

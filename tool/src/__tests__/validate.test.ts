@@ -1,0 +1,81 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeTempDir, runTool } from './tool-helpers';
+
+describe('rest-tool validate', () => {
+  let temp: Awaited<ReturnType<typeof makeTempDir>>;
+  let project: string;
+  const edit = async (file: string, from: string | RegExp, to: string): Promise<void> => {
+    const path = join(project, file);
+    await writeFile(path, (await readFile(path, 'utf8')).replace(from, to));
+  };
+
+  beforeEach(async () => {
+    temp = await makeTempDir();
+    await runTool(temp.dir, ['create', 'p']);
+    project = join(temp.dir, 'p');
+    await runTool(project, ['add', '-t', 'COLLECTION', '-p', '/users', '-u', '/users', '-n', 'Users']);
+  });
+  afterEach(() => temp.remove());
+
+  it('exits 0 for a created project with added services', async () => {
+    const result = await runTool(project, ['validate']);
+    expect(result).toEqual({ code: 0, stdout: `${project} is valid: 2 services\n`, stderr: '' });
+  });
+
+  it('validates the project of another config file with -c', async () => {
+    expect((await runTool(temp.dir, ['validate', '-c', 'p/config.yml'])).code).toBe(0);
+  });
+
+  it('reports a descriptor that breaks the schema with the file, line and path, as the mock server does', async () => {
+    await edit('services/users/service.yml', /\n *summary: List all the Users/, '');
+    const result = await runTool(project, ['validate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^rest-tool: services\/users\/service\.yml:\d+: \/methods\/GET: must have required property 'summary'$/m,
+    );
+  });
+
+  it('reports every mock file and module that is missing, one line each', async () => {
+    await rm(join(project, 'services', 'users', 'getCollection-responseBody.json'));
+    await rm(join(project, 'services', 'users', 'postCollection-requestBody.json'));
+    await rm(join(project, 'server', 'monitoring.js'));
+    const result = await runTool(project, ['validate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      'rest-tool: services/monitoring/isAlive/service.yml:11: /methods/GET/implementation: server/monitoring.js does not exist',
+      expect.stringMatching(
+        /^rest-tool: services\/users\/service\.yml:\d+: \/methods\/GET\/responses\/0\/mockBody: the file getCollection-responseBody\.json does not exist$/,
+      ),
+      expect.stringMatching(
+        /\/methods\/POST\/request\/mockBody: the file postCollection-requestBody\.json does not exist$/,
+      ),
+      expect.stringMatching(
+        /\/methods\/POST\/testCases\/0\/request\/mockBody: the file postCollection-requestBody\.json does not exist$/,
+      ),
+    ]);
+  });
+
+  it('refuses a mock file outside the project', async () => {
+    await edit('services/users/service.yml', 'mockBody: getCollection-responseBody.json', 'mockBody: ../../../x.json');
+    const result = await runTool(project, ['validate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/mockBody: \.\.\/\.\.\/\.\.\/x\.json is outside the project/);
+  });
+
+  it('refuses two services answering the same route', async () => {
+    await runTool(project, ['add', '-p', '/users/user', '-u', '/people/{id}', '-n', 'User']);
+    await edit('services/users/user/service.yml', 'uriTemplate: /people/{id}', 'uriTemplate: /users');
+    const result = await runTool(project, ['validate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/GET \/users is also served by services\/users\/service\.yml/);
+  });
+
+  it('refuses a config.yml that is not valid YAML, naming the line', async () => {
+    await edit('config.yml', 'servicePort: 3007', 'servicePort: [3007');
+    const result = await runTool(project, ['validate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^rest-tool: config\.yml:\d+: /);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
