@@ -10,6 +10,12 @@ export const E2E_TAG = 'e2e';
 export interface ComposeStack {
   /** `http://<host>:<port>` of the gateway, on a host port Docker picked. */
   gatewayUrl: string;
+  /** `http://<host>:<port>` of the mock server serving examples/crm-api. */
+  mockUrl: string;
+  /** The stack's network: containers started beside it reach the services by name. */
+  network: string;
+  /** Runs a compose command against this stack (same project name, files and image tag); returns its stdout. */
+  compose(args: string[], env?: Record<string, string>): string;
   /** `nats://<host>:<port>` of the stack's NATS server (a restart gives it a new host port). */
   natsUrl(): string;
   /** Stops one service's container gracefully (SIGTERM, 10 s before SIGKILL) and removes it. */
@@ -74,13 +80,13 @@ export async function startComposeStack(): Promise<ComposeStack> {
   refreshOfflineImages();
   const standalone = isStandaloneCompose();
   const projectName = `restbuse2e${Date.now().toString(36)}`;
-  const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(REPO_ROOT, [
-    'docker-compose.yml',
-    'e2e/docker-compose.e2e.yml',
-  ])
+  // Empty host ports: Docker picks free ones.
+  const stackEnvironment = { GATEWAY_HOST_PORT: '', MOCK_HOST_PORT: '', RESTBUS_TAG: E2E_TAG };
+  const files = ['docker-compose.yml', 'e2e/docker-compose.e2e.yml'];
+  const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(REPO_ROOT, files)
     .withProjectName(projectName)
     .withBuild()
-    .withEnvironment({ GATEWAY_HOST_PORT: '', RESTBUS_TAG: E2E_TAG })
+    .withEnvironment(stackEnvironment)
     .withClientOptions(standalone ? { executable: { standalone: true } } : {})
     .withDefaultWaitStrategy(Wait.forHealthCheck())
     .withStartupTimeout(180_000)
@@ -89,7 +95,16 @@ export async function startComposeStack(): Promise<ComposeStack> {
     environment.getContainer(standalone ? `${projectName}_${service}_1` : `${service}-1`);
   const gateway = container('gateway');
   const nats = container('nats');
+  const mock = container('mock-server');
   return {
+    mockUrl: `http://${mock.getHost()}:${mock.getMappedPort(3008)}`,
+    network: `${projectName}_default`,
+    compose: (args, env = {}) =>
+      execFileSync(
+        standalone ? 'docker-compose' : 'docker',
+        [...(standalone ? [] : ['compose']), '-p', projectName, ...files.flatMap((file) => ['-f', file]), ...args],
+        { cwd: REPO_ROOT, env: { ...process.env, ...stackEnvironment, ...env }, encoding: 'utf8', timeout: 300_000 },
+      ),
     gatewayUrl: `http://${gateway.getHost()}:${gateway.getMappedPort(3007)}`,
     natsUrl: () => `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
     stopService: async (service) => {

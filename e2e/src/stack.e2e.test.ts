@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { E2E_TAG, REPO_ROOT, startComposeStack, type ComposeStack } from './compose-stack';
+import { describeMockServerAndTool } from './mock-and-tool.cases';
 
 // Building the images dominates a cold run; a warm one takes seconds.
 jest.setTimeout(300_000);
@@ -8,7 +9,7 @@ jest.setTimeout(300_000);
 const luke = { id: 'luke', familyName: 'Skywalker', givenName: 'Luke' };
 
 // One stack for the whole file: the tests run in order, and the failure cases at the end take services away.
-describe('the compose stack: gateway -> NATS -> person-service x2 and systems-service', () => {
+describe('the compose stack: gateway -> NATS -> person-service x2 and systems-service, mock server, tool', () => {
   let stack: ComposeStack | undefined;
   let nc: NatsConnection | undefined;
   const url = (path: string): string => `${stack!.gatewayUrl}${path}`;
@@ -181,6 +182,8 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
       expect(lost).toBe(0);
     });
   });
+
+  describeMockServerAndTool(() => stack!);
 
   describe('failure semantics', () => {
     it('answers an unknown path with 404 and a JSON error', async () => {

@@ -1,6 +1,13 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
-import { isRestbusError, RestbusError, sendError, type IncomingRequest, type Logger, type ResponseMessage } from '@restbus/infra';
+import {
+  isRestbusError,
+  RestbusError,
+  sendError,
+  type IncomingRequest,
+  type Logger,
+  type ResponseMessage,
+} from '@restbus/infra';
 import type { Problem } from '../validation/create-request-validator';
 import { toIncomingRequest } from '../forward/build-request-message';
 import type { Forwarder } from '../forward/create-forwarder';

@@ -1,0 +1,159 @@
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import { E2E_TAG, type ComposeStack } from './compose-stack';
+
+/** The mock server and tool cases, run on the stack of stack.e2e.test.ts (one stack per run is enough). */
+export function describeMockServerAndTool(stackOf: () => ComposeStack): void {
+  describe('the mock server serving examples/crm-api', () => {
+    const url = (path: string): string => `${stackOf().mockUrl}${path}`;
+
+    it('answers isAlive with true, a newline, JSON and the API version', async () => {
+      const response = await fetch(url('/rest/monitoring/isAlive'));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('x-application-api-version')).toBe('v0.0.0');
+      expect(await response.text()).toBe('true\n');
+    });
+
+    it('answers a collection from its mock file', async () => {
+      const response = await fetch(url('/rest/customers'));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(await response.json()).toEqual([
+        { id: 1, data: 'some mock data' },
+        { id: 2, data: 'some mock data' },
+      ]);
+    });
+
+    it('answers an implementation service (the project echo in server/api.js)', async () => {
+      const response = await fetch(url('/rest/customers/7/notes'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'call back' }),
+      });
+      expect(response.status).toBe(201);
+      expect(await response.json()).toEqual({ customer: '7', note: { text: 'call back' } });
+    });
+
+    it('answers a service without mock file or implementation with its descriptor', async () => {
+      const response = await fetch(url('/rest/customers/7/notes'));
+      expect(response.status).toBe(200);
+      const body = await response.text();
+      expect(JSON.parse(body)).toMatchObject({
+        uriTemplate: '/customers/{id}/notes',
+        contentPath: 'services/customers/notes',
+      });
+      expect(body).not.toContain('/project');
+    });
+
+    it('serves the service folders under /services', async () => {
+      const response = await fetch(url('/services/customers/getCollection-responseBody.json'));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toHaveLength(2);
+      expect((await fetch(url('/services/%2e%2e/server/config.yml'))).status).toBe(403);
+    });
+
+    describe('a second mock server whose proxy rule forwards to the first container', () => {
+      let proxy: StartedTestContainer | undefined;
+      let project: string;
+
+      beforeAll(async () => {
+        project = mkdtempSync(join(tmpdir(), 'restbus-proxy-project-'));
+        mkdirSync(join(project, 'server'));
+        mkdirSync(join(project, 'services'));
+        writeFileSync(
+          join(project, 'server/config.yml'),
+          'useEnvironment: devProxy\nenvironments:\n  default:\n    restapiRoot: ..\n  devProxy:\n    remoteServices:\n      - { uri: /customers, host: mock-server, port: 3008, active: true }\n',
+        );
+        writeFileSync(
+          join(project, 'config.yml'),
+          'projectName: front\napiVersion: v9.9.9\nauthor: e2e\nlicence: MIT\nserviceUrlPrefix: /rest\nservicePort: 3010\nbaseUrl: http://localhost:3010/rest\nservicesRoot: services\nservices: []\n',
+        );
+        proxy = await new GenericContainer(`restbus/mock-server:${E2E_TAG}`)
+          .withNetworkMode(stackOf().network)
+          .withCopyDirectoriesToContainer([{ source: project, target: '/project' }])
+          .withCommand(['--port', '3010'])
+          .withExposedPorts(3010)
+          .withWaitStrategy(Wait.forLogMessage(/"msg":"serving"/))
+          .start();
+      });
+      afterAll(async () => {
+        await proxy?.stop();
+        rmSync(project, { recursive: true, force: true });
+      });
+
+      it('forwards a matching request to the mock-server container and answers what it answered', async () => {
+        const base = `http://${proxy!.getHost()}:${proxy!.getMappedPort(3010)}`;
+        const response = await fetch(`${base}/rest/customers`);
+        expect(response.status).toBe(200);
+        // This project has no services: the answer (and the version header) can only come from the other container.
+        expect(response.headers.get('x-application-api-version')).toBe('v0.0.0');
+        expect(await response.json()).toHaveLength(2);
+        expect((await fetch(`${base}/rest/monitoring/isAlive`)).status).toBe(404);
+      });
+    });
+  });
+
+  describe('the tool container (docker compose run --rm tool …)', () => {
+    let folder: string;
+    const owner = 4321;
+
+    beforeAll(() => {
+      stackOf().compose(['--profile', 'tool', 'build', 'tool']);
+      folder = mkdtempSync(join(tmpdir(), 'restbus-tool-'));
+      // The invoking user owns the folder: here a uid that is not root and not the image's user.
+      if (process.getuid?.() === 0) chownSync(folder, owner, owner);
+    });
+    afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+    it('creates a project in the folder it runs in, owned by the folder owner', () => {
+      const output = stackOf().compose(['--profile', 'tool', 'run', '--rm', '-T', 'tool', 'create', 'demo'], {
+        PWD: folder,
+      });
+      expect(output).toContain('demo');
+      const config = join(folder, 'demo/config.yml');
+      expect(readFileSync(config, 'utf8')).toContain('projectName: demo');
+      expect(existsSync(join(folder, 'demo/services/monitoring/isAlive/service.yml'))).toBe(true);
+      const expectedOwner = process.getuid?.() === 0 ? owner : process.getuid?.();
+      expect(statSync(config).uid).toBe(expectedOwner);
+    });
+
+    it('adds a service to that project and exits 1 with nothing written for a bad one', () => {
+      const project = join(folder, 'demo');
+      stackOf().compose(
+        [
+          '--profile',
+          'tool',
+          'run',
+          '--rm',
+          '-T',
+          'tool',
+          'add',
+          '-t',
+          'COLLECTION',
+          '-p',
+          '/orders',
+          '-u',
+          '/orders',
+          '-n',
+          'orders',
+        ],
+        {
+          PWD: project,
+        },
+      );
+      expect(readFileSync(join(project, 'config.yml'), 'utf8')).toContain('- /orders');
+      expect(() =>
+        stackOf().compose(
+          ['--profile', 'tool', 'run', '--rm', '-T', 'tool', 'add', '-t', 'WRONG', '-p', '/x', '-u', '/x', '-n', 'x'],
+          {
+            PWD: project,
+          },
+        ),
+      ).toThrow();
+      expect(existsSync(join(project, 'services/x'))).toBe(false);
+    });
+  });
+}
