@@ -24,7 +24,7 @@ function readApiVersion() {
   return version;
 }
 
-exports.isAlive = function isAlive(request, response, serviceDescriptor) {
+function isAlive(request, response, serviceDescriptor) {
   const version =
     (serviceDescriptor && serviceDescriptor.config && serviceDescriptor.config.apiVersion) || readApiVersion();
   response.statusCode = 200;
@@ -32,4 +32,6 @@ exports.isAlive = function isAlive(request, response, serviceDescriptor) {
   response.setHeader('Content-Type', 'application/json');
   if (version !== undefined) response.setHeader('X-Application-API-Version', String(version));
   response.end('true\n');
-};
+}
+
+module.exports = { isAlive };
