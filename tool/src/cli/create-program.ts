@@ -43,6 +43,8 @@ function parseMethods(value: string): string[] {
   return methods;
 }
 
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** Every missing required option in one message (commander would stop at the first). */
 function requireOptions(options: object, flags: Record<string, string>): void {
   const missing = Object.entries(flags)
@@ -164,7 +166,7 @@ export function createProgram(deps: ProgramDeps): Command {
       });
       for (const service of added)
         say(`added the ${service.spec.type} service ${service.entry} (${service.spec.uriTemplate})`);
-      say(`${added.length} services added to ${options.config}`);
+      say(`${count(added.length, 'service')} added to ${options.config}`);
     });
 
   program
@@ -179,7 +181,7 @@ export function createProgram(deps: ProgramDeps): Command {
         ...projectOf(options.config),
         verbose: verboseFor(options.verbose),
       });
-      say(`wrote ${written} documentation files into docs/`);
+      say(`wrote ${count(written, 'documentation file')} into docs/`);
     });
 
   program
@@ -194,8 +196,8 @@ export function createProgram(deps: ProgramDeps): Command {
         ...projectOf(options.config),
         verbose: verboseFor(options.verbose),
       });
-      say(`wrote ${written.length} test files into test/`);
-      if (skipped.length) say(`kept ${skipped.length} existing files: ${skipped.join(', ')}`);
+      say(`wrote ${count(written.length, 'test file')} into test/`);
+      if (skipped.length) say(`kept ${count(skipped.length, 'existing file')}: ${skipped.join(', ')}`);
     });
 
   program
@@ -205,7 +207,7 @@ export function createProgram(deps: ProgramDeps): Command {
     .action(async (options: { config: string }) => {
       const report = await validateProject({ cwd, configFile: options.config });
       for (const warning of report.warnings) deps.stderr(`rest-tool: warning: ${warning}\n`);
-      say(`${report.root} is valid: ${report.services} services`);
+      say(`${report.root} is valid: ${count(report.services, 'service')}`);
     });
 
   program
@@ -215,7 +217,7 @@ export function createProgram(deps: ProgramDeps): Command {
     .option(CONFIG_FLAGS, CONFIG_HELP, 'config.yml')
     .action(async (options: { output?: string; config: string }) => {
       const result = await exportOpenApi({ cwd, configFile: options.config, output: options.output });
-      if (result.file) say(`wrote ${result.paths} paths to ${result.file}`);
+      if (result.file) say(`wrote ${count(result.paths, 'path')} to ${result.file}`);
       else deps.stdout(result.text);
     });
 

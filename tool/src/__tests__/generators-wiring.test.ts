@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { RestbusError } from '@restbus/infra';
+import type { Generators } from '../cli/create-program';
+import { runTool } from './tool-helpers';
+
+describe('rest-tool docs and test', () => {
+  const calls: Array<{ command: string; projectDir: string; configFile?: string; verbose: boolean }> = [];
+  const generators: Generators = {
+    generateDocs: async (options) => {
+      calls.push({ command: 'docs', ...options, verbose: !!options.verbose });
+      options.verbose?.('rendered index.html');
+      return { written: 3 };
+    },
+    generateTests: async (options) => {
+      calls.push({ command: 'test', ...options, verbose: !!options.verbose });
+      return { written: ['test/a.mjs'], skipped: ['test/b.mjs'] };
+    },
+  };
+  beforeEach(() => {
+    calls.length = 0;
+  });
+
+  it('hand the project of -c (relative to the current folder) to the generators, with -v progress', async () => {
+    const docs = await runTool('/work', ['docs', '-u', '-v', '-c', 'api/config.yml'], generators);
+    expect(docs).toEqual({
+      code: 0,
+      stdout: 'rendered index.html\nwrote 3 documentation files into docs/\n',
+      stderr: '',
+    });
+    const test = await runTool('/work/api', ['test', '--update'], generators);
+    expect(test.stdout).toBe('wrote 1 test file into test/\nkept 1 existing file: test/b.mjs\n');
+    expect(calls).toEqual([
+      { command: 'docs', projectDir: '/work/api', configFile: join('/work/api', 'config.yml'), verbose: true },
+      { command: 'test', projectDir: '/work/api', configFile: join('/work/api', 'config.yml'), verbose: false },
+    ]);
+  });
+
+  it('exit 1 with the generator’s problems, one line each', async () => {
+    const failing: Generators = {
+      ...generators,
+      generateTests: () =>
+        Promise.reject(new RestbusError('PROJECT_INVALID', 'config.yml:3: /a: bad\nx.yml:1: /: bad')),
+    };
+    const result = await runTool('/work', ['test', '-u'], failing);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'rest-tool: config.yml:3: /a: bad\nrest-tool: x.yml:1: /: bad\n',
+    });
+  });
+
+  it('exit 2 and call nothing without -u', async () => {
+    expect((await runTool('/work', ['docs'], generators)).code).toBe(2);
+    expect((await runTool('/work', ['test'], generators)).code).toBe(2);
+    expect(calls).toEqual([]);
+  });
+});
