@@ -1,6 +1,18 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Alias, isMap, isNode, isSeq, visit, type Document, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  Alias,
+  isMap,
+  isNode,
+  isScalar,
+  isSeq,
+  visit,
+  type Pair,
+  type Document,
+  type Node,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 import { RestbusError } from '@restbus/infra';
 import { isInside, toolTemplatesDir } from '../project/paths';
 import type { ProjectConfig } from '../project/project-config';
@@ -58,6 +70,9 @@ function toIdentifier(name: string): string {
   return /^[\p{L}_$]/u.test(identifier) ? identifier : `Service${identifier}`;
 }
 
+/** The key of a map entry as text (`GET`). */
+const keyOf = (pair: Pair): string => String(isScalar(pair.key) ? pair.key.value : pair.key);
+
 /** The file names a subtree refers to (mock bodies, schemas), to leave out the files of removed methods. */
 function referencedFiles(value: unknown, into = new Set<string>()): Set<string> {
   if (Array.isArray(value)) value.forEach((item) => referencedFiles(item, into));
@@ -77,7 +92,7 @@ function referencedFiles(value: unknown, into = new Set<string>()): Set<string> 
 function keepMethods(document: Document, methods: YAMLMap, keep: string[]): void {
   const removed = new Set<Node>();
   for (const pair of methods.items) {
-    if (keep.includes(String((pair.key as { value?: unknown }).value ?? pair.key))) continue;
+    if (keep.includes(keyOf(pair))) continue;
     if (isNode(pair.value)) {
       visit(pair.value, (_key, node) => {
         if (isNode(node)) removed.add(node);
@@ -86,7 +101,7 @@ function keepMethods(document: Document, methods: YAMLMap, keep: string[]): void
   }
   const rehomed = new Set<Node>();
   for (const pair of methods.items) {
-    if (!keep.includes(String((pair.key as { value?: unknown }).value ?? pair.key)) || !isNode(pair.value)) continue;
+    if (!keep.includes(keyOf(pair)) || !isNode(pair.value)) continue;
     visit(pair.value, {
       Alias(_key, alias: Alias) {
         const source = alias.resolve(document);
@@ -96,9 +111,7 @@ function keepMethods(document: Document, methods: YAMLMap, keep: string[]): void
       },
     });
   }
-  methods.items = methods.items.filter((pair) =>
-    keep.includes(String((pair.key as { value?: unknown }).value ?? pair.key)),
-  );
+  methods.items = methods.items.filter((pair) => keep.includes(keyOf(pair)));
 }
 
 /** Declares every `{name}` of the uriTemplate as a URL parameter of each method, so docs and tests can fill it in. */
@@ -206,7 +219,7 @@ export async function planService(
   if (!isMap(methods)) {
     throw new RestbusError('PROJECT_INVALID', `${label}${join(templateDir, 'service.yml')} has no methods map`);
   }
-  const offered = methods.items.map((pair) => String((pair.key as { value?: unknown }).value ?? pair.key));
+  const offered = methods.items.map((pair) => keyOf(pair));
   let skipped = new Set<string>();
   if (spec.methods) {
     const unknown = spec.methods.filter((method) => !offered.includes(method));
