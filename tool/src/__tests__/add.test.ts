@@ -133,6 +133,18 @@ describe('rest-tool add', () => {
     expect(await readdir(join(project, 'services', 'pmo', 'projects'))).toContain('service.yml');
   });
 
+  it('lists every file written and the config edit with -v', async () => {
+    const result = await runTool(project, ['add', '-v', '-t', 'OPERATION', '-p', '/run', '-u', '/run', '-n', 'Run']);
+    expect(result.stdout.split('\n')).toEqual([
+      `wrote ${join(project, 'services', 'run', 'service.yml')}`,
+      `wrote ${join(project, 'services', 'run', 'postOperation-requestBody.json')}`,
+      `wrote ${join(project, 'services', 'run', 'postOperation-responseBody.json')}`,
+      'listed /run in config.yml',
+      'added the OPERATION service /run (/run) to config.yml',
+      '',
+    ]);
+  });
+
   it('reads another config file with -c, relative to the current folder', async () => {
     const result = await runTool(temp.dir, ['add', '-c', 'p/config.yml', '-p', '/users', '-u', '/users', '-n', 'U']);
     expect(result.code).toBe(0);

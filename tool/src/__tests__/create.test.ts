@@ -141,6 +141,16 @@ describe('rest-tool create', () => {
     expect(await snapshotTree(temp.dir)).toEqual(before);
   });
 
+  it("copies the tool's service, docs and test templates into the project, unchanged", async () => {
+    await runTool(temp.dir, ['create', 'p']);
+    const toolTemplates = join(__dirname, '..', '..', 'templates');
+    for (const name of ['services', 'docs', 'test']) {
+      expect(await snapshotTree(join(temp.dir, 'p', 'templates', name))).toEqual(
+        await snapshotTree(join(toolTemplates, name)),
+      );
+    }
+  });
+
   it('lists every file it writes with -v', async () => {
     const result = await runTool(temp.dir, ['create', 'p', '-v']);
     expect(result.stdout).toContain(`wrote ${join(temp.dir, 'p', 'server', 'monitoring.js')}\n`);
