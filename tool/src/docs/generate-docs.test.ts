@@ -101,6 +101,22 @@ describe('generateDocs', () => {
     expect(odd).toContain('href="body%20%231%20%26%20more.json"');
   });
 
+  it('rewrites only what changed on an update', async () => {
+    const dir = await createProject();
+    await generateDocs({ projectDir: dir });
+    expect(await generateDocs({ projectDir: dir })).toEqual({ written: 0 });
+    const order = join(dir, 'services', 'orders', 'order', 'service.yml');
+    await writeFile(
+      order,
+      (await readFile(order, 'utf8')).replace('summary: Delete an order', 'summary: Remove an order'),
+    );
+    const lines: string[] = [];
+    // The page and the copied descriptor.
+    expect(await generateDocs({ projectDir: dir, verbose: (line) => lines.push(line) })).toEqual({ written: 2 });
+    expect(lines).toContain('wrote services/orders/order/service.html');
+    expect(await read(dir, 'services/orders/order/service.html')).toContain('Remove an order');
+  });
+
   it('replaces only the files it generated, and removes the pages of a service that left config.yml', async () => {
     const dir = await createProject();
     await generateDocs({ projectDir: dir });

@@ -29,6 +29,14 @@ const isFile = (path: string): boolean => {
   }
 };
 
+const hasContent = async (file: string, data: Buffer): Promise<boolean> => {
+  try {
+    return (await readFile(file)).equals(data);
+  } catch {
+    return false;
+  }
+};
+
 /** Runs `task` over `items`, at most `limit` at a time: thousands of small writes at once only queue in libuv. */
 async function forEachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -100,14 +108,21 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
 
   const previous = await readManifest(docsDir);
   const current: Manifest = new Map();
+  const knownDirs = new Set<string>();
+  let written = 0;
   await forEachLimited([...outputs], 32, async ([path, output]) => {
-    const data = typeof output === 'string' ? output : await readFile(output.from);
-    await writeFileAtomic(join(docsDir, ...path.split('/')), data);
-    current.set(path, hashOf(data));
+    const data = typeof output === 'string' ? Buffer.from(output) : await readFile(output.from);
+    const hash = hashOf(data);
+    current.set(path, hash);
+    const file = join(docsDir, ...path.split('/'));
+    // An unchanged file is not written again: an update of a large project is mostly reads, and mtimes stay.
+    if (previous.get(path) === hash && (await hasContent(file, data))) return;
+    await writeFileAtomic(file, data, knownDirs);
+    written++;
     if (path.endsWith('.html')) verbose(`wrote ${path}`);
   });
-  verbose(`wrote ${current.size} files into ${docsDir}`);
+  verbose(`${written} files written into ${docsDir}, ${current.size - written} unchanged`);
   await removeStaleFiles(docsDir, previous, current, verbose);
   await writeManifest(docsDir, current);
-  return { written: current.size };
+  return { written };
 }

@@ -1,15 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { runInThisContext } from 'node:vm';
 import type { Marked, MarkedExtension, Tokens } from 'marked' with { 'resolution-mode': 'import' };
 
-// marked 16 is ESM-only and this package is CommonJS on Node 20, where require() of ESM is not yet dependable (and
-// jest's CommonJS runtime cannot import() at all). Its UMD build is the same code as a CommonJS module; the exports
-// map hides it, so it is loaded by file name.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Marked: MarkedClass } = require(
-  join(dirname(require.resolve('marked/package.json')), 'lib', 'marked.umd.js'),
-) as {
-  Marked: typeof Marked;
-};
+// marked 16 is ESM-only and this package is CommonJS on Node 20, where require() of ESM is missing before 20.19 (and
+// jest's CommonJS runtime cannot import() at all). marked also ships a UMD build of the same code, but its package
+// says "type": "module", so Node would load that file as ESM too. It is therefore run the way Node runs a CommonJS
+// file: wrapped in a function that receives `exports` and `module`.
+function loadMarked(): typeof Marked {
+  const file = join(dirname(require.resolve('marked/package.json')), 'lib', 'marked.umd.js');
+  const wrapper = runInThisContext(`(function (exports, module) {${readFileSync(file, 'utf8')}\n})`, {
+    filename: file,
+  }) as (exports: object, module: { exports: object }) => void;
+  const module = { exports: {} };
+  wrapper(module.exports, module);
+  return (module.exports as { Marked: typeof Marked }).Marked;
+}
+const MarkedClass = loadMarked();
 
 /** The five characters that matter in HTML text and quoted attributes (mustache's default also escapes / ` =). */
 export const escapeHtml = (text: string): string =>

@@ -5,9 +5,16 @@ import { basename, dirname, join } from 'node:path';
 const tempNameFor = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 
-/** Writes through a temp file in the same folder and a rename: readers see the old file or the new one, never half. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+/**
+ * Writes through a temp file in the same folder and a rename: readers see the old file or the new one, never half.
+ * `knownDirs` remembers the folders already made, for callers writing thousands of files.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, knownDirs?: Set<string>): Promise<void> {
+  const dir = dirname(path);
+  if (!knownDirs?.has(dir)) {
+    await mkdir(dir, { recursive: true });
+    knownDirs?.add(dir);
+  }
   const temp = tempNameFor(path);
   try {
     await writeFile(temp, data);
