@@ -1,7 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
+
+const execFileAsync = promisify(execFile);
 
 export const REPO_ROOT = resolve(__dirname, '../..');
 /** Images of the e2e stacks get their own tag, so that a run never replaces the images of a user's stack. */
@@ -14,8 +17,8 @@ export interface ComposeStack {
   mockUrl: string;
   /** The stack's network: containers started beside it reach the services by name. */
   network: string;
-  /** Runs a compose command against this stack (same project name, files and image tag); returns its stdout. */
-  compose(args: string[], env?: Record<string, string>): string;
+  /** Runs a compose command against this stack (same project name, files and image tag); resolves to its stdout. */
+  compose(args: string[], env?: Record<string, string>): Promise<string>;
   /** `nats://<host>:<port>` of the stack's NATS server (a restart gives it a new host port). */
   natsUrl(): string;
   /** Stops one service's container gracefully (SIGTERM, 10 s before SIGKILL) and removes it. */
@@ -99,12 +102,16 @@ export async function startComposeStack(): Promise<ComposeStack> {
   return {
     mockUrl: `http://${mock.getHost()}:${mock.getMappedPort(3008)}`,
     network: `${projectName}_default`,
-    compose: (args, env = {}) =>
-      execFileSync(
-        standalone ? 'docker-compose' : 'docker',
-        [...(standalone ? [] : ['compose']), '-p', projectName, ...files.flatMap((file) => ['-f', file]), ...args],
-        { cwd: REPO_ROOT, env: { ...process.env, ...stackEnvironment, ...env }, encoding: 'utf8', timeout: 300_000 },
-      ),
+    // Not execFileSync: a blocked event loop keeps idle keep-alive sockets past the server's timeout, and the next
+    // fetch on one of them fails.
+    compose: async (args, env = {}) =>
+      (
+        await execFileAsync(
+          standalone ? 'docker-compose' : 'docker',
+          [...(standalone ? [] : ['compose']), '-p', projectName, ...files.flatMap((file) => ['-f', file]), ...args],
+          { cwd: REPO_ROOT, env: { ...process.env, ...stackEnvironment, ...env }, encoding: 'utf8', timeout: 300_000 },
+        )
+      ).stdout,
     gatewayUrl: `http://${gateway.getHost()}:${gateway.getMappedPort(3007)}`,
     natsUrl: () => `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
     stopService: async (service) => {
