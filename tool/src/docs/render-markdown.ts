@@ -1,22 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { runInThisContext } from 'node:vm';
-import type { Marked, MarkedExtension, Tokens } from 'marked' with { 'resolution-mode': 'import' };
-
-// marked 16 is ESM-only and this package is CommonJS on Node 20, where require() of ESM is missing before 20.19 (and
-// jest's CommonJS runtime cannot import() at all). marked also ships a UMD build of the same code, but its package
-// says "type": "module", so Node would load that file as ESM too. It is therefore run the way Node runs a CommonJS
-// file: wrapped in a function that receives `exports` and `module`.
-function loadMarked(): typeof Marked {
-  const file = join(dirname(require.resolve('marked/package.json')), 'lib', 'marked.umd.js');
-  const wrapper = runInThisContext(`(function (exports, module) {${readFileSync(file, 'utf8')}\n})`, {
-    filename: file,
-  }) as (exports: object, module: { exports: object }) => void;
-  const module = { exports: {} };
-  wrapper(module.exports, module);
-  return (module.exports as { Marked: typeof Marked }).Marked;
-}
-const MarkedClass = loadMarked();
+// marked 15: the last major that ships CommonJS (16 is ESM-only, which this CommonJS package on Node 20 and jest's
+// CommonJS runtime cannot require).
+import { Marked, type MarkedExtension, type Tokens } from 'marked';
 
 /** The five characters that matter in HTML text and quoted attributes (mustache's default also escapes / ` =). */
 export const escapeHtml = (text: string): string =>
@@ -51,7 +35,7 @@ export interface MarkdownRenderer {
 
 /** Markdown to HTML with raw HTML escaped and script URLs dropped. Non-strings (null, absent) render as ''. */
 export function createMarkdownRenderer(): MarkdownRenderer {
-  const marked = new MarkedClass({ gfm: true, async: false }, safety);
+  const marked = new Marked({ gfm: true, async: false }, safety);
   return {
     block: (text) => (typeof text === 'string' && text.trim() ? (marked.parse(text) as string) : ''),
     inline: (text) => (typeof text === 'string' && text.trim() ? (marked.parseInline(text) as string) : ''),
