@@ -1,11 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseCookies } from 'cookie';
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import type httpProxy from 'http-proxy';
 import { isRestbusError, RestbusError, sendError, type ErrorCode, type Logger } from '@restbus/infra';
 import { createBodyParser, hasBody, overrideMethod } from '../request/parse-body';
 import { readMockDelay } from '../request/read-mock-delay';
+import { attachSession } from '../request/attach-session';
 import type { Generation } from './build-generation';
+
+export interface MockApp {
+  /** Request and response classes for `http.createServer` (they carry express's methods). */
+  IncomingMessage: typeof IncomingMessage;
+  ServerResponse: typeof ServerResponse;
+  listener(req: IncomingMessage, res: ServerResponse): void;
+}
 
 export interface MockAppDeps {
   current(): Generation;
@@ -14,11 +23,6 @@ export interface MockAppDeps {
   logger: Logger;
   bodyLimit?: string;
 }
-
-const runMiddleware = (middleware: RequestHandler, req: Request, res: Response): Promise<void> =>
-  new Promise((resolve, reject) => {
-    void middleware(req, res, (err?: unknown) => (err ? reject(err as Error) : resolve()));
-  });
 
 /** Body-parser errors carry a status and a type; everything else unexpected is a 500 without details. */
 function describeFailure(err: unknown): { code: ErrorCode; message: string; status?: number } {
@@ -36,9 +40,9 @@ function describeFailure(err: unknown): { code: ErrorCode; message: string; stat
 /**
  * The request pipeline, in the order the issue gives: proxy rules, body parsing and method override (only when a
  * body is there), services (sessions only for implementation functions, the only code that can use them), static
- * folders, then 404. One middleware instead of a stack keeps a plain GET as cheap as a hello world.
+ * folders, then 404. One function instead of a middleware stack keeps a plain GET as cheap as a hello world.
  */
-export function createMockApp(deps: MockAppDeps): Express {
+export function createMockApp(deps: MockAppDeps): MockApp {
   const { current, proxy, session, logger } = deps;
   const parseBody = createBodyParser(deps.bodyLimit ?? '10mb');
   const app = express();
@@ -74,7 +78,7 @@ export function createMockApp(deps: MockAppDeps): Express {
       const delay = readMockDelay(req);
       if (delay > 0) await sleep(delay);
       req.params = found.params;
-      if (found.route.implemented) await runMiddleware(session, req, res);
+      if (found.route.implemented) await attachSession(session, req, res);
       await found.route.handle(req, res);
       return;
     }
@@ -92,7 +96,7 @@ export function createMockApp(deps: MockAppDeps): Express {
     throw new RestbusError('NOT_FOUND', `nothing is served at ${req.method} ${req.path}`);
   }
 
-  app.use((req: Request, res: Response) => {
+  const handle = (req: Request, res: Response): void => {
     serve(req, res, current()).catch((err: unknown) => {
       const failure = describeFailure(err);
       if (failure.code === 'INTERNAL')
@@ -100,6 +104,30 @@ export function createMockApp(deps: MockAppDeps): Express {
       const headers = (err as { headers?: Record<string, string> }).headers;
       sendError(res, failure.code, failure.message, headers, failure.status);
     });
-  });
-  return app;
+  };
+
+  // Express's request and response methods (res.json, req.query...) for implementation functions, without its
+  // router: it would only walk to the one handler above, and cost a sixth of a plain GET. The classes give every
+  // request express's prototypes from its construction instead of an Object.setPrototypeOf per request.
+  class MockRequest extends IncomingMessage {}
+  class MockResponse<R extends IncomingMessage = IncomingMessage> extends ServerResponse<R> {}
+  Object.setPrototypeOf(MockRequest.prototype, app.request);
+  Object.setPrototypeOf(MockResponse.prototype, app.response);
+
+  return {
+    IncomingMessage: MockRequest,
+    ServerResponse: MockResponse,
+    listener(rawReq, rawRes) {
+      const req = rawReq as unknown as Request;
+      const res = rawRes as unknown as Response;
+      // What express's app.handle and router would have set.
+      req.res = res;
+      res.req = req;
+      res.locals = Object.create(null) as Record<string, unknown>;
+      req.originalUrl = req.url;
+      req.baseUrl = '';
+      req.params = {};
+      handle(req, res);
+    },
+  };
 }

@@ -72,7 +72,10 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
     cookie: { path: '/', httpOnly: true },
   });
   const app = createMockApp({ current: () => generation, proxy, session: sessions, logger });
-  const server = createServer(app);
+  const server = createServer(
+    { IncomingMessage: app.IncomingMessage, ServerResponse: app.ServerResponse },
+    app.listener,
+  );
 
   let reloading: Promise<unknown> = Promise.resolve();
   const reload: MockServer['reload'] = () => {
