@@ -70,6 +70,15 @@ export function describeMockServerAndTool(stackOf: () => ComposeStack): void {
       expect(traversal.body).not.toContain('environments');
     });
 
+    it('serves the documentation rest-tool generated under /docs/', async () => {
+      const response = await fetch(url('/docs/'));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      const page = await response.text();
+      expect(page).toContain('crm-api');
+      expect(page).toContain('services/customers/service.html');
+    });
+
     describe('a second mock server whose proxy rule forwards to the first container', () => {
       let proxy: StartedTestContainer | undefined;
       let project: string;
