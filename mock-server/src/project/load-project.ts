@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { RestbusError } from '@restbus/infra';
+import { createSchemaCheck, type SchemaProblem } from './create-schema-check';
 import { readYamlFile, type YamlFile } from './read-yaml-file';
 import { projectConfigSchema, serverConfigSchema, serviceSchema } from './schemas';
 
@@ -35,40 +35,12 @@ export interface Project {
   warnings: string[];
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateServer = ajv.compile(serverConfigSchema);
-const validateConfig = ajv.compile(projectConfigSchema);
-const validateService = ajv.compile(serviceSchema);
+const checkServer = createSchemaCheck(serverConfigSchema);
+const checkConfig = createSchemaCheck(projectConfigSchema);
+const checkService = createSchemaCheck(serviceSchema);
 
-function describe(error: ErrorObject): { pointer: string; message: string } {
-  const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
-  if (error.keyword === 'additionalProperties' && params.additionalProperty) {
-    return { pointer: `${error.instancePath}/${params.additionalProperty}`, message: 'is not allowed here' };
-  }
-  if (error.keyword === 'enum' && params.allowedValues) {
-    return {
-      pointer: error.instancePath,
-      message: `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`,
-    };
-  }
-  return { pointer: error.instancePath, message: error.message ?? 'is invalid' };
-}
-
-/** Every schema error of a file as `<file>:<line>: <json path>: <message>`. */
-function check(file: YamlFile, validate: ValidateFunction): string[] {
-  if (validate(file.value)) return [];
-  const seen = new Set<string>();
-  const problems: string[] = [];
-  for (const error of validate.errors ?? []) {
-    // anyOf/oneOf repeat their branches' errors; the branches say it better.
-    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
-    const { pointer, message } = describe(error);
-    const line = `${file.name}:${file.lineOf(pointer)}: ${pointer || '/'}: ${message}`;
-    if (!seen.has(line)) problems.push(line);
-    seen.add(line);
-  }
-  return problems;
-}
+const check = (file: YamlFile, checkFile: (file: YamlFile) => SchemaProblem[]): string[] =>
+  checkFile(file).map((problem) => problem.text);
 
 const routeKey = (method: string, uriTemplate: string): string =>
   `${method} ${uriTemplate.replace(/\{[^}]*\}/g, '{}')}`;
@@ -103,7 +75,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
   const serverDir = join(root, 'server');
   const server = await readYamlFile(join(serverDir, 'config.yml'), 'server/config.yml');
   if (!server.ok) throw new RestbusError('PROJECT_INVALID', server.problems.join('\n'));
-  const serverProblems = check(server.file, validateServer);
+  const serverProblems = check(server.file, checkServer);
   if (serverProblems.length) throw new RestbusError('PROJECT_INVALID', serverProblems.join('\n'));
   const environment = selectEnvironment(server.file.value as Json, options.environment, serverDir);
   if (typeof environment === 'string') throw new RestbusError('PROJECT_INVALID', environment);
@@ -113,7 +85,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
   const configPath = join(projectRoot, 'config.yml');
   const configFile = await readYamlFile(configPath, relative(configPath));
   if (!configFile.ok) throw new RestbusError('PROJECT_INVALID', configFile.problems.join('\n'));
-  const configProblems = check(configFile.file, validateConfig);
+  const configProblems = check(configFile.file, checkConfig);
   if (configProblems.length) throw new RestbusError('PROJECT_INVALID', configProblems.join('\n'));
   const config = configFile.file.value as Project['config'];
 
@@ -133,7 +105,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
       value.uriTemplate = value.urlPattern;
       warnings.push(`${file.file.name}: urlPattern is deprecated, use uriTemplate`);
     }
-    const found = check(file.file, validateService);
+    const found = check(file.file, checkService);
     if (found.length) {
       problems.push(...found);
       continue;

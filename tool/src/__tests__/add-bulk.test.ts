@@ -69,8 +69,10 @@ describe('rest-tool add-bulk', () => {
       expect.stringMatching(/^rest-tool: bulk\.json:\d+: \/4: \/monitoring\/isAlive is already listed/),
       expect.stringMatching(/^rest-tool: bulk\.json:\d+: \/5: \/fine is given twice/),
       expect.stringMatching(/^rest-tool: bulk\.json:\d+: \/6: must have required property 'uriTemplate'/),
-      expect.stringMatching(/^rest-tool: bulk\.json:\d+: \/6\/methods: must be a list of GET/),
-      expect.stringMatching(/^rest-tool: bulk\.json:\d+: \/7: must be an object/),
+      expect.stringMatching(
+        /^rest-tool: bulk\.json:\d+: \/6\/methods\/0: must be one of "GET", "PUT", "POST", "DELETE"$/,
+      ),
+      'rest-tool: bulk.json:42: /7: must be object',
       'rest-tool: nothing was added',
     ]);
     expect(await snapshotTree(temp.dir)).toEqual(before);
@@ -95,7 +97,7 @@ describe('rest-tool add-bulk', () => {
 
   it.each([
     ['a missing file', ['add-bulk', '-s', 'none.json'], /none\.json: cannot read: no such file/],
-    ['a file that is not a list', ['add-bulk', '-s', 'object.json'], /object\.json:1: \/: must be a non-empty list/],
+    ['a file that is not a list', ['add-bulk', '-s', 'object.json'], /object\.json:1: \/: must be array/],
     ['a file of another kind', ['add-bulk', '-s', 'bulk.txt'], /ends in \.json, \.yml or \.yaml/],
     ['a broken JSON file', ['add-bulk', '-s', 'broken.json'], /broken\.json:\d+: /],
     ['no -s', ['add-bulk'], /missing required option -s, --services/],

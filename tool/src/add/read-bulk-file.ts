@@ -1,9 +1,30 @@
 import { extname, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { readYamlFile } from '@restbus/mock-server';
-import { DEFAULT_DESCRIPTION, HTTP_METHODS, SERVICE_TYPES, isServiceType, type ServiceSpec } from './service-spec';
+import { createSchemaCheck, readYamlFile } from '@restbus/mock-server';
+import { DEFAULT_DESCRIPTION, HTTP_METHODS, SERVICE_TYPES, type ServiceSpec } from './service-spec';
 
-const FIELDS = ['type', 'path', 'uriTemplate', 'name', 'description', 'methods'];
+type BulkEntry = Pick<ServiceSpec, 'path' | 'uriTemplate' | 'name' | 'methods'> & {
+  type?: ServiceSpec['type'];
+  description?: string;
+};
+
+const checkBulkFile = createSchemaCheck({
+  type: 'array',
+  minItems: 1,
+  items: {
+    type: 'object',
+    required: ['path', 'uriTemplate', 'name'],
+    additionalProperties: false,
+    properties: {
+      type: { enum: SERVICE_TYPES },
+      path: { type: 'string' },
+      uriTemplate: { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      methods: { type: 'array', items: { enum: HTTP_METHODS } },
+    },
+  },
+});
 
 export interface BulkFile {
   specs: ServiceSpec[];
@@ -16,9 +37,9 @@ export interface BulkFile {
 }
 
 /**
- * Reads an add-bulk file: a JSON or YAML list of `{type, path, uriTemplate, name, description, methods}`. Every
- * problem of an entry's shape is listed as `<file>:<line>: /<index>/<field>: <message>`; the well-formed entries are
- * returned for the further checks (so that one run reports everything).
+ * Reads an add-bulk file: a JSON or YAML list of `{type, path, uriTemplate, name, description, methods}`, checked
+ * with the same schema machinery as the project's files. Every problem of an entry's shape is listed as
+ * `<file>:<line>: /<index>/<field>: <message>`; the well-formed entries are returned for the further checks.
  */
 export async function readBulkFile(cwd: string, file: string): Promise<BulkFile> {
   if (!['.json', '.yml', '.yaml'].includes(extname(file).toLowerCase())) {
@@ -29,58 +50,31 @@ export async function readBulkFile(cwd: string, file: string): Promise<BulkFile>
   if (!read.ok) throw new RestbusError('BAD_REQUEST', read.problems.join('\n'));
   const at = (pointer: string): string => `${file}:${read.file.lineOf(pointer)}: ${pointer || '/'}: `;
   const list = read.file.value;
-  if (!Array.isArray(list) || list.length === 0) {
-    throw new RestbusError('BAD_REQUEST', `${at('')}must be a non-empty list of services`);
-  }
-  const problems: Array<{ order: number; text: string }> = [];
+  const checked = checkBulkFile(read.file).map((problem) => {
+    // `/3/type` belongs to entry 3; a problem of the whole list is the only one there is.
+    const entry = /^\/(\d+)/.exec(problem.pointer);
+    if (!entry) throw new RestbusError('BAD_REQUEST', problem.text);
+    return { ...problem, order: Number(entry[1]) };
+  });
+  const problems = checked.map(({ order, text }) => ({ order, text }));
+  // An unknown field (a typo) is reported, but the entry is still checked further: one run reports everything.
+  const faulty = new Set(
+    checked.filter((problem) => problem.keyword !== 'additionalProperties').map((problem) => problem.order),
+  );
   const specs: ServiceSpec[] = [];
   const labels: string[] = [];
   const order: number[] = [];
-  list.forEach((raw: unknown, index) => {
-    const base = `/${index}`;
-    const problem = (text: string): void => {
-      problems.push({ order: index, text });
-    };
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-      problem(`${at(base)}must be an object with type, path, uriTemplate, name and description`);
-      return;
-    }
-    const entry = raw as Record<string, unknown>;
-    // An unknown field (a typo) is reported, but the entry is still checked further: one run reports everything.
-    for (const key of Object.keys(entry)) {
-      if (!FIELDS.includes(key)) {
-        problem(`${at(`${base}/${key}`)}is not allowed here (fields: ${FIELDS.join(', ')})`);
-      }
-    }
-    const shapeCount = problems.length;
-    for (const key of ['path', 'uriTemplate', 'name']) {
-      if (entry[key] === undefined) problem(`${at(base)}must have required property '${key}'`);
-      else if (typeof entry[key] !== 'string') problem(`${at(`${base}/${key}`)}must be a string`);
-    }
-    if (entry.description !== undefined && typeof entry.description !== 'string') {
-      problem(`${at(`${base}/description`)}must be a string`);
-    }
-    const type = entry.type === undefined ? 'RESOURCE' : entry.type;
-    if (!isServiceType(type)) {
-      problem(`${at(`${base}/type`)}must be one of ${SERVICE_TYPES.map((t) => JSON.stringify(t)).join(', ')}`);
-    }
-    const methods = entry.methods;
-    if (
-      methods !== undefined &&
-      (!Array.isArray(methods) || methods.some((m) => !(HTTP_METHODS as readonly unknown[]).includes(m)))
-    ) {
-      problem(`${at(`${base}/methods`)}must be a list of ${HTTP_METHODS.join(', ')}`);
-    }
-    if (problems.length > shapeCount) return;
+  (list as BulkEntry[]).forEach((entry, index) => {
+    if (faulty.has(index)) return;
     specs.push({
-      type: type as ServiceSpec['type'],
-      path: entry.path as string,
-      uriTemplate: entry.uriTemplate as string,
-      name: entry.name as string,
-      description: (entry.description as string | undefined) ?? DEFAULT_DESCRIPTION,
-      methods: methods as string[] | undefined,
+      type: entry.type ?? 'RESOURCE',
+      path: entry.path,
+      uriTemplate: entry.uriTemplate,
+      name: entry.name,
+      description: entry.description ?? DEFAULT_DESCRIPTION,
+      methods: entry.methods,
     });
-    labels.push(at(base));
+    labels.push(at(`/${index}`));
     order.push(index);
   });
   return { specs, labels, order, problems };
