@@ -38,7 +38,7 @@ services:
   - /session
 `,
   'server/monitoring.js': `exports.isAlive = (request, response, serviceDescriptor) => {
-  response.set('X-Application-API-Version', 'v1.2.3');
+  response.set('X-Application-API-Version', serviceDescriptor.config.apiVersion);
   response.type('application/json').send('true\\n');
 };
 `,

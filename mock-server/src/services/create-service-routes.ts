@@ -61,7 +61,13 @@ function writeResponse(
 }
 
 /** What an implementation function gets as its third argument: the whole descriptor and its mock files. */
-function describeService(service: ServiceDescriptor, serviceDir: string, contentPath: string, mockFiles: MockFiles) {
+function describeService(
+  service: ServiceDescriptor,
+  serviceDir: string,
+  contentPath: string,
+  mockFiles: MockFiles,
+  config: Project['config'],
+) {
   const readMockFile = async (file: string): Promise<unknown> => {
     const mock = await mockFiles.read(serviceDir, file);
     return mock.json ? JSON.parse(mock.body.toString('utf8')) : mock.body;
@@ -69,6 +75,8 @@ function describeService(service: ServiceDescriptor, serviceDir: string, content
   const described = { ...structuredClone(service.descriptor), path: service.path, contentPath };
   // Methods are not enumerable so that the descriptor still serialises to its plain content.
   Object.defineProperties(described, {
+    // The project's config.yml (apiVersion, loginCredentials...), read-only.
+    config: { value: Object.freeze(structuredClone(config)) },
     readMockFile: { value: readMockFile },
     readMockResponse: {
       value: (method: string, name = DEFAULT_RESPONSE) => {
@@ -98,7 +106,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
     const serviceDir = join(project.environment.restapiRoot, project.config.servicesRoot, service.path);
     const contentPath = relative(project.environment.restapiRoot, serviceDir);
     const matcher = compileUriTemplate(prefix, service.descriptor.uriTemplate);
-    const described = describeService(service, serviceDir, contentPath, mockFiles);
+    const described = describeService(service, serviceDir, contentPath, mockFiles, project.config);
     const echo = JSON.stringify({ ...service.descriptor, path: service.path, contentPath });
 
     for (const [method, definition] of Object.entries(service.descriptor.methods)) {

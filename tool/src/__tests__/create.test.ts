@@ -1,7 +1,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { loadProject } from '@restbus/mock-server';
+import { createLogger } from '@restbus/infra';
+import { loadProject, startMockServer } from '@restbus/mock-server';
 import { makeTempDir, runTool, snapshotTree } from './tool-helpers';
 
 describe('rest-tool create', () => {
@@ -89,26 +90,28 @@ describe('rest-tool create', () => {
     }
   });
 
-  it('answers isAlive from monitoring.js with true, JSON and the apiVersion of config.yml', async () => {
+  it('answers isAlive from monitoring.js with true, JSON and the apiVersion of config.yml, served by restbus-mock', async () => {
     await runTool(temp.dir, ['create', 'p']);
     const dir = join(temp.dir, 'p');
     const configFile = join(dir, 'config.yml');
     await writeFile(configFile, (await readFile(configFile, 'utf8')).replace('v0.0.0', "'v2.1'"));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the generated module is plain CommonJS
-    const monitoring = require(join(dir, 'server', 'monitoring.js')) as {
-      isAlive(request: unknown, response: unknown, descriptor: unknown): void;
-    };
-    const headers: Record<string, string> = {};
-    let body = '';
-    const response = {
-      statusCode: 0,
-      setHeader: (name: string, value: string) => (headers[name.toLowerCase()] = value),
-      end: (text: string) => (body = text),
-    };
-    monitoring.isAlive({}, response, {});
-    expect(response.statusCode).toBe(200);
-    expect(body).toBe('true\n');
-    expect(headers).toEqual({ 'content-type': 'application/json', 'x-application-api-version': 'v2.1' });
+    // Served by the real mock server: it hands the module the project config as serviceDescriptor.config.
+    const server = await startMockServer({
+      projectDir: dir,
+      port: 0,
+      host: '127.0.0.1',
+      watch: false,
+      logger: createLogger({ name: 'test', level: 'silent' }),
+    });
+    try {
+      const response = await fetch(`${server.url}/rest/monitoring/isAlive`);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe('true\n');
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(response.headers.get('x-application-api-version')).toBe('v2.1');
+    } finally {
+      await server.close();
+    }
   });
 
   it('keeps any project name exact in config.yml and README', async () => {
