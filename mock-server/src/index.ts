@@ -2,6 +2,7 @@
 export { loadProject } from './project/load-project';
 export type { Environment, Project, ServiceDescriptor } from './project/load-project';
 export { readYamlFile } from './project/read-yaml-file';
+export { routeKey } from './project/route-key';
 export type { YamlFile } from './project/read-yaml-file';
 export { projectConfigSchema, serverConfigSchema, serviceSchema } from './project/schemas';
 export { startMockServer } from './server/start-mock-server';

@@ -1,7 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { RestbusError } from '@restbus/infra';
+import { writeProject } from '../__tests__/sample-project';
 import { loadProject } from './load-project';
 
 const SERVER_CONFIG = `useEnvironment: development
@@ -64,14 +65,8 @@ methods:
 
 let root: string;
 
-async function createProject(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(root, 'project-'));
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, name)), { recursive: true });
-    await writeFile(join(dir, name), text);
-  }
-  return dir;
-}
+const createProject = async (files: Record<string, string>): Promise<string> =>
+  writeProject(files, await mkdtemp(join(root, 'project-')));
 
 const validFiles = {
   'server/config.yml': SERVER_CONFIG,

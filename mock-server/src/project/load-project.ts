@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
 import { createSchemaCheck, type SchemaProblem } from './create-schema-check';
 import { readYamlFile, type YamlFile } from './read-yaml-file';
+import { routeKey } from './route-key';
 import { projectConfigSchema, serverConfigSchema, serviceSchema } from './schemas';
 
 type Json = Record<string, unknown>;
@@ -25,6 +26,8 @@ export interface ServiceDescriptor {
   file: string;
   /** The whole descriptor, `urlPattern` folded into `uriTemplate`. */
   descriptor: Json & { name: string; description: string; uriTemplate: string; methods: Record<string, Json> };
+  /** The line of a JSON pointer in the descriptor file, for messages about it. */
+  lineOf(pointer: string): number;
 }
 
 export interface Project {
@@ -41,9 +44,6 @@ const checkService = createSchemaCheck(serviceSchema);
 
 const check = (file: YamlFile, checkFile: (file: YamlFile) => SchemaProblem[]): string[] =>
   checkFile(file).map((problem) => problem.text);
-
-const routeKey = (method: string, uriTemplate: string): string =>
-  `${method} ${uriTemplate.replace(/\{[^}]*\}/g, '{}')}`;
 
 function selectEnvironment(server: Json, requested: string | undefined, serverDir: string): Environment | string {
   const environments = server.environments as Record<string, Json>;
@@ -117,7 +117,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
       if (other) problems.push(`${file.file.name}: ${method} ${descriptor.uriTemplate} is also served by ${other}`);
       else routes.set(key, file.file.name);
     }
-    services.push({ path, file: file.file.name, descriptor });
+    services.push({ path, file: file.file.name, descriptor, lineOf: file.file.lineOf });
   }
   if (problems.length) throw new RestbusError('PROJECT_INVALID', problems.join('\n'));
   return { root, environment, config, services, warnings };

@@ -5,7 +5,7 @@ import { compileProxyRules, type ProxyRules } from '../proxy/compile-proxy-rules
 import { createLoginCheck } from '../request/check-login';
 import { createServiceRoutes, type ServiceRouter } from '../services/create-service-routes';
 import { loadImplementations } from '../services/load-implementations';
-import { createMockFiles, type MockFiles } from '../services/read-mock-files';
+import { createMockFiles } from '../services/read-mock-files';
 import { createStaticFiles, createStaticMounts, type StaticFiles } from '../static/create-static-mounts';
 
 /** Everything served from one load of the project; a hot reload builds a new one and swaps it in whole. */
@@ -14,7 +14,6 @@ export interface Generation {
   proxy: ProxyRules;
   services: ServiceRouter;
   statics: StaticFiles;
-  mockFiles: MockFiles;
   /** Whether a request may use the services (basic authentication when the environment sets `requireLogin`). */
   admits(req: Parameters<ReturnType<typeof createLoginCheck>>[0]): boolean;
   realm: string;
@@ -59,7 +58,6 @@ export function buildGeneration(project: Project, logger: Logger): Generation {
     proxy: compileProxyRules(project.environment, project.config.serviceUrlPrefix),
     services,
     statics,
-    mockFiles,
     admits,
     realm: project.config.projectName as string,
     problems,

@@ -13,19 +13,18 @@ export interface MockFile {
 }
 
 export interface MockFiles {
-  /** Reads a file beside a service (cached until `forget`); a missing or broken file is a MOCK_UNAVAILABLE. */
+  /** Reads a file beside a service (cached); a missing or broken file is a MOCK_UNAVAILABLE. */
   read(serviceDir: string, name: string, declaredType?: string): Promise<MockFile>;
-  forget(): void;
 }
 
 const isJsonType = (type: string): boolean => /^application\/([\w.+-]*\+)?json\b/i.test(type);
 
 /**
  * Mock files of one project. Contents are cached because the hot path is "send the same file again"; the watcher
- * calls `forget()` on any change, so an edited file is read afresh.
+ * reloads the project on any change, with a new cache, so an edited file is read afresh.
  */
 export function createMockFiles(projectRoot: string): MockFiles {
-  let cache = new Map<string, Promise<MockFile>>();
+  const cache = new Map<string, Promise<MockFile>>();
 
   async function load(path: string, name: string, declaredType: string | undefined): Promise<MockFile> {
     let body: Buffer;
@@ -67,9 +66,6 @@ export function createMockFiles(projectRoot: string): MockFiles {
         cache.set(key, entry);
       }
       return entry;
-    },
-    forget() {
-      cache = new Map();
     },
   };
 }

@@ -1,10 +1,6 @@
 import { join } from 'node:path';
-import { readYamlFile } from '@restbus/mock-server';
+import { readYamlFile, routeKey } from '@restbus/mock-server';
 import type { ProjectConfig } from '../project/project-config';
-
-/** The same route for any parameter names: `/a/{id}` and `/a/{name}` clash, as the mock server sees them. */
-export const routeKey = (method: string, uriTemplate: string): string =>
-  `${method.toUpperCase()} ${uriTemplate.replace(/\{[^}]*\}/g, '{}')}`;
 
 /**
  * The routes the listed services already serve, each mapped to its service path. A descriptor that does not read is

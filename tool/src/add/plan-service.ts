@@ -18,7 +18,7 @@ import { isInside, toolTemplatesDir } from '../project/paths';
 import type { ProjectConfig } from '../project/project-config';
 import { renderYamlTemplate, stringifyYaml } from '../project/render-yaml-template';
 import { parseServicePath, sameServicePath } from '../project/service-path';
-import { routeKey } from './existing-routes';
+import { routeKey } from '@restbus/mock-server';
 import { checkUriTemplate, uriParameters, type ServiceSpec } from './service-spec';
 
 export interface PlannedFile {

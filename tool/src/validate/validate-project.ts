@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { loadProject, readYamlFile, type Project } from '@restbus/mock-server';
+import { loadProject, type Project } from '@restbus/mock-server';
 import { isInside } from '../project/paths';
 
 type Json = Record<string, unknown>;
@@ -54,10 +54,8 @@ export async function checkProjectFiles(project: Project, projectDir: string): P
   const problems: string[] = [];
   const servicesDir = join(project.environment.restapiRoot, project.config.servicesRoot);
   for (const service of project.services) {
-    const read = await readYamlFile(resolve(project.root, service.file), service.file);
-    const lineOf = (pointer: string): number => (read.ok ? read.file.lineOf(pointer) : 1);
     const report = (pointer: string, message: string): void => {
-      problems.push(`${service.file}:${lineOf(pointer)}: ${pointer}: ${message}`);
+      problems.push(`${service.file}:${service.lineOf(pointer)}: ${pointer}: ${message}`);
     };
     const serviceDir = join(servicesDir, service.path);
     for (const reference of listReferences(service.descriptor)) {
