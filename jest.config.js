@@ -1,4 +1,5 @@
-// One jest project per package; ts-jest runs the TypeScript sources directly, so no build is needed first.
+// One jest project per package; ts-jest runs the TypeScript sources directly. The global setup still builds
+// (tsc -b, incremental) because some suites run the built binaries and the packed packages, as users do.
 const packages = ['infra', 'gateway', 'person-service', 'systems-service', 'mock-server', 'tool', 'e2e'];
 
 const projectFor = (name) => ({
@@ -18,6 +19,7 @@ const projectFor = (name) => ({
 });
 
 module.exports = {
+  globalSetup: '<rootDir>/infra/jest/build-before-tests.js',
   projects: packages.map(projectFor),
   reporters: ['default', '<rootDir>/infra/jest/summary-reporter.js'],
   testTimeout: 30_000,

@@ -25,9 +25,13 @@ beforeAll(async () => {
   await link.ready();
   gateway = await startTestGateway(endpoints, { link, timeoutMs: 300, bodyLimit: 1024 });
 });
-afterEach(() => {
-  subscription?.unsubscribe();
+// The gateway sends on its own connection: until the server has processed the unsubscribe, it would still
+// deliver the next test's request to this responder, which then drops it (a timeout instead of NO_RESPONDER).
+afterEach(async () => {
+  if (!subscription) return;
+  subscription.unsubscribe();
   subscription = undefined;
+  await nc.flush();
 });
 afterAll(async () => {
   await gateway?.close();

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { eventually, sampleFiles, writeProject } from './sample-project';
 
 // The program as users run it: the built binary in a real Node (jest's module registry would hide a reload of
-// the project's implementation modules).
+// the project's implementation modules). jest's global setup builds it.
 const MAIN = resolve(__dirname, '../../dist/main.js');
 
 let project: string;
@@ -14,7 +14,9 @@ beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before these tests`);
   project = await writeProject(sampleFiles());
 });
-afterAll(() => rm(project, { recursive: true, force: true }));
+afterAll(async () => {
+  if (project) await rm(project, { recursive: true, force: true });
+});
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
