@@ -1,9 +1,25 @@
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
 import { get } from 'node:http';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
-import { E2E_TAG, type ComposeStack } from './compose-stack';
+import { promisify } from 'node:util';
+import { E2E_TAG, REPO_ROOT, type ComposeStack } from './compose-stack';
+
+const execFileAsync = promisify(execFile);
+
+/** A port nothing listens on right now (Docker publishes it a moment later). */
+function freePort(): Promise<number> {
+  return new Promise((done, failed) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+    server.on('error', failed);
+  });
+}
 
 function rawGet(url: string): Promise<{ status: number; body: string }> {
   const { hostname, port, pathname } = new URL(url.replace('%2e%2e', 'DOTDOT'));
@@ -142,6 +158,44 @@ export function describeMockServerAndTool(stackOf: () => ComposeStack): void {
       expect(existsSync(join(folder, 'demo/services/monitoring/isAlive/service.yml'))).toBe(true);
       const expectedOwner = process.getuid?.() === 0 ? owner : process.getuid?.();
       expect(statSync(config).uid).toBe(expectedOwner);
+    });
+
+    it('runs from a folder outside the repository with bin/rest-tool-docker: create, add and serve', async () => {
+      const outside = mkdtempSync(join(tmpdir(), 'restbus-outside-'));
+      if (process.getuid?.() === 0) chownSync(outside, owner, owner);
+      const script = join(REPO_ROOT, 'bin', 'rest-tool-docker');
+      const env = { ...process.env, COMPOSE_PROJECT_NAME: stackOf().projectName, RESTBUS_TAG: E2E_TAG };
+      try {
+        const created = await execFileAsync(script, ['create', 'shop'], { cwd: outside, env, encoding: 'utf8' });
+        expect(created.stdout).toContain('created the project /work/shop');
+        const project = join(outside, 'shop');
+        await execFileAsync(script, ['add', '-t', 'COLLECTION', '-p', '/orders', '-u', '/orders', '-n', 'orders'], {
+          cwd: project,
+          env,
+        });
+        expect(readFileSync(join(project, 'config.yml'), 'utf8')).toContain('- /orders');
+
+        const port = await freePort();
+        const server = spawn(script, ['serve'], { cwd: project, env: { ...env, REST_TOOL_PORT: String(port) } });
+        let output = '';
+        server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        try {
+          let response: Response | undefined;
+          for (let attempt = 0; attempt < 60 && !response?.ok; attempt++) {
+            response = await fetch(`http://127.0.0.1:${port}/rest/orders`).catch(() => undefined);
+            if (!response?.ok) await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+          expect(`${response?.status} ${output}`).toMatch(/^200 /);
+          expect(Array.isArray(await response!.json())).toBe(true);
+        } finally {
+          const exited = new Promise((resolve) => server.once('exit', resolve));
+          server.kill('SIGTERM');
+          await exited;
+        }
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
     });
 
     it('adds a service to that project and exits 1 with nothing written for a bad one', async () => {

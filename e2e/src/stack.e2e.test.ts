@@ -79,7 +79,10 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
       const missing = await fetch(url('/persons/han'));
       expect(missing.status).toBe(404);
       expect(await missing.json()).toEqual({ error: 'no person has the id "han"' });
-      expect((await (await fetch(url('/persons'))).json()).map((p: { id: string }) => p.id)).toEqual(['luke', 'leia']);
+      expect(((await (await fetch(url('/persons'))).json()) as { id: string }[]).map((p) => p.id)).toEqual([
+        'luke',
+        'leia',
+      ]);
     });
 
     it('answers an invalid PUT body with 400 and a JSON error through the whole path', async () => {
