@@ -1,8 +1,10 @@
 import {
+  logFormatSetting,
   logLevelSetting,
   natsUriSetting,
   readPackageVersion,
   topicPrefixSetting,
+  type LogFormat,
   type ProgramSpec,
 } from '@restbus/infra';
 
@@ -16,6 +18,7 @@ export interface GatewayConfig {
   basePath: string;
   bodyLimit: number;
   logLevel: string;
+  logFormat?: LogFormat;
   cors?: string;
   validate: boolean;
 }
@@ -74,6 +77,7 @@ export const gatewayProgram: ProgramSpec = {
       schema: { type: 'integer', minimum: 0, maximum: MAX_BODY_LIMIT, default: 1024 * 1024 },
     },
     logLevelSetting,
+    logFormatSetting,
     {
       key: 'cors',
       flags: '--cors <origins>',

@@ -5,7 +5,12 @@ import { gatewayProgram, type GatewayConfig } from './config';
 
 runMain('restbus-gateway', async () => {
   const config = loadConfig<GatewayConfig>(gatewayProgram, { argv: process.argv.slice(2), env: process.env });
-  const logger = createLogger({ name: 'restbus-gateway', level: config.logLevel });
+  const logger = createLogger({
+    name: 'restbus-gateway',
+    level: config.logLevel,
+    format: config.logFormat,
+    terminal: process.stdout.isTTY,
+  });
   const gateway = await startGateway(config, logger);
   // SIGHUP reloads the API files; a file that no longer loads is reported and the old routes keep serving.
   process.on('SIGHUP', () => void gateway.reload());

@@ -98,8 +98,12 @@ describe('startGateway', () => {
     expect((await put(900 * 1000)).status).toBe(503); // forwarded; no service listens
   });
 
-  it('refuses to start on a port that is taken, releasing what it opened', async () => {
+  it('refuses to start on a port that is taken, saying how to choose another, and releases what it opened', async () => {
     running = await startGateway(config({ useMessaging: false }), logger);
-    await expect(startGateway(config({ port: running.port }), logger)).rejects.toThrow(/EADDRINUSE/);
+    const port = running.port;
+    await expect(startGateway(config({ port }), logger)).rejects.toMatchObject({
+      code: 'PORT_UNAVAILABLE',
+      message: `port ${port} is already in use by another program; choose another port with --port ${port + 10} or GATEWAY_PORT=${port + 10}`,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNatsLink, type Logger } from '@restbus/infra';
+import { createNatsLink, describeListenError, type Logger } from '@restbus/infra';
 import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
 import { answerClientError, refuseConnect } from '../http/answer-client-error';
@@ -21,6 +21,8 @@ export interface RunningGateway {
   /** Stops accepting, lets requests in flight finish (bounded by the reply timeout), drains NATS. */
   stop(): Promise<void>;
 }
+
+const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${port}`;
 
 /** Loads the API, connects to NATS when forwarding (in the background: the gateway serves while NATS is away), listens. */
 export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
@@ -53,7 +55,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     await once(server, 'listening');
   } catch (err) {
     await link?.drain();
-    throw err;
+    throw describeListenError(err, { port: config.port, howToChoose: choosePort }) ?? err;
   }
   const port = (server.address() as AddressInfo).port;
   // A request message must fit in one NATS message: keep the body limit below the server's max_payload, with

@@ -1,4 +1,4 @@
-import { CommandLineExit } from '../config/load-config';
+import { CommandLineExit, USAGE_EXIT_CODE } from '../config/load-config';
 import { isRestbusError } from '../errors/restbus-error';
 
 /** Set once a shutdown signal arrived. */
@@ -6,8 +6,8 @@ let stopping = false;
 
 /**
  * Runs a program's start function and turns the ways it can fail into an exit code and one line on stderr:
- * help and usage errors keep commander's code, known errors exit 1 with their message, and anything else
- * exits 1 with the error's message (never a stack trace).
+ * help and version exit 0, a command line that was not understood or a setting with an invalid value exits 2,
+ * anything else exits 1 with the error's message (never a stack trace).
  */
 export function runMain(program: string, start: () => Promise<void>): void {
   start().catch((err: unknown) => {
@@ -18,6 +18,8 @@ export function runMain(program: string, start: () => Promise<void>): void {
     }
     const message = isRestbusError(err) ? err.message : err instanceof Error ? err.message : String(err);
     process.stderr.write(`${program}: ${message}\n`);
+    // A flag or variable with a value the program cannot take is a usage error too: the fix is in the command.
+    if (isRestbusError(err) && err.code === 'CONFIG_INVALID') process.exit(USAGE_EXIT_CODE);
     // Exit now: a NATS connection retrying forever would otherwise keep a failed program alive.
     process.exit(1);
   });

@@ -4,6 +4,7 @@ import type { SettingSpec } from './load-config';
 export const natsUriSetting: SettingSpec = {
   key: 'natsUri',
   flags: '-n, --natsUri <uri>',
+  aliases: ['--nats-uri'],
   env: 'NATS_URL',
   description: 'NATS server URL',
   schema: { type: 'string', minLength: 1, default: 'nats://localhost:4222' },
@@ -12,6 +13,7 @@ export const natsUriSetting: SettingSpec = {
 export const topicPrefixSetting: SettingSpec = {
   key: 'topicPrefix',
   flags: '--topicPrefix <prefix>',
+  aliases: ['--topic-prefix'],
   env: 'TOPIC_PREFIX',
   description: 'prefix of the request subjects (upstream easer default)',
   // A prefix is one or more subject tokens: no wildcards, no whitespace, no empty token.
@@ -20,8 +22,20 @@ export const topicPrefixSetting: SettingSpec = {
 
 export const logLevelSetting: SettingSpec = {
   key: 'logLevel',
-  flags: '-l, --logLevel <level>',
+  flags: '-l, --log-level <level>',
+  // easer's spelling, still accepted so that its command lines keep working.
+  aliases: ['--logLevel'],
   env: 'LOG_LEVEL',
-  description: 'pino log level',
+  description: 'log level',
   schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+};
+
+export const logFormatSetting: SettingSpec = {
+  key: 'logFormat',
+  flags: '--log-format <format>',
+  env: 'LOG_FORMAT',
+  description: 'pretty: lines for a person (time, level, component, message); json: a JSON object per line',
+  // No default in the schema: main.ts decides, because only it knows whether standard output is a terminal.
+  defaultText: 'pretty on a terminal and json otherwise',
+  schema: { enum: ['pretty', 'json'] },
 };

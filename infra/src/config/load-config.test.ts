@@ -109,7 +109,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('ends with exit code 0 for --help and 1 for an unknown flag', () => {
+  it('ends with exit code 0 for --help and --version, and 2 for a command line it does not understand', () => {
     const exitOf = (argv: string[]): number | undefined => {
       try {
         load(argv);
@@ -119,6 +119,64 @@ describe('loadConfig', () => {
       return undefined;
     };
     expect(exitOf(['--help'])).toBe(0);
-    expect(exitOf(['--nope'])).toBe(1);
+    expect(exitOf(['--version'])).toBe(0);
+    expect(exitOf(['--nope'])).toBe(2);
+    expect(exitOf(['--port'])).toBe(2);
+    expect(exitOf(['extra'])).toBe(2);
+  });
+
+  it('lists the allowed values of a setting in its help and in the error for another value', () => {
+    const withChoice: ProgramSpec = {
+      ...spec,
+      settings: [
+        {
+          key: 'color',
+          flags: '--color <color>',
+          env: 'DEMO_COLOR',
+          description: 'the colour',
+          schema: { enum: ['red', 'green'], default: 'red' },
+        },
+      ],
+    };
+    let help = '';
+    const output = { writeOut: (text: string) => (help += text), writeErr: () => undefined };
+    expect(() => loadConfig(withChoice, { argv: ['--help'], env: {}, output })).toThrow(CommandLineExit);
+    expect(help).toContain('the colour (one of red|green, env DEMO_COLOR, default "red")');
+    expect(() => loadConfig(withChoice, { argv: [], env: { DEMO_COLOR: 'blue' }, output })).toThrow(
+      '--color / DEMO_COLOR: must be one of red|green (got "blue")',
+    );
+  });
+
+  it('accepts the hidden aliases of a setting, which help leaves out', () => {
+    const withAlias: ProgramSpec = {
+      ...spec,
+      settings: [{ ...spec.settings[1], flags: '--topic-prefix <prefix>', aliases: ['--topicPrefix'] }],
+    };
+    let help = '';
+    const output = { writeOut: (text: string) => (help += text), writeErr: () => undefined };
+    const loadWith = (argv: string[]) => loadConfig<Config>(withAlias, { argv, env: {}, output });
+    expect(loadWith(['--topicPrefix', 'old']).topicPrefix).toBe('old');
+    expect(loadWith(['--topic-prefix', 'new']).topicPrefix).toBe('new');
+    expect(() => loadWith(['--help'])).toThrow(CommandLineExit);
+    expect(help).toContain('--topic-prefix <prefix>');
+    expect(help).not.toContain('--topicPrefix');
+  });
+
+  it('refuses a spec whose flag would be stored under another name than its key', () => {
+    const mismatched: ProgramSpec = { ...spec, settings: [{ ...spec.settings[0], aliases: ['--listen-port'] }] };
+    expect(() => loadConfig(mismatched, { argv: [], env: {}, output: silent })).toThrow(
+      'the flag --listen-port <port> is stored as listenPort, not as port',
+    );
+  });
+
+  it('returns positional arguments under their keys, and nothing for one not given', () => {
+    const withArgument: ProgramSpec = {
+      ...spec,
+      arguments: [{ key: 'environment', name: '[environment]', description: 'environment' }],
+    };
+    const loadWith = (argv: string[]) =>
+      loadConfig<Config & { environment?: string }>(withArgument, { argv, env: {}, output: silent });
+    expect(loadWith(['staging', '-p', '1']).environment).toBe('staging');
+    expect(loadWith([]).environment).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import Ajv from 'ajv';
+import Ajv, { type ErrorObject } from 'ajv';
 import { Command, CommanderError, Option } from 'commander';
 import { RestbusError } from '../errors/restbus-error';
 
@@ -7,17 +7,30 @@ export interface SettingSpec {
   key: string;
   /** Commander flags, e.g. `-p, --port <port>`; a flag without `<value>` is a boolean switch. */
   flags: string;
+  /** Other long flags accepted for the same setting and left out of the help, e.g. easer's `--logLevel`. */
+  aliases?: readonly string[];
   env?: string;
   description: string;
   schema: Record<string, unknown>;
   /** A setting without a default that must be given. */
   required?: boolean;
+  /** The default as help tells it, when it is not a value of the schema (e.g. "the current folder"). */
+  defaultText?: string;
+}
+
+/** A positional argument, e.g. `[environment]`; its value is a string under `key`, or absent. */
+export interface ArgumentSpec {
+  key: string;
+  /** Commander syntax: `<name>` (required) or `[name]` (optional). */
+  name: string;
+  description: string;
 }
 
 export interface ProgramSpec {
   name: string;
   version: string;
   description: string;
+  arguments?: readonly ArgumentSpec[];
   settings: readonly SettingSpec[];
 }
 
@@ -27,6 +40,9 @@ export interface LoadConfigOptions {
   /** Where help and usage errors are written; stdout/stderr when absent. */
   output?: { writeOut(text: string): void; writeErr(text: string): void };
 }
+
+/** The exit code of a command line that was not understood, as most Unix tools (and rest-tool) use it. */
+export const USAGE_EXIT_CODE = 2;
 
 /** Thrown instead of exiting when the command line asks for help or a version, or is unusable. */
 export class CommandLineExit extends Error {
@@ -47,6 +63,40 @@ function deepFreeze<T>(value: T): Readonly<T> {
   return value;
 }
 
+function allowedValues(setting: SettingSpec): readonly unknown[] | undefined {
+  return (setting.schema as { enum?: unknown[] }).enum;
+}
+
+function describeSetting(setting: SettingSpec): string {
+  const defaultValue = (setting.schema as { default?: unknown }).default;
+  const allowed = allowedValues(setting);
+  const suffix = [
+    allowed ? `one of ${allowed.join('|')}` : undefined,
+    setting.env ? `env ${setting.env}` : undefined,
+    setting.defaultText !== undefined
+      ? `default ${setting.defaultText}`
+      : defaultValue === undefined
+        ? undefined
+        : `default ${JSON.stringify(defaultValue)}`,
+  ].filter(Boolean);
+  return suffix.length ? `${setting.description} (${suffix.join(', ')})` : setting.description;
+}
+
+function toOptions(setting: SettingSpec): Option[] {
+  const value = /\s[<[].*$/.exec(setting.flags)?.[0] ?? '';
+  const options = [
+    new Option(setting.flags, describeSetting(setting)),
+    ...(setting.aliases ?? []).map((alias) => new Option(`${alias}${value}`).hideHelp()),
+  ];
+  // loadConfig reads each setting under its key: a flag that commander would store elsewhere is a spec mistake.
+  for (const option of options) {
+    if (option.attributeName() !== setting.key) {
+      throw new Error(`the flag ${option.flags} is stored as ${option.attributeName()}, not as ${setting.key}`);
+    }
+  }
+  return options;
+}
+
 function createCommand(spec: ProgramSpec, options: LoadConfigOptions): Command {
   const command = new Command(spec.name)
     .description(spec.description)
@@ -55,30 +105,37 @@ function createCommand(spec: ProgramSpec, options: LoadConfigOptions): Command {
     .allowExcessArguments(false)
     .exitOverride();
   if (options.output) command.configureOutput(options.output);
-  for (const setting of spec.settings) {
-    const defaultValue = (setting.schema as { default?: unknown }).default;
-    const suffix = [
-      setting.env ? `env ${setting.env}` : undefined,
-      defaultValue === undefined ? undefined : `default ${JSON.stringify(defaultValue)}`,
-    ].filter(Boolean);
-    const description = suffix.length ? `${setting.description} (${suffix.join(', ')})` : setting.description;
-    command.addOption(new Option(setting.flags, description));
-  }
+  for (const argument of spec.arguments ?? []) command.argument(argument.name, argument.description);
+  for (const setting of spec.settings) for (const option of toOptions(setting)) command.addOption(option);
   return command;
+}
+
+function describeProblem(spec: ProgramSpec, values: Record<string, unknown>, error: ErrorObject): string {
+  const key = (error.params as { missingProperty?: string }).missingProperty ?? error.instancePath.split('/')[1] ?? '';
+  const setting = spec.settings.find((candidate) => candidate.key === key);
+  const name = setting
+    ? [setting.flags.split(/[ ,]+/).find((f) => f.startsWith('--')), setting.env].filter(Boolean).join(' / ')
+    : key;
+  if (error.keyword === 'required') return `${name} is required`;
+  // ajv's enum message ("must be equal to one of the allowed values") does not say which they are.
+  const allowed = setting && allowedValues(setting);
+  const message = error.keyword === 'enum' && allowed ? `must be one of ${allowed.join('|')}` : error.message;
+  return `${name}: ${message ?? 'is invalid'} (got ${JSON.stringify(values[key])})`;
 }
 
 /**
  * Reads a program's settings from its flags and environment (flags win), fills defaults, validates and
- * coerces them with ajv against each setting's schema, and returns them deep-frozen.
- * Help and version requests, and unusable command lines, surface as {@link CommandLineExit};
- * invalid values as a `CONFIG_INVALID` {@link RestbusError} naming the flag and the variable.
+ * coerces them with ajv against each setting's schema, and returns them, with the positional arguments,
+ * deep-frozen. Help and version requests surface as a {@link CommandLineExit} with code 0, command lines that
+ * are not understood as one with {@link USAGE_EXIT_CODE}; invalid values as a `CONFIG_INVALID`
+ * {@link RestbusError} naming the flag and the variable.
  */
 export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Readonly<T> {
   const command = createCommand(spec, options);
   try {
     command.parse(options.argv as string[], { from: 'user' });
   } catch (err) {
-    if (err instanceof CommanderError) throw new CommandLineExit(err.exitCode, err.message);
+    if (err instanceof CommanderError) throw new CommandLineExit(err.exitCode === 0 ? 0 : USAGE_EXIT_CODE, err.message);
     throw err;
   }
   const flags = command.opts<Record<string, unknown>>();
@@ -88,26 +145,24 @@ export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Re
     if (fromEnv !== undefined && fromEnv !== '') values[setting.key] = fromEnv;
     if (flags[setting.key] !== undefined) values[setting.key] = flags[setting.key];
   }
+  (spec.arguments ?? []).forEach((argument, index) => {
+    const value = command.args[index];
+    if (value !== undefined) values[argument.key] = value;
+  });
   const schema = {
     type: 'object',
     additionalProperties: false,
     required: spec.settings.filter((setting) => setting.required).map((setting) => setting.key),
-    properties: Object.fromEntries(spec.settings.map((setting) => [setting.key, setting.schema])),
+    properties: {
+      ...Object.fromEntries((spec.arguments ?? []).map((argument) => [argument.key, { type: 'string' }])),
+      ...Object.fromEntries(spec.settings.map((setting) => [setting.key, setting.schema])),
+    },
   };
   // 'array' also turns a single value from the environment into a one-item list for list settings.
   const ajv = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, strict: false });
   const validate = ajv.compile(schema);
   if (!validate(values)) {
-    const problems = (validate.errors ?? []).map((error) => {
-      const key =
-        (error.params as { missingProperty?: string }).missingProperty ?? error.instancePath.split('/')[1] ?? '';
-      const setting = spec.settings.find((candidate) => candidate.key === key);
-      const name = setting
-        ? [setting.flags.split(/[ ,]+/).find((f) => f.startsWith('--')), setting.env].filter(Boolean).join(' / ')
-        : key;
-      if (error.keyword === 'required') return `${name} is required`;
-      return `${name}: ${error.message ?? 'is invalid'} (got ${JSON.stringify(values[key])})`;
-    });
+    const problems = (validate.errors ?? []).map((error) => describeProblem(spec, values, error));
     throw new RestbusError('CONFIG_INVALID', `invalid configuration: ${problems.join('; ')}`);
   }
   return deepFreeze(values as T);

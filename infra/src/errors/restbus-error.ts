@@ -26,6 +26,8 @@ export const ErrorCodes = {
   NO_RESPONDER: 503,
   NATS_UNAVAILABLE: 503,
   UPSTREAM_TIMEOUT: 504,
+  // A program that cannot listen on its port; it stops at start, so the status is never sent.
+  PORT_UNAVAILABLE: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

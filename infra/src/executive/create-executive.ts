@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import { logLevelSetting, natsUriSetting, topicPrefixSetting } from '../config/common-settings';
+import { logFormatSetting, logLevelSetting, natsUriSetting, topicPrefixSetting } from '../config/common-settings';
 import { loadConfig, type SettingSpec } from '../config/load-config';
 import { RestbusError } from '../errors/restbus-error';
-import { createLogger } from '../logging/create-logger';
+import { createLogger, type LogFormat } from '../logging/create-logger';
 import { createNatsLink } from '../nats/create-nats-link';
 import { startResponder, type Route } from '../nats/start-responder';
 import { adaptHandler, type Handler } from './adapt-handler';
@@ -14,6 +14,7 @@ export interface ServiceConfig {
   natsUri: string;
   topicPrefix: string;
   logLevel: string;
+  logFormat?: LogFormat;
   handlerTimeout: number;
 }
 
@@ -34,11 +35,13 @@ export interface ExecutiveOptions<C> {
   name: string;
   version: string;
   description: string;
-  /** Settings of this service beside the common ones (NATS URL, topic prefix, log level, handler timeout). */
+  /** Settings of this service beside the common ones (NATS URL, topic prefix, log level and format, handler timeout). */
   settings?: readonly SettingSpec[];
   startups: ReadonlyArray<Startup<C>>;
   argv: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
+  /** Whether standard output is a terminal: pretty log lines unless --log-format says otherwise. */
+  terminal?: boolean;
   /** A logger to use instead of the one made from the config (tests). */
   logger?: Logger;
 }
@@ -82,13 +85,21 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
             natsUriSetting,
             topicPrefixSetting,
             logLevelSetting,
+            logFormatSetting,
             handlerTimeoutSetting,
             ...(options.settings ?? []),
           ],
         },
         { argv: options.argv, env: options.env },
       );
-      const logger = options.logger ?? createLogger({ name: options.name, level: config.logLevel });
+      const logger =
+        options.logger ??
+        createLogger({
+          name: options.name,
+          level: config.logLevel,
+          format: config.logFormat,
+          terminal: options.terminal,
+        });
       const link = createNatsLink({ servers: config.natsUri, name: options.name, logger });
       shutdowns.push(() => link.drain());
       const nc = await link.ready();
@@ -121,7 +132,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
       shutdowns.push(() => responder.stop());
       // The container health check pings this very instance ($SRV.PING.<name>.<id>), not just any replica.
       if (options.env.RESTBUS_ID_FILE) await writeFile(options.env.RESTBUS_ID_FILE, responder.id);
-      logger.info({ subjects: responder.subjects, id: responder.id }, `${options.name} answering`);
+      logger.info({ subjects: responder.subjects, id: responder.id }, 'answering');
       return { ...context, subjects: responder.subjects, id: responder.id };
     },
     stop() {

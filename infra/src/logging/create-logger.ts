@@ -1,15 +1,46 @@
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger } from 'pino';
+
+/** `pretty`: a line a person reads (time, level, component, message, then the fields); `json`: a JSON object per line. */
+export type LogFormat = 'pretty' | 'json';
 
 export interface LoggerOptions {
   name: string;
   level?: string;
-  /** Where the JSON lines go; stdout when absent (tests pass a stream they read). */
-  destination?: DestinationStream;
+  /** Absent: pretty when `terminal`, else json. */
+  format?: LogFormat;
+  /**
+   * Whether the destination is a terminal (main.ts passes `process.stdout.isTTY`): it picks the format when none
+   * is given, and colours pretty lines.
+   */
+  terminal?: boolean;
+  /** Where the lines go; stdout when absent (tests pass a stream they read). */
+  destination?: NodeJS.WritableStream;
+}
+
+/** The component first, so that a person sees which part of the program speaks; the program name otherwise. */
+function formatMessage(log: Record<string, unknown>, messageKey: string): string {
+  const message = String(log[messageKey] ?? '');
+  const speaker = log.component ?? log.name;
+  return speaker === undefined ? message : `${String(speaker)}: ${message}`;
 }
 
 /** A pino logger for one program; components take `logger.child({ component })`, errors go under `err`. */
 export function createLogger(options: LoggerOptions): Logger {
-  return pino({ name: options.name, level: options.level ?? 'info' }, options.destination);
+  const format = options.format ?? (options.terminal ? 'pretty' : 'json');
+  const level = options.level ?? 'info';
+  if (format === 'json') return pino({ name: options.name, level }, options.destination);
+  // Synchronous and in this thread: no worker to start, and no line lost when the program exits right after it.
+  const stream = pretty({
+    sync: true,
+    destination: options.destination ?? 1,
+    colorize: options.terminal === true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,name,component',
+    messageFormat: formatMessage,
+  });
+  return pino({ name: options.name, level }, stream);
 }

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startNatsServer, type TestNatsServer } from '../testing';
 import { createNatsLink, type NatsLink } from './create-nats-link';
@@ -47,6 +48,55 @@ describe('createNatsLink', () => {
     await waitFor(() => !link!.isConnected());
     await server.start();
     await waitFor(() => link!.isConnected());
+  });
+});
+
+/** A logger whose JSON lines the test reads. */
+function createCapturingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+describe('what the link logs through an outage', () => {
+  it('writes one line per change of state, and no stack trace for a NATS that is not there', async () => {
+    const { logger: capturing, lines } = createCapturingLogger();
+    await server.stop();
+    link = createNatsLink({ servers: server.url, name: 'test', logger: capturing });
+    // Long enough for several failed attempts (one every 500 ms).
+    await new Promise((resolve) => setTimeout(resolve, 1800));
+    await server.start();
+    await link.ready();
+    await server.stop();
+    await waitFor(() => !link!.isConnected());
+    // Long enough for several reconnect attempts (one a second).
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await server.start();
+    await waitFor(() => link!.isConnected());
+
+    const nats = lines.filter((line) => line.component === 'nats');
+    expect(nats.map((line) => [line.level, line.msg])).toEqual([
+      [40, `NATS is not reachable at ${server.url}; retrying until it is`],
+      [30, expect.stringMatching(/^connected to NATS at /)],
+      [40, expect.stringMatching(/^lost NATS at .*; reconnecting until it is back$/)],
+      [30, expect.stringMatching(/^reconnected to NATS at /)],
+    ]);
+    expect(nats[0]).toMatchObject({ servers: [server.url], reason: 'CONNECTION_REFUSED' });
+    expect(nats[0]).not.toHaveProperty('err');
+  });
+
+  it('logs a failure that is not an outage under err', async () => {
+    const { logger: capturing, lines } = createCapturingLogger();
+    link = createNatsLink({ servers: 'nats://exa mple:4222', name: 'test', logger: capturing });
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const nats = lines.filter((line) => line.component === 'nats');
+    expect(nats).toHaveLength(1);
+    expect(nats[0]).toMatchObject({ level: 50, err: { message: expect.any(String) } });
   });
 });
 

@@ -23,8 +23,28 @@ export interface NatsLink {
   drain(): Promise<void>;
 }
 
+/** Connect failures that mean "NATS is not there (yet)": an outage to wait out, not a fault to investigate. */
+const OUTAGE_CODES = new Set([
+  'CONNECTION_REFUSED',
+  'TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 export function createNatsLink(options: NatsLinkOptions): NatsLink {
   const logger = options.logger.child({ component: 'nats' });
+  const servers = ([] as string[]).concat(options.servers);
+  const where = servers.join(', ');
   let connection: NatsConnection | undefined;
   let connected = false;
   let closing = false;
@@ -32,7 +52,9 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
 
   // Our own first-connect loop instead of nats.js' waitOnFirstConnect, so that drain() can stop it.
   async function connectUntilConnected(): Promise<NatsConnection> {
-    for (let attempt = 1; ; attempt++) {
+    // One line per change of why connecting fails, not one per attempt: a NATS that is not up yet is expected.
+    let lastFailure: string | undefined;
+    for (;;) {
       if (closing) throw new RestbusError('NATS_UNAVAILABLE', 'the NATS link was closed before it connected');
       try {
         return await connect({
@@ -46,7 +68,17 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
           noAsyncTraces: true,
         });
       } catch (err) {
-        if (attempt === 1 || attempt % 30 === 0) logger.warn({ err, attempt }, 'NATS not reachable yet, retrying');
+        const code = codeOf(err);
+        const outage = code !== undefined && OUTAGE_CODES.has(code);
+        const failure = outage ? 'outage' : (code ?? String(err));
+        if (failure !== lastFailure) {
+          lastFailure = failure;
+          if (outage) {
+            logger.warn({ servers, reason: code }, `NATS is not reachable at ${where}; retrying until it is`);
+          } else {
+            logger.error({ err, servers }, `cannot connect to NATS at ${where}; retrying`);
+          }
+        }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, RETRY_MS);
           wake = () => {
@@ -61,7 +93,7 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
   const connecting = connectUntilConnected().then((nc) => {
     connection = nc;
     connected = true;
-    logger.info({ server: nc.getServer() }, 'connected to NATS');
+    logger.info({ server: nc.getServer() }, `connected to NATS at ${nc.getServer()}`);
     if (!closing) void watchStatus(nc);
     return nc;
   });
@@ -69,15 +101,22 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
   connecting.catch(() => undefined);
 
   async function watchStatus(nc: NatsConnection): Promise<void> {
+    // nats.js reports reconnect attempts as their own events; only the change of state is worth a line.
     for await (const status of nc.status()) {
-      if (status.type === Events.Disconnect) {
+      if (status.type === Events.Disconnect && connected) {
         connected = false;
-        logger.warn({ server: status.data }, 'disconnected from NATS, reconnecting');
+        logger.warn({ server: status.data }, `lost NATS at ${String(status.data)}; reconnecting until it is back`);
       } else if (status.type === Events.Reconnect) {
         connected = true;
-        logger.info({ server: status.data }, 'reconnected to NATS');
-      } else if (status.type === Events.Error || status.type === Events.LDM) {
-        logger.warn({ status: status.type, data: status.data }, 'NATS status');
+        logger.info({ server: status.data }, `reconnected to NATS at ${String(status.data)}`);
+      } else if (status.type === Events.Error) {
+        // nats.js gives the server's error code here, not an Error (e.g. a permission violation on a subject).
+        logger.error({ reason: status.data, context: status.permissionContext }, 'NATS reported an error');
+      } else if (status.type === Events.LDM) {
+        logger.warn(
+          { server: status.data },
+          'the NATS server is entering lame duck mode and will close the connection soon',
+        );
       }
     }
   }

@@ -3,7 +3,7 @@ import { createServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import session from 'express-session';
 import httpProxy from 'http-proxy';
-import { createLogger, isRestbusError, sendError, type Logger } from '@restbus/infra';
+import { createLogger, describeListenError, isRestbusError, sendError, type Logger } from '@restbus/infra';
 import { loadProject, type Project } from '../project/load-project';
 import { BoundedSessionStore } from '../request/bounded-session-store';
 import { buildGeneration, type Generation } from './build-generation';
@@ -100,15 +100,30 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   const stopWatching =
     options.watch === false ? () => undefined : watchProject(generation.project.root, () => void reload(), logger);
 
-  const port =
-    options.port ?? environment.port ?? (generation.project.config.servicePort as number | undefined) ?? 3007;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  const servicePort = generation.project.config.servicePort as number | undefined;
+  const port = options.port ?? environment.port ?? servicePort ?? 3007;
+  // Name the setting the port came from, so that the way out of a taken port is the one that applies.
+  const portSetting =
+    options.port === undefined && environment.port !== undefined
+      ? `port of the ${environment.name} environment in server/config.yml`
+      : options.port === undefined && servicePort !== undefined
+        ? 'servicePort in config.yml'
+        : undefined;
+  const howToChoose = (other: number): string =>
+    portSetting ? `--port ${other}, or change the ${portSetting}` : `--port ${other}`;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    stopWatching();
+    proxy.close();
+    throw describeListenError(err, { port, host: options.host, howToChoose }) ?? err;
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${address.port}`;

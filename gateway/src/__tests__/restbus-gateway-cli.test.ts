@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+// The program as users run it; jest's global setup builds it.
+const MAIN = resolve(__dirname, '../../dist/main.js');
+const API = resolve(__dirname, '../../../person-service/person-api.yml');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(() => {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before these tests`);
+});
+
+describe('restbus-gateway on the command line', () => {
+  it('exits 0 for --help, which documents --log-level and --log-format', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('-l, --log-level <level>');
+    expect(help.stdout).toContain('--log-format <format>');
+  });
+
+  it.each([
+    ['an unknown option', ['--nope']],
+    ['an option without its value', ['-r']],
+    ['an extra argument', ['--port', '3017', 'extra', '-r', API]],
+    ['a value out of range', ['-r', API, '--port', '70000']],
+    ['a log level it does not know', ['-r', API, '--log-level', 'loud']],
+  ])('exits 2 for %s', async (_case, args) => {
+    const result = await run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('exits 2 naming the variable when an environment variable has a value it cannot take', async () => {
+    const result = await run(['-r', API], { LOG_FORMAT: 'plainText' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'restbus-gateway: invalid configuration: --log-format / LOG_FORMAT: must be one of pretty|json (got "plainText")\n',
+    );
+  });
+
+  describe('on a port another program holds', () => {
+    let holder: Server;
+    beforeAll(async () => {
+      holder = createServer().listen(0);
+      await once(holder, 'listening');
+    });
+    afterAll(() => new Promise((resolve) => holder.close(resolve)));
+
+    it('exits 1 with one line saying which port and how to choose another', async () => {
+      const { port } = holder.address() as AddressInfo;
+      const result = await run(['-r', API, '--port', String(port)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `restbus-gateway: port ${port} is already in use by another program; ` +
+          `choose another port with --port ${port + 10} or GATEWAY_PORT=${port + 10}\n`,
+      );
+    });
+  });
+
+  it('writes pretty lines when LOG_FORMAT=pretty, even to a pipe', async () => {
+    const child = spawn(process.execPath, [MAIN, '-r', API, '--port', '0'], {
+      env: { ...process.env, LOG_FORMAT: 'pretty' },
+    });
+    const first = await new Promise<string>((found) => createInterface({ input: child.stdout }).once('line', found));
+    child.kill('SIGTERM');
+    await once(child, 'close');
+    expect(first).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: restbus-gateway: gateway listening \{"port":\d+,/);
+  });
+});

@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { sampleFiles, writeProject } from '../__tests__/sample-project';
+
+// restbus-mock as users run it; jest's global setup builds it.
+const MAIN = resolve(__dirname, '../../dist/main.js');
+
+let project: string;
+beforeAll(async () => {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before these tests`);
+  project = await writeProject(sampleFiles());
+});
+afterAll(async () => {
+  if (project) await rm(project, { recursive: true, force: true });
+});
+
+function run(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+describe("restbus-mock's command line", () => {
+  it('documents --log-level and --log-format in its help, and exits 0', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('-l, --log-level <level>');
+    expect(help.stdout).toContain('--log-format <format>');
+  });
+
+  it.each([
+    ['an unknown option', ['--projekt', '.']],
+    ['a second environment', ['development', 'secured']],
+    ['a port that is not a number', ['--port', 'abc']],
+    ['a log level it does not know', ['--log-level', 'loud']],
+  ])('exits 2 for %s', async (_case, args) => {
+    const result = await run(['--project', project, ...args]);
+    expect(result.code).toBe(2);
+  });
+
+  it('takes the log format from LOG_FORMAT', async () => {
+    const child = spawn(process.execPath, [MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1'], {
+      env: { ...process.env, LOG_FORMAT: 'pretty' },
+    });
+    const lines = createInterface({ input: child.stdout });
+    const serving = await new Promise<string>((found) =>
+      lines.on('line', (line) => {
+        if (line.includes('serving')) found(line);
+      }),
+    );
+    const exited = new Promise((done) => child.on('close', done));
+    child.kill('SIGTERM');
+    await exited;
+    expect(serving).toMatch(/^\[[\d:.]+\] INFO: mock-server: serving \{"url":"http:\/\/127\.0\.0\.1:\d+"/);
+  });
+});

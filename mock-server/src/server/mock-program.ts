@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import {
+  logFormatSetting,
+  logLevelSetting,
+  readPackageVersion,
+  type LogFormat,
+  type ProgramSpec,
+} from '@restbus/infra';
+
+export interface MockCommandLine {
+  environment?: string;
+  project?: string;
+  port?: number;
+  host: string;
+  watch: boolean;
+  check: boolean;
+  logLevel: string;
+  logFormat?: LogFormat;
+}
+
+/** restbus-mock's command line: `restbus-mock [environment] [--project <dir>] [--port <n>] …`. */
+export const mockProgram: ProgramSpec = {
+  name: 'restbus-mock',
+  version: readPackageVersion(join(__dirname, '..')),
+  description: 'Serves a REST API project from its service.yml descriptors, static folders and proxy rules',
+  arguments: [
+    {
+      key: 'environment',
+      name: '[environment]',
+      description: 'environment of server/config.yml (default: its useEnvironment)',
+    },
+  ],
+  settings: [
+    {
+      key: 'project',
+      flags: '--project <dir>',
+      description: 'the project folder',
+      defaultText: 'the current folder',
+      schema: { type: 'string', minLength: 1 },
+    },
+    {
+      key: 'port',
+      flags: '--port <port>',
+      description: 'listening port, 0 for any free one',
+      defaultText: "the environment's port in server/config.yml, else the project's servicePort",
+      schema: { type: 'integer', minimum: 0, maximum: 65535 },
+    },
+    {
+      key: 'host',
+      flags: '--host <host>',
+      description: 'listening address',
+      schema: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    },
+    {
+      key: 'watch',
+      flags: '--no-watch',
+      description: 'do not reload when project files change',
+      // commander sets watch to true unless --no-watch is given.
+      schema: { type: 'boolean' },
+    },
+    {
+      key: 'check',
+      flags: '--check',
+      description: 'validate the project (files, modules, functions) and exit',
+      schema: { type: 'boolean', default: false },
+    },
+    logLevelSetting,
+    logFormatSetting,
+  ],
+};
