@@ -162,19 +162,35 @@ SH
   rm -rf "$rootfs"
 }
 
+# What the seed is made from, relative to the checkout: the root manifest and lockfile, .npmrc when present, and
+# every workspace's package.json (npm ci checks them against the lockfile).
+seed_inputs() {
+  printf '%s\n' package.json package-lock.json
+  [ -f "$ROOT/.npmrc" ] && printf '%s\n' .npmrc
+  (cd "$ROOT" && node -p "require('./package.json').workspaces.map(w => w + '/package.json').join('\n')")
+}
+
 # A node image whose npm cache holds exactly the lockfile's packages, so `RUN npm ci` works with no network.
 build_seeded_node() {
-  local key want work manifest
-  key=$( { sha256sum "$ROOT/package-lock.json"; docker image inspect -f '{{.Id}}' "$LOCAL_NODE"; } | sha256sum | cut -c1-16)
-  if [ "$(label_of "$LOCAL_NODE_OFFLINE" offline.seed.key)" = "$key" ]; then return 0; fi
+  local key work file
+  # The key hashes each input's content under its relative name: `sha256sum <path>` would also print the path, and
+  # every other checkout folder of the same lockfile would re-seed and retag this machine-wide image.
+  key=$( {
+    while IFS= read -r file; do
+      printf '%s %s\n' "$file" "$(sha256sum <"$ROOT/$file" | cut -d' ' -f1)"
+    done < <(seed_inputs)
+    docker image inspect -f '{{.Id}}' "$LOCAL_NODE"
+  } | sha256sum | cut -c1-16)
+  if [ "$(label_of "$LOCAL_NODE_OFFLINE" offline.seed.key)" = "$key" ]; then
+    log "$LOCAL_NODE_OFFLINE is seeded from this lockfile already"
+    return 0
+  fi
   log "seeding an npm cache from package-lock.json into $LOCAL_NODE_OFFLINE"
   work=$(mktemp -d)
   mkdir -p "$work/project"
-  cp "$ROOT/package.json" "$ROOT/package-lock.json" "$work/project/"
-  [ -f "$ROOT/.npmrc" ] && cp "$ROOT/.npmrc" "$work/project/"
-  while IFS= read -r manifest; do
-    install -D -m 0644 "$ROOT/$manifest" "$work/project/$manifest"
-  done < <(cd "$ROOT" && node -p "require('./package.json').workspaces.map(w => w + '/package.json').join('\n')")
+  while IFS= read -r file; do
+    install -D -m 0644 "$ROOT/$file" "$work/project/$file"
+  done < <(seed_inputs)
   (cd "$work/project" && npm ci --ignore-scripts --no-audit --no-fund --prefer-offline --cache "$work/npm-cache" >&2)
   cat >"$work/Dockerfile" <<DOCKERFILE
 FROM $LOCAL_NODE

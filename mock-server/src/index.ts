@@ -1,4 +1,5 @@
 // The mock server as a library: the project loader and schemas are shared with the project tool (rest-tool).
+export { assertProjectFolder } from './project/assert-project-folder';
 export { loadProject } from './project/load-project';
 export type { Environment, Project, ServiceDescriptor } from './project/load-project';
 export { readYamlFile } from './project/read-yaml-file';

@@ -8,6 +8,7 @@ import { generateTests } from './testgen';
 void runCli(process.argv.slice(2), {
   version: readPackageVersion(__dirname),
   cwd: process.cwd(),
+  env: process.env,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   generateDocs,

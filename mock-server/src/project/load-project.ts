@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
+import { assertProjectFolder } from './assert-project-folder';
 import { createSchemaCheck, type SchemaProblem } from './create-schema-check';
 import { readYamlFile, type YamlFile } from './read-yaml-file';
 import { routeKey } from './route-key';
@@ -68,10 +69,12 @@ function selectEnvironment(server: Json, requested: string | undefined, serverDi
 /**
  * Reads a REST API project: `server/config.yml` (the environment, `default` merged with the selected one), the
  * project `config.yml`, and every listed service's `service.yml`, each validated against its schema. Every problem
- * of every file is collected; any problem is one `PROJECT_INVALID` error listing them all.
+ * of every file is collected; any problem is one `PROJECT_INVALID` error listing them all (a folder with no config
+ * at all is one line: not a project folder).
  */
 export async function loadProject(options: { projectDir: string; environment?: string }): Promise<Project> {
   const root = resolve(options.projectDir);
+  await assertProjectFolder(root);
   const serverDir = join(root, 'server');
   const server = await readYamlFile(join(serverDir, 'config.yml'), 'server/config.yml');
   if (!server.ok) throw new RestbusError('PROJECT_INVALID', server.problems.join('\n'));

@@ -100,7 +100,6 @@ describe('rest-tool add-bulk', () => {
     ['a file that is not a list', ['add-bulk', '-s', 'object.json'], /object\.json:1: \/: must be array/],
     ['a file of another kind', ['add-bulk', '-s', 'bulk.txt'], /ends in \.json, \.yml or \.yaml/],
     ['a broken JSON file', ['add-bulk', '-s', 'broken.json'], /broken\.json:\d+: /],
-    ['no -s', ['add-bulk'], /missing required option -s, --services/],
   ])('refuses %s with exit 1', async (_case, args, message) => {
     await writeFile(join(project, 'object.json'), '{"type": "RESOURCE"}');
     await writeFile(join(project, 'broken.json'), '[{"path": "/x",]');
@@ -111,5 +110,18 @@ describe('rest-tool add-bulk', () => {
     expect(result.stderr).toMatch(message);
     expect(await snapshotTree(temp.dir)).toEqual(before);
     expect(await readFile(join(project, 'config.yml'), 'utf8')).not.toContain('/orders');
+  });
+
+  it('refuses a command line without -s with exit 2', async () => {
+    const result = await runTool(project, ['add-bulk']);
+    expect(result).toMatchObject({ code: 2, stderr: 'error: missing required option -s, --services\n' });
+  });
+
+  it('says it is not in a project folder before reading the list', async () => {
+    const result = await runTool(temp.dir, ['add-bulk', '-s', 'none.json']);
+    expect(result).toMatchObject({
+      code: 1,
+      stderr: `rest-tool: not a project folder (no config.yml in ${temp.dir})\n`,
+    });
   });
 });

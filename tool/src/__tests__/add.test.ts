@@ -151,9 +151,9 @@ describe('rest-tool add', () => {
     expect(await readdir(join(project, 'services', 'users'))).toContain('service.yml');
   });
 
-  describe('refuses, with exit 1 and nothing written,', () => {
+  describe('refuses, with exit 2 (the command line was not understood) and nothing written,', () => {
     it.each([
-      ['a missing path', ['add', '-u', '/x', '-n', 'X'], /missing required option -p, --path$/m],
+      ['a missing path', ['add', '-u', '/x', '-n', 'X'], /^error: missing required option -p, --path$/m],
       ['a missing uriTemplate', ['add', '-p', '/x', '-n', 'X'], /missing required option -u, --uriTemplate$/m],
       ['a missing name', ['add', '-p', '/x', '-u', '/x'], /missing required option -n, --name$/m],
       [
@@ -161,8 +161,20 @@ describe('rest-tool add', () => {
         ['add', '-t', 'RESOURCE'],
         /options -p, --path, -u, --uriTemplate, -n, --name$/m,
       ],
+      ['an option without its value', ['add', '-u', '/x', '-n', 'X', '-p'], /'-p, --path <path>' argument missing/],
       ['an unknown type', ['add', '-t', 'FOO', '-p', '/x', '-u', '/x', '-n', 'X'], /must be one of OPERATION/],
       ['an unknown method', ['add', '-m', 'PATCH', '-p', '/x', '-u', '/x', '-n', 'X'], /comma-separated list/],
+    ])('%s', async (_case, args, message) => {
+      const before = await snapshotTree(temp.dir);
+      const result = await runTool(project, args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(await snapshotTree(temp.dir)).toEqual(before);
+    });
+  });
+
+  describe('refuses, with exit 1 and nothing written,', () => {
+    it.each([
       ['a method the type lacks', ['add', '-m', 'POST', '-p', '/x', '-u', '/x', '-n', 'X'], /has no POST method/],
       ['a path escaping servicesRoot', ['add', '-p', '../../x', '-u', '/x', '-n', 'X'], /stay inside servicesRoot/],
       ['a path already listed', ['add', '-p', 'monitoring/isAlive/', '-u', '/x', '-n', 'X'], /already listed/],
@@ -170,6 +182,11 @@ describe('rest-tool add', () => {
       ['a route already served', ['add', '-p', '/x', '-u', '/monitoring/isAlive', '-n', 'X'], /already served by/],
       ['an empty name', ['add', '-p', '/x', '-u', '/x', '-n', ' '], /name must not be empty/],
       ['a missing config file', ['add', '-c', 'nope.yml', '-p', '/x', '-u', '/x', '-n', 'X'], /nope.yml: cannot read/],
+      [
+        'a config.yml in a folder that is not a project',
+        ['add', '-c', '../config.yml', '-p', '/x', '-u', '/x', '-n', 'X'],
+        /^rest-tool: not a project folder \(no config\.yml in \S+\)\n$/,
+      ],
     ])('%s', async (_case, args, message) => {
       const before = await snapshotTree(temp.dir);
       const result = await runTool(project, args);

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeTempDir, runTool, runToolProcess, type RunResult } from './tool-helpers';
+import { generateDocs } from '../docs';
+import { generateTests } from '../testgen';
+import { makeTempDir, runTool, runToolProcess, snapshotTree, type RunResult } from './tool-helpers';
 
 describe('the rest-tool command line', () => {
   let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -18,6 +20,10 @@ describe('the rest-tool command line', () => {
     addHelp: ['add', '-h'],
     nothing: [],
     excessArgument: ['create', 'a', 'b'],
+    missingArgument: ['create'],
+    missingOption: ['add', '-u', '/x', '-n', 'X'],
+    missingOptionValue: ['export-oas', '-o'],
+    badOptionValue: ['add', '-t', 'THING', '-p', '/x', '-u', '/x', '-n', 'X'],
     docsWithoutUpdate: ['docs'],
     created: ['create', 'demo'],
   };
@@ -74,12 +80,59 @@ describe('the rest-tool command line', () => {
     expect(results.docsWithoutUpdate).toMatchObject({ code: 2, stderr: expect.stringContaining('-u/--update') });
   });
 
+  it('exits 2 on a missing argument, a missing option, an option without its value and a bad option value', () => {
+    expect(results.missingArgument).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: missing required argument 'project-name'\n",
+    });
+    expect(results.missingOption).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: missing required option -p, --path\n',
+    });
+    expect(results.missingOptionValue).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: option '-o, --output <file>' argument missing\n",
+    });
+    expect(results.badOptionValue).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("argument 'THING' is invalid. must be one of OPERATION, COLLECTION, RESOURCE."),
+    });
+  });
+
   it('exits 1 with one line per problem and no stack trace when a command fails', () => {
     expect(results.failing.code).toBe(1);
-    expect(results.failing.stderr).toBe('rest-tool: server/config.yml: cannot read: no such file\n');
+    expect(results.failing.stderr).toBe(`rest-tool: not a project folder (no config.yml in ${temp.dir})\n`);
   });
 
   it('exits 0 when a command succeeds', () => {
     expect(results.created).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe('rest-tool outside a project folder', () => {
+  let temp: Awaited<ReturnType<typeof makeTempDir>>;
+  beforeAll(async () => {
+    temp = await makeTempDir();
+  });
+  afterAll(() => temp.remove());
+
+  it.each([
+    ['validate'],
+    ['docs', '-u'],
+    ['test', '-u'],
+    ['add', '-p', '/x', '-u', '/x', '-n', 'X'],
+    ['add-bulk', '-s', 'services.json'],
+    ['export-oas'],
+  ])('%s … says so in one line and exits 1, writing nothing', async (...args) => {
+    const result = await runTool(temp.dir, args, { generateDocs, generateTests });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `rest-tool: not a project folder (no config.yml in ${temp.dir})\n`,
+    });
+    expect(await snapshotTree(temp.dir)).toEqual({});
   });
 });

@@ -154,6 +154,48 @@ describe('rest-tool create', () => {
     }
   });
 
+  it('prints next steps for the host: into the folder, add a service, serve it with node server/server on 3007', async () => {
+    const result = await runTool(temp.dir, ['create', 'demo'], undefined, { PATH: '/usr/bin' });
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        `created the project ${join(temp.dir, 'demo')}`,
+        'next steps:',
+        '  cd demo',
+        '  rest-tool add -t COLLECTION -p /users -u /users -n Users',
+        '  node server/server                # the mock server on port 3007',
+        '  curl localhost:3007/rest/monitoring/isAlive',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('prints next steps for the host of its container when RESTBUS_TOOL_CONTAINER=1, as the README runs it', async () => {
+    const result = await runTool(temp.dir, ['create', 'my api'], undefined, { RESTBUS_TOOL_CONTAINER: '1' });
+    const compose = 'docker compose -f <restbus>/docker-compose.yml';
+    const serve = `${compose} run --rm -p 127.0.0.1:3017:3007 --entrypoint node tool server/server --port 3007`;
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        `created the project ${join(temp.dir, 'my api')}`,
+        'next steps, on the host (<restbus>: your restbus checkout; compose v1: docker-compose for docker compose):',
+        "  cd 'my api'",
+        `  ${compose} run --rm tool add -t COLLECTION -p /users -u /users -n Users`,
+        `  ${serve}`,
+        '  curl localhost:3017/rest/monitoring/isAlive',
+        'or the same with <restbus>/bin/rest-tool-docker add … and <restbus>/bin/rest-tool-docker serve',
+        '',
+      ].join('\n'),
+    });
+    // The root README's commands "without the script", with its checkout at ~/restbus: the same words.
+    const readme = await readFile(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+    const asInReadme = (command: string): string => command.replace('<restbus>', '~/restbus');
+    expect(readme).toContain(asInReadme(serve));
+    expect(readme).toContain(asInReadme(`${compose} run --rm tool create demo`));
+  });
+
   it('lists every file it writes with -v', async () => {
     const result = await runTool(temp.dir, ['create', 'p', '-v']);
     expect(result.stdout).toContain(`wrote ${join(temp.dir, 'p', 'server', 'monitoring.js')}\n`);

@@ -16,14 +16,20 @@ const noGenerators: Generators = {
   generateTests: () => Promise.reject(new Error('tests are not part of this test')),
 };
 
-/** rest-tool in this process, in `cwd`: fast, with its exit code and output. */
-export async function runTool(cwd: string, args: string[], generators: Generators = noGenerators): Promise<RunResult> {
+/** rest-tool in this process, in `cwd`: fast, with its exit code and output. `env` is the whole environment it sees. */
+export async function runTool(
+  cwd: string,
+  args: string[],
+  generators: Generators = noGenerators,
+  env: Record<string, string> = {},
+): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {
     ...generators,
     version: '0.1.0',
     cwd,
+    env,
     stdout: (text) => {
       stdout += text;
     },

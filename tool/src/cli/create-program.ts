@@ -1,11 +1,12 @@
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { RestbusError } from '@restbus/infra';
 import { addServices } from '../add/add-services';
 import { readBulkFile } from '../add/read-bulk-file';
 import { DEFAULT_DESCRIPTION, HTTP_METHODS, SERVICE_TYPES, isServiceType, type ServiceType } from '../add/service-spec';
 import { createProject } from '../create/create-project';
+import { describeNextSteps } from '../create/describe-next-steps';
 import { exportOpenApi } from '../export-oas/export-openapi';
+import { assertConfigFolder } from '../project/project-config';
 import { validateProject } from '../validate/validate-project';
 
 type Verbose = (line: string) => void;
@@ -23,6 +24,8 @@ export interface Generators {
 export interface ProgramDeps extends Generators {
   version: string;
   cwd: string;
+  /** The process environment (RESTBUS_TOOL_CONTAINER=1: the tool runs in its container image). */
+  env: Readonly<Record<string, string | undefined>>;
   stdout(text: string): void;
   stderr(text: string): void;
 }
@@ -45,16 +48,17 @@ function parseMethods(value: string): string[] {
 
 const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** Every missing required option in one message (commander would stop at the first). */
-function requireOptions(options: object, flags: Record<string, string>): void {
+/** Every missing required option in one message (commander would stop at the first): a usage error, exit 2. */
+function requireOptions(command: Command, flags: Record<string, string>): void {
+  const options = command.opts<Record<string, unknown>>();
   const missing = Object.entries(flags)
-    .filter(([key]) => (options as Record<string, unknown>)[key] === undefined)
+    .filter(([key]) => options[key] === undefined)
     .map(([, flag]) => flag);
   if (missing.length) {
-    throw new RestbusError(
-      'BAD_REQUEST',
-      `missing required option${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
-    );
+    command.error(`error: missing required option${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, {
+      exitCode: 2,
+      code: 'commander.missingMandatoryOptionValue',
+    });
   }
 }
 
@@ -85,7 +89,7 @@ export function createProgram(deps: ProgramDeps): Command {
     .action(async (name: string, options: { verbose?: boolean }) => {
       const { dir } = await createProject({ cwd, name, verbose: verboseFor(options.verbose) });
       say(`created the project ${dir}`);
-      say(`next: cd ${name} && rest-tool add -t COLLECTION -p /users -u /users -n Users && node server/server`);
+      for (const line of describeNextSteps({ name, inContainer: deps.env.RESTBUS_TOOL_CONTAINER === '1' })) say(line);
     });
 
   program
@@ -112,17 +116,20 @@ export function createProgram(deps: ProgramDeps): Command {
     .option(CONFIG_FLAGS, CONFIG_HELP, 'config.yml')
     .option('-v, --verbose', 'list every file written')
     .action(
-      async (options: {
-        type: ServiceType;
-        path?: string;
-        uriTemplate?: string;
-        name?: string;
-        desc: string;
-        methods?: string[];
-        config: string;
-        verbose?: boolean;
-      }) => {
-        requireOptions(options, { path: '-p, --path', uriTemplate: '-u, --uriTemplate', name: '-n, --name' });
+      async (
+        options: {
+          type: ServiceType;
+          path?: string;
+          uriTemplate?: string;
+          name?: string;
+          desc: string;
+          methods?: string[];
+          config: string;
+          verbose?: boolean;
+        },
+        command: Command,
+      ) => {
+        requireOptions(command, { path: '-p, --path', uriTemplate: '-u, --uriTemplate', name: '-n, --name' });
         const [service] = await addServices({
           cwd,
           configFile: options.config,
@@ -152,8 +159,10 @@ export function createProgram(deps: ProgramDeps): Command {
     .option('-s, --services <file>', 'required: the list of services (.json, .yml or .yaml)')
     .option(CONFIG_FLAGS, CONFIG_HELP, 'config.yml')
     .option('-v, --verbose', 'list every file written')
-    .action(async (options: { services?: string; config: string; verbose?: boolean }) => {
-      requireOptions(options, { services: '-s, --services' });
+    .action(async (options: { services?: string; config: string; verbose?: boolean }, command: Command) => {
+      requireOptions(command, { services: '-s, --services' });
+      // Outside a project, say that first: the list's own problems would not matter there.
+      await assertConfigFolder(cwd, options.config);
       const bulk = await readBulkFile(cwd, options.services as string);
       const added = await addServices({
         cwd,

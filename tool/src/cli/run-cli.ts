@@ -6,6 +6,11 @@ const USAGE_ERRORS = new Set([
   'commander.unknownCommand',
   'commander.unknownOption',
   'commander.excessArguments',
+  'commander.missingArgument',
+  'commander.optionMissingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.invalidArgument',
+  'commander.conflictingOption',
   'commander.help',
 ]);
 

@@ -1,6 +1,7 @@
 import { posix, resolve } from 'node:path';
-import type { MarkdownRenderer } from './render-markdown';
+import { escapeHtml, type MarkdownRenderer } from './render-markdown';
 import { toDocsCopyPath, toHref, toRoot, toServiceDocsDir } from './docs-paths';
+import { toSummary } from './to-summary';
 
 type Json = Record<string, unknown>;
 
@@ -39,6 +40,9 @@ export interface ServiceInput {
 const asObject = (value: unknown): Json => (value && typeof value === 'object' ? (value as Json) : {});
 const asArray = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : []);
 const asText = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
+
+/** A URL as HTML that a narrow column may break after a `/` (not the first, nor the last), and nowhere else. */
+const toBreakableUrlHtml = (url: string): string => escapeHtml(url).replace(/(?<=[^/])\/(?=.)/g, '/<wbr>');
 
 function toFields(value: unknown): FieldList {
   const items = asArray(value).map((item) => ({ field: asText(item.field), content: asText(item.content) }));
@@ -152,6 +156,7 @@ export function buildServiceView(
       style: asText(descriptor.style || 'OPERATION'),
       uriTemplate,
       url: `${prefix}${uriTemplate}`,
+      urlHtml: toBreakableUrlHtml(`${prefix}${uriTemplate}`),
       descriptionHtml: markdown.block(descriptor.description),
       descriptor: { name: 'service.yml', href: 'service.yml' },
       badges,
@@ -159,17 +164,13 @@ export function buildServiceView(
     },
   };
   copies.set(posix.join(folder, 'service.yml'), resolve(dir, 'service.yml'));
-  const firstLine = asText(descriptor.description)
-    .trim()
-    .split('\n')[0]
-    .replace(/^#+\s*/, '');
   const entry = {
     name: asText(descriptor.name),
     href: toHref('index.html', file),
     style: view.service.style,
     url: view.service.url,
-    // Plain text: a link in the description is written for the service page and would point elsewhere from here.
-    summaryHtml: markdown.inline(firstLine).replace(/<[^>]*>/g, ''),
+    urlHtml: view.service.urlHtml,
+    summaryHtml: escapeHtml(toSummary(descriptor.description, markdown)),
     badges: badges.map((badge) => ({ ...badge, href: `${toHref('index.html', file)}#${badge.anchor}` })),
   };
   return { file, copies, view, entry };

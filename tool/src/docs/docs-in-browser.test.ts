@@ -99,4 +99,67 @@ describe('generated docs in a headless Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'service-page.png'), fullPage: true });
     await page.close();
   }, 60_000);
+
+  it('lay out the index without cutting a word: styles on one line, URLs broken only after a slash', async () => {
+    const odd = 'services/odd names/ünï & <co>/service.yml';
+    const dir = await writeFiles(await mkdtemp(join(root, 'project-')), {
+      ...FIXTURE_FILES,
+      // Long enough to need several lines in a narrow URL column.
+      [odd]: FIXTURE_FILES[odd].replace(
+        'uriTemplate: /odd/{name}/run',
+        'uriTemplate: /odd/{name}/run/every/night/without/fail/until/someone/stops/it',
+      ),
+    });
+    await generateDocs({ projectDir: dir });
+    const page = await browser.newPage();
+    await mkdir(ARTIFACTS, { recursive: true });
+    for (const width of [360, 700, 1200]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(pathToFileURL(join(dir, 'docs', 'index.html')).href);
+      const layout = await page.evaluate(() => {
+        // The characters after which a line ends inside an element, found from each character's position.
+        const charactersBeforeBreaks = (element: Element): string[] => {
+          const found: string[] = [];
+          const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+          let previous: { top: number; character: string } | undefined;
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < node.textContent!.length; i++) {
+              const range = document.createRange();
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const { top, height } = range.getBoundingClientRect();
+              if (previous && top > previous.top + height / 2) found.push(previous.character);
+              previous = { top, character: node.textContent![i] };
+            }
+          }
+          return found;
+        };
+        return {
+          overflow: document.documentElement.scrollWidth - window.innerWidth,
+          rows: [...document.querySelectorAll('table.services tbody tr')].map((row) => ({
+            url: row.querySelector('td.url')!.textContent,
+            urlBreaksAfter: charactersBeforeBreaks(row.querySelector('td.url')!),
+            style: row.querySelector('td.service-style')!.textContent,
+            styleBreaks: charactersBeforeBreaks(row.querySelector('td.service-style')!).length,
+          })),
+        };
+      });
+      await page.screenshot({ path: join(ARTIFACTS, `index-${width}.png`), fullPage: true });
+      expect({ width, overflow: layout.overflow }).toEqual({ width, overflow: 0 });
+      expect(layout.rows).toHaveLength(4);
+      for (const row of layout.rows) {
+        expect({ width, style: row.style, breaks: row.styleBreaks }).toEqual({ width, style: row.style, breaks: 0 });
+        expect({ width, url: row.url, breaksAfter: row.urlBreaksAfter }).toEqual({
+          width,
+          url: row.url,
+          breaksAfter: row.urlBreaksAfter.map(() => '/'),
+        });
+      }
+      if (width === 360) {
+        // The long URL does not fit one line there: the check above saw it break, after slashes only.
+        expect(layout.rows.find((row) => row.url!.startsWith('/rest/odd'))!.urlBreaksAfter.length).toBeGreaterThan(0);
+      }
+    }
+    await page.close();
+  }, 60_000);
 });

@@ -62,6 +62,24 @@ describe('generateDocs', () => {
     expect(index).toContain('<a href="services/monitoring/isAlive/service.html">Monitoring that server is alive</a>');
     expect(index).toContain('href="services/odd%20names/%C3%BCn%C3%AF%20%26%20%3Cco%3E/service.html"');
     expect(index).toContain('<a class="method put" href="services/orders/order/service.html#PUT">PUT</a>');
+    expect(index).toContain('<td class="url"><code>/rest/<wbr>orders/<wbr>{id}</code></td>');
+    expect(index).toContain('<td class="service-style">RESOURCE</td>');
+  });
+
+  it('summarises a service in the index by the first sentence of its description, never cut inside one', async () => {
+    const alive = FIXTURE_FILES['services/monitoring/isAlive/service.yml'];
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'services/monitoring/isAlive/service.yml': alive.replace(
+        '  Answers `true` while the server runs.\n',
+        '  Tells whether the server is up. Load balancers and monitoring tools call it; it answers `true` while the\n' +
+          '  server runs, with the API version in a header.\n',
+      ),
+    });
+    await generateDocs({ projectDir: dir });
+    const index = await read(dir, 'index.html');
+    expect(index).toContain('<div class="summary">Tells whether the server is up.</div>');
+    expect(index).toContain('<div class="summary">The orders</div>');
   });
 
   it('renders Markdown, shows raw HTML as text, and drops script links', async () => {
@@ -85,7 +103,8 @@ describe('generateDocs', () => {
     await generateDocs({ projectDir: dir });
     const order = await read(dir, 'services/orders/order/service.html');
     expect(order).toContain('<section class="method-block" id="GET">');
-    expect(order).toContain('<code>/rest/orders/{id}</code>');
+    // A narrow column may break the URL after a slash, nowhere else.
+    expect(order).toContain('<code>/rest/<wbr>orders/<wbr>{id}</code>');
     expect(order).toContain('<td><code>id</code></td><td>URL</td><td>integer</td><td>yes</td><td><code>42</code></td>');
     expect(order).toContain('<code>session</code></th><td><code>abc</code>');
     expect(order).toContain('<span class="status s2xx">200</span> OK');

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { readYamlFile } from '@restbus/mock-server';
+import { assertProjectFolder, readYamlFile } from '@restbus/mock-server';
 
 /** What `add` needs from a project's config.yml, with its text for editing. */
 export interface ProjectConfig {
@@ -18,10 +18,20 @@ export interface ProjectConfig {
 }
 
 /**
+ * Refuses a config.yml in a folder that is not a project, with one line instead of a missing file's name. Another
+ * file name than config.yml is the user's own choice: a missing one is reported by name when it is read.
+ */
+export async function assertConfigFolder(cwd: string, configFile: string): Promise<void> {
+  const file = resolve(cwd, configFile);
+  if (basename(file) === 'config.yml') await assertProjectFolder(dirname(file));
+}
+
+/**
  * Reads a project's config.yml for editing. Only what `add` relies on is checked here (servicesRoot and services);
  * `rest-tool validate` checks the whole project with the mock server's schemas.
  */
 export async function readProjectConfig(cwd: string, configFile: string): Promise<ProjectConfig> {
+  await assertConfigFolder(cwd, configFile);
   const file = resolve(cwd, configFile);
   const read = await readYamlFile(file, configFile);
   if (!read.ok) throw new RestbusError('PROJECT_INVALID', read.problems.join('\n'));

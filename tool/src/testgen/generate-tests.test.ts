@@ -153,7 +153,7 @@ describe('the generated tests', () => {
     }
   }, 30_000);
 
-  it('fail when the server answers another status or lacks a declared header', async () => {
+  it('fail when the server answers another status or lacks a declared header, showing the URL and the answer', async () => {
     const dir = await createProject(servable);
     const { written } = await generateTests({ projectDir: dir });
     const orders = join(dir, 'services/orders/service.yml');
@@ -171,10 +171,32 @@ describe('the generated tests', () => {
       expect(result.code).not.toBe(0);
       expect(result.output).toContain(`# pass ${ALL_FILES.length - 2}`);
       expect(result.output).toContain('# fail 2');
-      expect(result.output).toMatch(/Get the list of orders: GET \/orders/);
-      expect(result.output).toMatch(/Create a new order: the Location header is missing/);
+      // What a person reads: the URL called, the status and the start of the body that answered.
+      expect(result.output).toContain(
+        `Get the list of orders: expected 200, but GET ${server.url}/rest/orders answered 202 Accepted\n` +
+          '    [{"id":1,"status":"open"}]',
+      );
+      expect(result.output).toContain(
+        `Create a new order: the Location header is missing; POST ${server.url}/rest/orders answered 201 Created\n` +
+          '    {"id":1,"item":"book"}',
+      );
     } finally {
       await server.close();
     }
+  }, 30_000);
+
+  it('fail naming the URL when no server answers', async () => {
+    const dir = await createProject(servable);
+    await generateTests({ projectDir: dir });
+    // A port that was free a moment ago: nothing listens there.
+    const server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
+    const url = server.url;
+    await server.close();
+    const result = await runNodeTests(dir, [join(dir, 'test/Get Orders.mjs')], `${url}/rest`);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      `Get the list of orders: GET ${url}/rest/orders got no answer (connect ECONNREFUSED`,
+    );
+    expect(result.output).toContain('is the server running?');
   }, 30_000);
 });
