@@ -198,13 +198,16 @@ export function describeMockServerAndTool(stackOf: () => ComposeStack): void {
       }
     });
 
-    it('adds a service to that project and exits 1 with nothing written for a bad one', async () => {
+    it('adds a service to that project, and exits 2 (a usage error) with nothing written for a bad one', async () => {
       const project = join(folder, 'demo');
       const tool = (...args: string[]) =>
         stackOf().compose(['--profile', 'tool', 'run', '--rm', '-T', 'tool', ...args], { PWD: project });
       await tool('add', '-t', 'COLLECTION', '-p', '/orders', '-u', '/orders', '-n', 'orders');
       expect(readFileSync(join(project, 'config.yml'), 'utf8')).toContain('- /orders');
-      await expect(tool('add', '-t', 'WRONG', '-p', '/x', '-u', '/x', '-n', 'x')).rejects.toThrow(/WRONG/);
+      await expect(tool('add', '-t', 'WRONG', '-p', '/x', '-u', '/x', '-n', 'x')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/'WRONG' is invalid/),
+      });
       expect(existsSync(join(project, 'services/x'))).toBe(false);
     });
   });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeTempDir, runTool } from './tool-helpers';
 
@@ -47,5 +47,21 @@ describe("a project's server/server script", () => {
     await chmod(join(bin(), 'restbus-mock'), 0o755);
     const result = await runScript(project, temp.dir, ['production'], { PATH: `${bin()}:/usr/bin:/bin` });
     expect(result).toEqual({ code: 4, out: `--project ${project} production\n` });
+  });
+
+  it('names the package and the command that installs it when no restbus-mock is found anywhere, and exits 1', async () => {
+    // A copy whose creating rest-tool has gone away, in a folder with no node_modules above it.
+    const script = await readFile(join(project, 'server', 'server'), 'utf8');
+    const orphan = join(temp.dir, 'orphan');
+    await mkdir(join(orphan, 'server'), { recursive: true });
+    await writeFile(
+      join(orphan, 'server', 'server'),
+      script.replace(/const createdWith = '[^']*';/, "const createdWith = '/nonexistent/restbus-mock.js';"),
+    );
+    const result = await runScript(orphan, orphan, [], { PATH: '/usr/bin:/bin' });
+    expect(result.code).toBe(1);
+    expect(result.out).toContain('package @restbus/mock-server) was not found');
+    expect(result.out).toContain('npm install --save-dev @restbus/mock-server');
+    expect(result.out).not.toMatch(/\n\s+at /); // no stack trace
   });
 });
