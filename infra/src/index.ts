@@ -60,4 +60,6 @@ export { readJsonBody } from './wire/read-json-body';
 export type { Parsed } from './wire/read-json-body';
 export { sendError, sendJson } from './http/send-error';
 export { describeListenError } from './http/describe-listen-error';
+export { createHttpServer, DEFAULT_HTTP_LIMITS } from './http/create-http-server';
+export type { CreateHttpServerOptions, HttpLimits } from './http/create-http-server';
 export type { ListenTarget } from './http/describe-listen-error';

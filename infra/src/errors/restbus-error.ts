@@ -10,6 +10,7 @@ export const ErrorCodes = {
   BODY_TOO_LARGE: 413,
   HEADERS_TOO_LARGE: 431,
   REQUEST_TIMEOUT: 408,
+  EXPECTATION_FAILED: 417,
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -21,10 +22,13 @@ export const ErrorCodes = {
   INTERNAL: 500,
   MOCK_UNAVAILABLE: 500,
   IMPLEMENTATION_UNAVAILABLE: 500,
+  IMPLEMENTATION_TIMEOUT: 500,
   PROXY_FAILED: 502,
   BAD_REPLY: 502,
   NO_RESPONDER: 503,
   NATS_UNAVAILABLE: 503,
+  // The service's store (JetStream) cannot take or confirm the operation just now; answered with Retry-After.
+  STORE_UNAVAILABLE: 503,
   UPSTREAM_TIMEOUT: 504,
   // A program that cannot listen on its port; it stops at start, so the status is never sent.
   PORT_UNAVAILABLE: 500,
