@@ -8,3 +8,7 @@ export { measureRawNats } from './bench/raw-nats';
 export { runWrk } from './bench/run-wrk';
 export { startTestService } from './start-test-service';
 export type { TestServiceOptions } from './start-test-service';
+export { createSeededRandom } from './hostile/seeded-random';
+export type { SeededRandom } from './hostile/seeded-random';
+export { recordHostileCounts } from './hostile/record-hostile-counts';
+export type { HostileCounts } from './hostile/record-hostile-counts';
