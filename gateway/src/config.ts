@@ -1,4 +1,5 @@
 import {
+  inboxPrefixSetting,
   logFormatSetting,
   logLevelSetting,
   natsUriSetting,
@@ -13,6 +14,7 @@ export interface GatewayConfig {
   port: number;
   natsUri: string;
   topicPrefix: string;
+  inboxPrefix: string;
   useMessaging: boolean;
   timeout: number;
   basePath: string;
@@ -48,6 +50,7 @@ export const gatewayProgram: ProgramSpec = {
     },
     natsUriSetting,
     topicPrefixSetting,
+    inboxPrefixSetting,
     {
       key: 'useMessaging',
       flags: '-u, --useMessaging',

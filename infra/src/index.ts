@@ -1,7 +1,13 @@
 export { runMain, onShutdownSignal } from './app/run-main';
 export { readPackageVersion } from './app/read-version';
 export { loadConfig, CommandLineExit } from './config/load-config';
-export { logFormatSetting, logLevelSetting, natsUriSetting, topicPrefixSetting } from './config/common-settings';
+export {
+  inboxPrefixSetting,
+  logFormatSetting,
+  logLevelSetting,
+  natsUriSetting,
+  topicPrefixSetting,
+} from './config/common-settings';
 export type { ArgumentSpec, LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
 export { ErrorCodes, RestbusError, isRestbusError } from './errors/restbus-error';
 export type { ErrorCode } from './errors/restbus-error';
@@ -55,6 +61,7 @@ export { createMemoryCollection } from './store/collection';
 export type { Collection } from './store/collection';
 export { openKvCollection } from './store/kv-collection';
 export { openStore, storeSetting } from './store/open-store';
+export { describeInvalidId, MAX_ID_BYTES } from './store/record-id';
 export type { StoreKind } from './store/open-store';
 export { readJsonBody } from './wire/read-json-body';
 export type { Parsed } from './wire/read-json-body';

@@ -42,6 +42,7 @@ const config = (overrides: Partial<GatewayConfig>): GatewayConfig => ({
   port: 0,
   natsUri: server.url,
   topicPrefix: 'easer',
+  inboxPrefix: '_INBOX',
   useMessaging: true,
   timeout: 2000,
   basePath: '/',
@@ -86,6 +87,22 @@ describe('startGateway', () => {
     await writeFile(file, 'openapi: [broken');
     expect(await running.reload()).toBe(false);
     expect((await fetch(`${base}/systems`)).status).toBe(501);
+  });
+
+  it('asks for replies below the configured inbox prefix, so a locked-down NATS account can allow just that', async () => {
+    const replySubjects: string[] = [];
+    nc.subscribe('easer.get_/persons', {
+      callback: (_err, msg) => {
+        replySubjects.push(msg.reply ?? '');
+        msg.respond(JSON.stringify({ status: 200, body: [] }));
+      },
+    });
+    await nc.flush();
+    running = await startGateway(config({ inboxPrefix: 'restbus.replies' }), logger);
+    await untilReady(running.port);
+    expect((await fetch(`http://127.0.0.1:${running.port}/persons`)).status).toBe(200);
+    expect(replySubjects).toHaveLength(1);
+    expect(replySubjects[0]).toMatch(/^restbus\.replies\./);
   });
 
   it('keeps the body limit below the NATS max_payload (1 MB on the test server)', async () => {

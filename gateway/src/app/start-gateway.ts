@@ -28,7 +28,7 @@ const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${p
 export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
   const endpoints = await loadApis(config.restApiPath);
   const link = config.useMessaging
-    ? createNatsLink({ servers: config.natsUri, name: 'restbus-gateway', logger })
+    ? createNatsLink({ servers: config.natsUri, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
     : undefined;
   const validator = config.validate ? createRequestValidator(endpoints) : undefined;
   for (const reason of validator?.skipped() ?? []) logger.warn({ reason }, 'operation left unvalidated');
@@ -37,7 +37,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     topicPrefix: config.topicPrefix,
     basePath: config.basePath,
     bodyLimit: config.bodyLimit,
-    forward: link && createForwarder({ link, timeoutMs: config.timeout }),
+    forward: link && createForwarder({ link, timeoutMs: config.timeout, inboxPrefix: config.inboxPrefix }),
     isConnected: () => !link || link.isConnected(),
     corsOrigins: config.cors
       ?.split(',')

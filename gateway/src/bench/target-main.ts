@@ -41,6 +41,7 @@ async function start(): Promise<void> {
           port: 0,
           natsUri: natsUrl,
           topicPrefix: 'easer',
+          inboxPrefix: '_INBOX',
           useMessaging: true,
           timeout: 2000,
           basePath: '/',

@@ -18,6 +18,8 @@ import { createRequestMux, type RequestMux } from './create-request-mux';
 export interface ForwarderOptions {
   link: NatsLink;
   timeoutMs: number;
+  /** Where replies are asked for (the services answer only below their own inbox prefix). */
+  inboxPrefix?: string;
 }
 
 /** Sends one call as a request message and resolves with the reply; failures are `RestbusError`s with their codes. */
@@ -65,7 +67,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const nc = link.current();
     if (!nc || !link.isConnected()) throw new RestbusError('NATS_UNAVAILABLE', 'the message bus is not reachable');
     // The link keeps one connection for its life (nats.js reconnects it), so one mux serves every call.
-    mux ??= createRequestMux(nc);
+    mux ??= createRequestMux(nc, options.inboxPrefix);
     const headers = natsHeaders();
     headers.set('content-type', 'application/json');
     headers.set(MESSAGE_TYPE_HEADER, RPC_REQUEST);

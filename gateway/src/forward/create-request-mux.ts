@@ -23,8 +23,8 @@ const SWEEP_MS = 25;
  * created for every request that completes. Timeouts are swept every 25 ms, so a 504 comes at most that late.
  * A no-responders status (the server's empty 503 reply) rejects at once.
  */
-export function createRequestMux(nc: NatsConnection): RequestMux {
-  const inbox = `${createInbox()}.`;
+export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): RequestMux {
+  const inbox = `${createInbox(inboxPrefix)}.`;
   const waiting = new Map<string, Pending>();
   let next = 0;
 

@@ -60,3 +60,34 @@ describe('the NATS settings', () => {
     expect(config).toEqual({ natsUri: 'nats://bus:4222', topicPrefix: 'crm' });
   });
 });
+
+describe('the NATS URL setting', () => {
+  const loadNats = (natsUri: string) =>
+    loadConfig<{ natsUri: string }>(
+      { name: 'demo', version: '0', description: 'demo', settings: [natsUriSetting] },
+      { argv: ['--natsUri', natsUri], env: {} },
+    );
+
+  it.each(['nats://localhost:4222', 'localhost:4222', 'nats://a:4222,nats://b:4222', 'tls://[::1]:4222', 'wss://h'])(
+    'accepts "%s"',
+    (uri) => {
+      expect(loadNats(uri).natsUri).toBe(uri);
+    },
+  );
+
+  it.each([
+    ['nats://[::1', /"nats:\/\/\[::1" is not a URL/],
+    ['garbage://x', /scheme garbage; NATS takes nats, tls, ws or wss/],
+    ['nats://a:4222,', /an empty URL in the list/],
+    ['http://localhost:4222', /scheme http/],
+  ])('refuses "%s" at start, naming the flag and the variable, instead of retrying it forever', (uri, problem) => {
+    let error: unknown;
+    try {
+      loadNats(uri);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(problem) });
+    expect((error as Error).message).toContain('--natsUri / NATS_URL');
+  });
+});

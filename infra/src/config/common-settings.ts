@@ -1,4 +1,5 @@
 import type { SettingSpec } from './load-config';
+import { checkNatsUrls } from '../nats/check-nats-urls';
 
 /** Settings every restbus program takes, with the same flags and variables everywhere. */
 export const natsUriSetting: SettingSpec = {
@@ -6,8 +7,9 @@ export const natsUriSetting: SettingSpec = {
   flags: '-n, --natsUri <uri>',
   aliases: ['--nats-uri'],
   env: 'NATS_URL',
-  description: 'NATS server URL',
+  description: 'NATS server URL, or several separated by commas (a cluster)',
   schema: { type: 'string', minLength: 1, default: 'nats://localhost:4222' },
+  check: checkNatsUrls,
 };
 
 export const topicPrefixSetting: SettingSpec = {
@@ -18,6 +20,16 @@ export const topicPrefixSetting: SettingSpec = {
   description: 'prefix of the request subjects (upstream easer default)',
   // A prefix is one or more subject tokens: no wildcards, no whitespace, no empty token.
   schema: { type: 'string', pattern: '^[^\\s.*>]+(\\.[^\\s.*>]+)*$', default: 'easer' },
+};
+
+export const inboxPrefixSetting: SettingSpec = {
+  key: 'inboxPrefix',
+  flags: '--inboxPrefix <prefix>',
+  aliases: ['--inbox-prefix'],
+  env: 'NATS_INBOX_PREFIX',
+  description:
+    'subjects below this prefix are the only ones replies are sent to (and where this program gets its own replies)',
+  schema: { type: 'string', pattern: '^[^\\s.*>]+(\\.[^\\s.*>]+)*$', default: '_INBOX' },
 };
 
 export const logLevelSetting: SettingSpec = {

@@ -16,6 +16,8 @@ export interface SettingSpec {
   required?: boolean;
   /** The default as help tells it, when it is not a value of the schema (e.g. "the current folder"). */
   defaultText?: string;
+  /** What a schema cannot say (e.g. "a URL that parses"): the problem with a valid value, or undefined. */
+  check?: (value: unknown) => string | undefined;
 }
 
 /** A positional argument, e.g. `[environment]`; its value is a string under `key`, or absent. */
@@ -110,12 +112,15 @@ function createCommand(spec: ProgramSpec, options: LoadConfigOptions): Command {
   return command;
 }
 
+/** How a message names a setting: its long flag and its variable, e.g. `--port / PORT`. */
+function nameOf(setting: SettingSpec): string {
+  return [setting.flags.split(/[ ,]+/).find((f) => f.startsWith('--')), setting.env].filter(Boolean).join(' / ');
+}
+
 function describeProblem(spec: ProgramSpec, values: Record<string, unknown>, error: ErrorObject): string {
   const key = (error.params as { missingProperty?: string }).missingProperty ?? error.instancePath.split('/')[1] ?? '';
   const setting = spec.settings.find((candidate) => candidate.key === key);
-  const name = setting
-    ? [setting.flags.split(/[ ,]+/).find((f) => f.startsWith('--')), setting.env].filter(Boolean).join(' / ')
-    : key;
+  const name = setting ? nameOf(setting) : key;
   if (error.keyword === 'required') return `${name} is required`;
   // ajv's enum message ("must be equal to one of the allowed values") does not say which they are.
   const allowed = setting && allowedValues(setting);
@@ -161,8 +166,15 @@ export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Re
   // 'array' also turns a single value from the environment into a one-item list for list settings.
   const ajv = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, strict: false });
   const validate = ajv.compile(schema);
-  if (!validate(values)) {
-    const problems = (validate.errors ?? []).map((error) => describeProblem(spec, values, error));
+  const problems = validate(values)
+    ? spec.settings.flatMap((setting) => {
+        const problem = values[setting.key] === undefined ? undefined : setting.check?.(values[setting.key]);
+        return problem === undefined
+          ? []
+          : [`${nameOf(setting)}: ${problem} (got ${JSON.stringify(values[setting.key])})`];
+      })
+    : (validate.errors ?? []).map((error) => describeProblem(spec, values, error));
+  if (problems.length > 0) {
     throw new RestbusError('CONFIG_INVALID', `invalid configuration: ${problems.join('; ')}`);
   }
   return deepFreeze(values as T);

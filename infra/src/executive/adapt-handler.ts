@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { RestbusError } from '../errors/restbus-error';
 import type { RouteHandler } from '../nats/start-responder';
 import type { RequestMessage, ResponseMessage } from '../wire/types';
+import { runInHandlerScope } from './handler-scope';
 
 /** Upstream's error-first callback: `cb(null, {status, headers, body})`, also for HTTP-level errors. */
 export type Callback = (err: unknown, response?: ResponseMessage) => void;
@@ -14,7 +15,8 @@ export type Handler = (data: RequestMessage, cb: Callback) => void | Promise<Res
 
 /**
  * Turns a callback handler into a responder route: `cb(err)`, a throw, a rejection or no answer before the
- * deadline become a failure (the responder answers 500); a second `cb` is ignored and logged.
+ * deadline become a failure (the responder answers 500); a second `cb` is ignored and logged. The handler runs in
+ * a scope, so that a rejection it leaves unhandled fails its request too (see guardUnhandledRejections).
  */
 export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logger): RouteHandler {
   return (data) =>
@@ -35,7 +37,7 @@ export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logge
         else resolve(response as ResponseMessage);
       };
       try {
-        const result = handler(data, cb);
+        const result = runInHandlerScope({ fail: cb, logger }, () => handler(data, cb));
         if (result && typeof (result as Promise<unknown>).then === 'function') {
           (result as Promise<ResponseMessage | void>).then(
             (response) => {

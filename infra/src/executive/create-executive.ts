@@ -1,18 +1,26 @@
 import { writeFile } from 'node:fs/promises';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import { logFormatSetting, logLevelSetting, natsUriSetting, topicPrefixSetting } from '../config/common-settings';
+import {
+  inboxPrefixSetting,
+  logFormatSetting,
+  logLevelSetting,
+  natsUriSetting,
+  topicPrefixSetting,
+} from '../config/common-settings';
 import { loadConfig, type SettingSpec } from '../config/load-config';
 import { RestbusError } from '../errors/restbus-error';
 import { createLogger, type LogFormat } from '../logging/create-logger';
 import { createNatsLink } from '../nats/create-nats-link';
 import { startResponder, type Route } from '../nats/start-responder';
 import { adaptHandler, type Handler } from './adapt-handler';
+import { guardUnhandledRejections } from './handler-scope';
 
 /** The settings every service has. */
 export interface ServiceConfig {
   natsUri: string;
   topicPrefix: string;
+  inboxPrefix: string;
   logLevel: string;
   logFormat?: LogFormat;
   handlerTimeout: number;
@@ -84,6 +92,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
           settings: [
             natsUriSetting,
             topicPrefixSetting,
+            inboxPrefixSetting,
             logLevelSetting,
             logFormatSetting,
             handlerTimeoutSetting,
@@ -100,7 +109,13 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
           format: config.logFormat,
           terminal: options.terminal,
         });
-      const link = createNatsLink({ servers: config.natsUri, name: options.name, logger });
+      shutdowns.push(guardUnhandledRejections(logger));
+      const link = createNatsLink({
+        servers: config.natsUri,
+        name: options.name,
+        inboxPrefix: config.inboxPrefix,
+        logger,
+      });
       shutdowns.push(() => link.drain());
       const nc = await link.ready();
       checkNotStopped();
@@ -127,6 +142,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
         version: options.version,
         description: options.description,
         topicPrefix: config.topicPrefix,
+        inboxPrefix: config.inboxPrefix,
         routes,
       });
       shutdowns.push(() => responder.stop());

@@ -1,5 +1,6 @@
 import { connect, Events, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
+import { toNatsServersAndAuth } from './nats-connect-options';
 import { RestbusError } from '../errors/restbus-error';
 
 const RETRY_MS = 500;
@@ -8,6 +9,8 @@ export interface NatsLinkOptions {
   servers: string | string[];
   /** Connection name shown by the server's monitoring. */
   name: string;
+  /** Prefix of the reply subjects this connection makes (nats.js' default `_INBOX` when absent). */
+  inboxPrefix?: string;
   logger: Logger;
 }
 
@@ -43,7 +46,8 @@ function codeOf(err: unknown): string | undefined {
 
 export function createNatsLink(options: NatsLinkOptions): NatsLink {
   const logger = options.logger.child({ component: 'nats' });
-  const servers = ([] as string[]).concat(options.servers);
+  // `-n a,b,c` names a cluster; credentials come out of the URLs into connect options, and out of every log line.
+  const { servers, ...auth } = toNatsServersAndAuth(options.servers);
   const where = servers.join(', ');
   let connection: NatsConnection | undefined;
   let connected = false;
@@ -58,7 +62,9 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
       if (closing) throw new RestbusError('NATS_UNAVAILABLE', 'the NATS link was closed before it connected');
       try {
         return await connect({
-          servers: options.servers,
+          servers,
+          ...auth,
+          ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
           name: options.name,
           // Once connected, reconnect forever.
           maxReconnectAttempts: -1,

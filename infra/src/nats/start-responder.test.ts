@@ -5,6 +5,7 @@ import { encodeMessage } from '../wire/codec';
 import { createRequestHeaders } from '../wire/headers';
 import { startResponder, type Responder, type Route } from './start-responder';
 import { createRequestMessage } from '../testing';
+import { RestbusError } from '../errors/restbus-error';
 
 const logger = pino({ level: 'silent' });
 let server: TestNatsServer;
@@ -74,6 +75,72 @@ describe('startResponder', () => {
       body: { error: 'the service failed to handle the request', code: 'HANDLER_FAILED' },
     });
     expect(reply.headers?.get('Nats-Service-Error-Code')).toBe('500');
+  });
+
+  it.each([
+    ['REQUEST_INVALID', 400, undefined],
+    ['STORE_UNAVAILABLE', 503, '2'],
+  ] as const)('answers a RestbusError %s with its status, code and message', async (code, status, retryAfter) => {
+    await start([
+      {
+        method: 'get',
+        uri: '/persons',
+        handle: () => {
+          throw new RestbusError(code, 'said to the client');
+        },
+      },
+    ]);
+    const reply = await call('easer.get_/persons', encodeMessage(createRequestMessage()));
+    expect(reply.body).toMatchObject({ status, body: { error: 'said to the client', code } });
+    expect((reply.body as { headers: Record<string, string> }).headers['retry-after']).toBe(retryAfter);
+  });
+
+  it('drops, unanswered and unhandled, a request whose reply subject is not an inbox', async () => {
+    let handled = 0;
+    await start([
+      {
+        method: 'put',
+        uri: '/persons',
+        handle: () => {
+          handled++;
+          return { status: 200 };
+        },
+      },
+    ]);
+    const stolen: string[] = [];
+    const sub = nc.subscribe('$JS.API.STREAM.PURGE.>', { callback: (_err, msg) => stolen.push(msg.subject) });
+    nc.publish('easer.put_/persons', encodeMessage(createRequestMessage({ method: 'put' })), {
+      reply: '$JS.API.STREAM.PURGE.KV_persons',
+    });
+    // A real request after it: once it is answered, the one before has been dealt with too (same subscription).
+    const reply = await call('easer.put_/persons', encodeMessage(createRequestMessage({ method: 'put' })));
+    expect(reply.body).toMatchObject({ status: 200 });
+    sub.unsubscribe();
+    expect(stolen).toEqual([]);
+    expect(handled).toBe(1);
+  });
+
+  it('replies to inboxes below a configured prefix', async () => {
+    const responder = await startResponder({
+      nc,
+      logger,
+      name: 'locked-down',
+      version: '0.0.1',
+      topicPrefix: 'locked',
+      inboxPrefix: '_INBOX_locked',
+      routes: [{ method: 'get', uri: '/x', handle: () => ({ status: 200 }) }],
+    });
+    responders.push(responder);
+    const own = await connect({ servers: server.url, inboxPrefix: '_INBOX_locked' });
+    try {
+      const reply = await own.request('locked.get_/x', encodeMessage(createRequestMessage()), { timeout: 2000 });
+      expect(reply.json()).toMatchObject({ status: 200 });
+      await expect(
+        nc.request('locked.get_/x', encodeMessage(createRequestMessage()), { timeout: 300 }),
+      ).rejects.toThrow();
+    } finally {
+      await own.close();
+    }
   });
 
   it('shares the load between replicas in one queue group', async () => {

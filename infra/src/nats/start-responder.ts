@@ -33,6 +33,12 @@ export interface ResponderOptions {
   topicPrefix: string;
   /** Queue group shared by replicas; the service name when absent. */
   queue?: string;
+  /**
+   * Replies go only to subjects below this prefix (`_INBOX` by default, as nats.js and the gateway make them):
+   * a request naming any other reply subject, say a JetStream API subject, is dropped with a warning, so that a
+   * client cannot make a service publish its answer to a subject of its choice.
+   */
+  inboxPrefix?: string;
   routes: readonly Route[];
 }
 
@@ -45,8 +51,22 @@ export interface Responder {
   stop(): Promise<void>;
 }
 
-function errorReply(status: number, code: string, message: string): ResponseMessage {
-  return { status, headers: { 'content-type': 'application/json' }, body: { error: message, code } };
+function errorReply(status: number, code: string, message: string, headers = {}): ResponseMessage {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: { error: message, code } };
+}
+
+// Failures whose message is written for the client: the id it sent is unusable, or the store is away for now.
+const CLIENT_FACING = new Set(['MESSAGE_INVALID', 'REQUEST_INVALID', 'STORE_UNAVAILABLE']);
+// Long enough for a NATS restart or a JetStream leader election to be over.
+const RETRY_AFTER_SECONDS = '2';
+
+function replyForFailure(err: unknown): ResponseMessage {
+  if (isRestbusError(err) && CLIENT_FACING.has(err.code)) {
+    const headers = err.code === 'STORE_UNAVAILABLE' ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
+    return errorReply(err.status, err.code, err.message, headers);
+  }
+  // The cause stays in our log; the caller learns only that it failed.
+  return errorReply(500, 'HANDLER_FAILED', 'the service failed to handle the request');
 }
 
 function endpointName(route: Route, taken: Set<string>): string {
@@ -70,6 +90,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     description: options.description,
     queue: options.queue ?? options.name,
   });
+  const inboxPrefix = `${options.inboxPrefix ?? '_INBOX'}.`;
   const inFlight = new Set<Promise<void>>();
   const names = new Set<string>();
   const subjects: string[] = [];
@@ -85,6 +106,10 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       handler: (err, msg) => {
         if (err) {
           routeLogger.error({ err }, 'subscription failed');
+          return;
+        }
+        if (msg.reply && !msg.reply.startsWith(inboxPrefix)) {
+          routeLogger.warn({ reply: msg.reply }, `dropped a request whose reply subject is not below ${inboxPrefix}`);
           return;
         }
         const started = performance.now();
@@ -114,15 +139,9 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       }
       reply = result;
     } catch (err) {
-      const known = isRestbusError(err) && err.code === 'MESSAGE_INVALID';
-      if (known) {
-        routeLogger.warn({ err }, 'malformed request message');
-        reply = errorReply(400, err.code, err.message);
-      } else {
-        routeLogger.error({ err }, 'handler failed');
-        // The cause stays in our log; the caller learns only that it failed.
-        reply = errorReply(500, 'HANDLER_FAILED', 'the service failed to handle the request');
-      }
+      reply = replyForFailure(err);
+      if (reply.status === 500) routeLogger.error({ err }, 'handler failed');
+      else routeLogger.warn({ err }, 'request refused');
       failure = { status: reply.status ?? 500, description: (reply.body as { error: string }).error };
       stats?.countError(new Error(failure.description));
     }

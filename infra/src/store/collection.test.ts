@@ -16,6 +16,14 @@ afterAll(async () => {
   await server?.dispose();
 });
 
+async function waitUntil(condition: () => Promise<boolean>, limitMs = 10_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error('the condition did not hold in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 interface Item {
   name: string;
 }
@@ -60,6 +68,25 @@ describe.each(implementations)('a %s collection', (_name, open) => {
     expect(await items.create('b', { name: 'again' })).toBe(true);
   });
 
+  it.each([
+    ['a lone surrogate', '\ud800'],
+    ['a 3100-byte id', 'a'.repeat(3100)],
+  ])('refuses an id with %s as REQUEST_INVALID in every operation, storing nothing', async (_what, id) => {
+    const items = await open();
+    const refused = { code: 'REQUEST_INVALID' };
+    await expect(items.create(id, { name: 'x' })).rejects.toMatchObject(refused);
+    await expect(items.put(id, { name: 'x' })).rejects.toMatchObject(refused);
+    await expect(items.get(id)).rejects.toMatchObject(refused);
+    await expect(items.remove(id)).rejects.toMatchObject(refused);
+    expect(await items.list()).toEqual([]);
+  });
+
+  it('keeps "\udfff" and "\ufffd" apart: the first is refused, the second stored', async () => {
+    const items = await open();
+    await expect(items.create('\udfff', { name: 'lone' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+    expect(await items.create('\ufffd', { name: 'replacement' })).toBe(true);
+  });
+
   it('loses no update when writers race on one id', async () => {
     const items = await open();
     await Promise.all(Array.from({ length: 20 }, (_, i) => items.put('hot', { name: String(i) })));
@@ -68,6 +95,50 @@ describe.each(implementations)('a %s collection', (_name, open) => {
 });
 
 describe('a JetStream KV collection', () => {
+  it('lists what the stream holds after the stream is purged behind its back, and after new writes', async () => {
+    const name = `purged${bucket++}`;
+    const items = await openKvCollection<Item>(nc, name);
+    await items.put('a', { name: 'A' });
+    await items.put('b', { name: 'B' });
+    expect(await items.list()).toHaveLength(2);
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.purge(`KV_${name}`);
+    expect(await items.list()).toEqual([]);
+    expect(await items.get('a')).toBeUndefined();
+    await items.put('c', { name: 'C' });
+    expect(await items.list()).toEqual([{ name: 'C' }]);
+  });
+
+  it('forgets a key purged from the stream by subject', async () => {
+    const name = `subjectpurge${bucket++}`;
+    const items = await openKvCollection<Item>(nc, name);
+    await items.put('a', { name: 'A' });
+    await items.put('b', { name: 'B' });
+    expect(await items.list()).toHaveLength(2);
+    const jsm = await nc.jetstreamManager();
+    const key = Buffer.from('a', 'utf8').toString('base64url');
+    await jsm.streams.purge(`KV_${name}`, { filter: `$KV.${name}.${key}` });
+    expect(await items.list()).toEqual([{ name: 'B' }]);
+  });
+
+  it('answers STORE_UNAVAILABLE, not a bare error, while NATS is down, and serves again once it is back', async () => {
+    const name = `outage${bucket++}`;
+    const own = await connect({ servers: server.url, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
+    try {
+      const items = await openKvCollection<Item>(own, name);
+      await items.put('a', { name: 'A' });
+      await server.stop();
+      await expect(items.get('a')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', status: 503 });
+      await expect(items.put('b', { name: 'B' })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      await expect(items.list()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      await server.start();
+      await waitUntil(async () => (await items.get('a').catch(() => undefined)) !== undefined);
+      expect(await items.get('a')).toEqual({ name: 'A' });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('keeps its values across a restart of NATS and is shared by two connections', async () => {
     const name = `durable${bucket++}`;
     const first = await openKvCollection<Item>(nc, name);

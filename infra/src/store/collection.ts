@@ -1,3 +1,5 @@
+import { assertValidId } from './record-id';
+
 /**
  * A keyed collection of JSON values that lists in insertion order (a replaced value keeps its place).
  * Services keep their state in one; the JetStream key-value implementation makes it durable and shared by replicas.
@@ -23,18 +25,18 @@ export function createMemoryCollection<T>(): Collection<T> {
   return {
     list: async () => [...values.values()].map(copy),
     get: async (id) => {
-      const value = values.get(id);
+      const value = values.get(assertValidId(id));
       return value === undefined ? undefined : copy(value);
     },
     create: async (id, value) => {
-      if (values.has(id)) return false;
+      if (values.has(assertValidId(id))) return false;
       values.set(id, copy(value));
       return true;
     },
     put: async (id, value) => {
-      values.set(id, copy(value));
+      values.set(assertValidId(id), copy(value));
     },
-    remove: async (id) => values.delete(id),
+    remove: async (id) => values.delete(assertValidId(id)),
     clear: async () => values.clear(),
     close: async () => undefined,
   };

@@ -1,5 +1,7 @@
-import { JSONCodec, type KV, type KvEntry, type NatsConnection } from 'nats';
+import { JSONCodec, type KV, type KvEntry, type NatsConnection, type QueuedIterator, type StreamState } from 'nats';
 import type { Collection } from './collection';
+import { RestbusError } from '../errors/restbus-error';
+import { assertValidId } from './record-id';
 
 /** What is stored per key: the value, and once it has been replaced, the revision that created it. */
 interface Stored<T> {
@@ -12,7 +14,35 @@ const MAX_ATTEMPTS = 10;
 const CATCH_UP_MS = 1000;
 
 // KV keys allow only [-/_=.a-zA-Z0-9]; ids are any text, so they are stored base64url-encoded.
-const toKey = (id: string): string => Buffer.from(id, 'utf8').toString('base64url');
+// Checked here too, where ids become subjects, so that no service can send an oversized subject by mistake.
+const toKey = (id: string): string => Buffer.from(assertValidId(id), 'utf8').toString('base64url');
+
+// How nats.js and JetStream say "not now": no connection, no JetStream leader or peers, no answer in time.
+const UNAVAILABLE_CODES = new Set(['TIMEOUT', '503', 'CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'DISCONNECT']);
+const UNAVAILABLE_MESSAGE = /timeout|no responders|temporarily unavailable|insufficient resources|not connected/i;
+
+/**
+ * A failure of the store as the client should hear it: one that will pass (NATS restarting, a JetStream leader
+ * being elected) is `STORE_UNAVAILABLE` (503 with Retry-After), anything else stays what it is (500).
+ */
+function toStoreError(err: unknown, bucket: string): unknown {
+  if (err instanceof RestbusError) return err;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (UNAVAILABLE_CODES.has(String(code)) || UNAVAILABLE_MESSAGE.test(String(message))) {
+    return new RestbusError('STORE_UNAVAILABLE', `the store (${bucket}) is not available just now; retry shortly`, {
+      cause: err,
+    });
+  }
+  return err;
+}
+
+async function guarded<R>(bucket: string, operation: () => Promise<R>): Promise<R> {
+  try {
+    return await operation();
+  } catch (err) {
+    throw toStoreError(err, bucket);
+  }
+}
 
 function isLive(entry: KvEntry | null): entry is KvEntry {
   return entry !== null && entry.operation === 'PUT';
@@ -35,30 +65,41 @@ export async function openKvCollection<T>(nc: NatsConnection, bucket: string): P
   const copy = new Map<string, { stored: Stored<T>; revision: number }>();
   let seen = 0;
   const waiters: Array<{ sequence: number; resolve: () => void }> = [];
-  const watch = await kv.watch();
-  void (async () => {
-    for await (const entry of watch) {
-      if (entry.operation === 'PUT')
-        copy.set(entry.key, { stored: codec.decode(entry.value), revision: entry.revision });
-      else copy.delete(entry.key);
-      seen = Math.max(seen, entry.revision);
-      for (let i = waiters.length - 1; i >= 0; i--) {
-        if (waiters[i].sequence <= seen) waiters.splice(i, 1)[0].resolve();
-      }
-    }
-  })();
+  let watch: QueuedIterator<KvEntry> = await follow();
 
-  async function catchUp(): Promise<void> {
-    const last = (await jsm.streams.info(`KV_${bucket}`)).state.last_seq;
-    if (seen >= last) return;
-    await new Promise<void>((resolve, reject) => {
+  async function follow(): Promise<QueuedIterator<KvEntry>> {
+    const current = await kv.watch();
+    void (async () => {
+      for await (const entry of current) {
+        if (entry.operation === 'PUT')
+          copy.set(entry.key, { stored: codec.decode(entry.value), revision: entry.revision });
+        else copy.delete(entry.key);
+        seen = Math.max(seen, entry.revision);
+        for (let i = waiters.length - 1; i >= 0; i--) {
+          if (waiters[i].sequence <= seen) waiters.splice(i, 1)[0].resolve();
+        }
+      }
+    })();
+    return current;
+  }
+
+  /** Starts the copy afresh: the stream lost messages that no watch reports (a purge, or it was recreated). */
+  async function resync(): Promise<void> {
+    watch.stop();
+    copy.clear();
+    seen = 0;
+    watch = await follow();
+  }
+
+  function waitFor(sequence: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const index = waiters.indexOf(waiter);
         if (index >= 0) waiters.splice(index, 1);
-        reject(new Error(`the copy of ${bucket} did not catch up with sequence ${last}`));
+        reject(new RestbusError('STORE_UNAVAILABLE', `the store's copy of ${bucket} is behind; retry shortly`));
       }, CATCH_UP_MS);
       const waiter = {
-        sequence: last,
+        sequence,
         resolve: () => {
           clearTimeout(timer);
           resolve();
@@ -66,6 +107,34 @@ export async function openKvCollection<T>(nc: NatsConnection, bucket: string): P
       };
       waiters.push(waiter);
     });
+  }
+
+  /** True when the copy holds what the stream no longer has: messages purged, or a stream made anew. */
+  function lostMessages(state: StreamState): boolean {
+    if (seen > state.last_seq) return true;
+    let upToLast = 0;
+    for (const { revision } of copy.values()) {
+      if (revision > state.last_seq) continue;
+      if (revision < state.first_seq) return true;
+      upToLast++;
+    }
+    // With history 1 the stream keeps one message per key ever written: fewer than the copy's keys means a purge.
+    return upToLast > state.messages;
+  }
+
+  async function catchUp(): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const { state } = await jsm.streams.info(`KV_${bucket}`);
+      if (state.messages === 0) {
+        // Purged to nothing: no watch entry will say so.
+        copy.clear();
+        seen = state.last_seq;
+        return;
+      }
+      if (seen < state.last_seq) await waitFor(state.last_seq);
+      if (!lostMessages(state) || attempt > 0) return;
+      await resync();
+    }
   }
 
   async function write(id: string, value: T, mayReplace: boolean): Promise<boolean> {
@@ -92,31 +161,36 @@ export async function openKvCollection<T>(nc: NatsConnection, bucket: string): P
   }
 
   return {
-    async list() {
-      await catchUp();
-      const all = [...copy.values()];
-      all.sort((a, b) => (a.stored.order ?? a.revision) - (b.stored.order ?? b.revision));
-      return all.map(({ stored }) => structuredClone(stored.value));
-    },
-    async get(id) {
-      const entry = await kv.get(toKey(id));
-      return isLive(entry) ? codec.decode(entry.value).value : undefined;
-    },
-    create: (id, value) => write(id, value, false),
-    async put(id, value) {
-      await write(id, value, true);
-    },
-    async remove(id) {
-      const key = toKey(id);
-      if (!isLive(await kv.get(key))) return false;
-      await kv.delete(key);
-      return true;
-    },
-    async clear() {
-      // Per-key delete markers (not a stream purge), so that every replica's copy sees the keys go.
-      await catchUp();
-      await Promise.all([...copy.keys()].map((key) => kv.delete(key)));
-    },
+    list: () =>
+      guarded(bucket, async () => {
+        await catchUp();
+        const all = [...copy.values()];
+        all.sort((a, b) => (a.stored.order ?? a.revision) - (b.stored.order ?? b.revision));
+        return all.map(({ stored }) => structuredClone(stored.value));
+      }),
+    get: (id) =>
+      guarded(bucket, async () => {
+        const entry = await kv.get(toKey(id));
+        return isLive(entry) ? codec.decode(entry.value).value : undefined;
+      }),
+    create: (id, value) => guarded(bucket, () => write(id, value, false)),
+    put: (id, value) =>
+      guarded(bucket, async () => {
+        await write(id, value, true);
+      }),
+    remove: (id) =>
+      guarded(bucket, async () => {
+        const key = toKey(id);
+        if (!isLive(await kv.get(key))) return false;
+        await kv.delete(key);
+        return true;
+      }),
+    clear: () =>
+      guarded(bucket, async () => {
+        // Per-key delete markers (not a stream purge), so that every replica's copy sees the keys go.
+        await catchUp();
+        await Promise.all([...copy.keys()].map((key) => kv.delete(key)));
+      }),
     async close() {
       watch.stop();
     },

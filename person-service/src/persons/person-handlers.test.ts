@@ -112,6 +112,32 @@ describe.each(['memory', 'jetstream'])('the person API on the %s store', (store)
     expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
   });
 
+  it.each([
+    ['a lone surrogate', '\ud800', /lone surrogate/],
+    ['3100 bytes', 'a'.repeat(3100), /at most 512 bytes/],
+  ])('answers 400 to an id of %s in GET, PUT and DELETE, and keeps serving', async (_what, id, message) => {
+    for (const reply of [
+      await call('get', '/persons/{personId}', { id }),
+      await put(id, { ...luke, id }),
+      await call('delete', '/persons/{personId}', { id }),
+    ]) {
+      expect(reply).toMatchObject({ status: 400, body: { error: expect.stringMatching(message) } });
+      expect((reply.body as { error: string }).error).toMatch(/^personId: /);
+    }
+    expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
+  });
+
+  it('keeps serving every request while long ids are sent alongside them', async () => {
+    await put('luke', luke);
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0
+        ? call('get', '/persons/{personId}', { id: 'a'.repeat(3100) })
+        : call('get', '/persons/{personId}', { id: 'luke' }),
+    );
+    const replies = await Promise.all(calls);
+    expect(replies.map((reply) => reply.status)).toEqual(calls.map((_, i) => (i % 2 === 0 ? 400 : 200)));
+  });
+
   it('answers 404 with a JSON error for a person that does not exist', async () => {
     expect(await call('get', '/persons/{personId}', { id: 'nobody' })).toMatchObject({
       status: 404,

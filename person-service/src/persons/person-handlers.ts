@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Collection, RequestMessage, ResponseMessage } from '@restbus/infra';
+import { describeInvalidId, type Collection, type RequestMessage, type ResponseMessage } from '@restbus/infra';
 import { parseNewPerson, parsePerson, type Person } from './person';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -10,6 +10,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 const error = (status: number, message: string): ResponseMessage => json(status, { error: message });
 const notFound = (id: string): ResponseMessage => error(404, `no person has the id "${id}"`);
+/** A 400 for an id no store can take (checked before any NATS call), else undefined. */
+const refuseId = (id: string): ResponseMessage | undefined => {
+  const problem = describeInvalidId(id);
+  return problem === undefined ? undefined : error(400, `personId: ${problem}`);
+};
 
 type PersonHandler = (data: RequestMessage) => Promise<ResponseMessage>;
 
@@ -38,6 +43,8 @@ export function createPersonHandlers(persons: Collection<Person>): Record<string
 
     async getPerson({ request }) {
       const id = request.parameters.uri.personId;
+      const refused = refuseId(id);
+      if (refused) return refused;
       const person = await persons.get(id);
       return person ? json(200, person) : notFound(id);
     },
@@ -46,6 +53,8 @@ export function createPersonHandlers(persons: Collection<Person>): Record<string
       const parsed = parsePerson(request);
       if (!parsed.ok) return error(400, parsed.error);
       const personId = request.parameters.uri.personId;
+      const refused = refuseId(personId);
+      if (refused) return refused;
       if (parsed.value.id !== personId) {
         return error(
           400,
@@ -58,6 +67,8 @@ export function createPersonHandlers(persons: Collection<Person>): Record<string
 
     async deletePerson({ request }) {
       const id = request.parameters.uri.personId;
+      const refused = refuseId(id);
+      if (refused) return refused;
       return (await persons.remove(id)) ? { status: 204 } : notFound(id);
     },
   };

@@ -89,6 +89,27 @@ describe.each(['memory', 'jetstream'])('the systems handlers on the %s store', (
     expect((reply.body as { error: string }).error).toMatch(message);
   });
 
+  it('postSystems answers 400 to an id with a lone surrogate before storing anything, and again on a retry', async () => {
+    const body = '{"name":"x","id":"\\ud800"}';
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect(await call('post', '/systems', { body })).toMatchObject({
+        status: 400,
+        body: { error: expect.stringMatching(/^id: .*lone surrogate/) },
+      });
+    }
+    expect(await call('get', '/systems')).toMatchObject({ status: 200, body: [] });
+  });
+
+  it('postSystems answers 400 to a 3100-byte id, and getSystem to a 3100-byte systemId, and keeps serving', async () => {
+    const id = 'a'.repeat(3100);
+    expect(await call('post', '/systems', { body: { name: 'x', id } })).toMatchObject({ status: 400 });
+    expect(await call('get', '/systems/{systemId}', { id })).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/^systemId: .*at most 512 bytes/) },
+    });
+    expect(await call('get', '/systems')).toMatchObject({ status: 200, body: [] });
+  });
+
   it('deleteSystems deletes all and answers 204 without a body', async () => {
     await call('post', '/systems', { body: { name: 'a' } });
     const reply = await call('delete', '/systems');

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Callback, Collection, RequestMessage, ResponseMessage } from '@restbus/infra';
+import {
+  describeInvalidId,
+  type Callback,
+  type Collection,
+  type RequestMessage,
+  type ResponseMessage,
+} from '@restbus/infra';
 import { parseNewSystem, type System } from './system';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -30,6 +36,12 @@ export function createSystemsHandlers(
         cb(null, json(400, { error: parsed.error }));
         return;
       }
+      const problem = parsed.value.id === undefined ? undefined : describeInvalidId(parsed.value.id);
+      if (problem) {
+        // Before anything is stored: such an id could not be put in a Location header or kept apart in the store.
+        cb(null, json(400, { error: `id: ${problem}` }));
+        return;
+      }
       const system: System = { ...parsed.value, id: parsed.value.id ?? randomUUID() };
       systems.create(system.id, system).then((created) => {
         if (created) cb(null, json(201, system, { location: locationOf(system.id) }));
@@ -51,6 +63,11 @@ export function createSystemsHandlers(
 
     getSystem({ request }, cb) {
       const id = request.parameters.uri.systemId;
+      const problem = describeInvalidId(id);
+      if (problem) {
+        cb(null, json(400, { error: `systemId: ${problem}` }));
+        return;
+      }
       systems
         .get(id)
         .then(
