@@ -45,6 +45,25 @@ describe('hot reload', () => {
     expect(await server.reload()).toEqual({ ok: true });
   });
 
+  it('keeps the last good version serving when an edit makes a descriptor expand past the bound', async () => {
+    const descriptor = join(project, 'services/users/service.yml');
+    const good = sampleFiles()['services/users/service.yml'] as string;
+    await writeFile(
+      descriptor,
+      `${good}big: &big "${'x'.repeat(20_000)}"\nmany: [${Array(999).fill('*big').join(', ')}]\n`,
+    );
+    const result = await server.reload();
+    expect(result).toEqual({
+      ok: false,
+      problems: expect.stringMatching(
+        /^services\/users\/service\.yml:\d+: the document grows past 8 MiB once its aliases are expanded$/,
+      ) as unknown,
+    });
+    expect((await fetch(`${server.url}/rest/users`)).status).toBe(200);
+    await writeFile(descriptor, good);
+    expect(await server.reload()).toEqual({ ok: true });
+  });
+
   it('picks up a service added to config.yml', async () => {
     await writeProject(
       {

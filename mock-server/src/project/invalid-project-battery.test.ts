@@ -83,6 +83,56 @@ const cases: Array<[string, (files: Files) => Files, string[]]> = [
     replaceIn('services/echo/service.yml', 'name: Echo\n', 'name: Echo\nname: Echo again\n'),
     ['services/echo/service.yml:2: Map keys must be unique'],
   ],
+  [
+    'an alias bomb (each level aliases the one before nine times)',
+    (files) => ({
+      ...files,
+      'services/echo/service.yml': `${files['services/echo/service.yml'] as string}x0: &x0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n${Array.from(
+        { length: 7 },
+        (_, level) => `x${level + 1}: &x${level + 1} [${Array(9).fill(`*x${level}`).join(', ')}]\n`,
+      ).join('')}`,
+    }),
+    ['services/echo/service.yml:15: the document grows past 8 MiB once its aliases are expanded'],
+  ],
+  [
+    'an alias inside the node it names',
+    replaceIn('services/echo/service.yml', 'description: Answers', 'loop: &a {again: *a}\ndescription: Answers'),
+    ['services/echo/service.yml:2: an alias inside the node it names never ends (*a)'],
+  ],
+  [
+    'flow collections nested a hundred thousand deep',
+    replaceIn('services/echo/service.yml', 'name: Echo\n', `name: Echo\ndeep: ${'['.repeat(100_000)}\n`),
+    ['services/echo/service.yml:2: the document nests more than 200 levels deep'],
+  ],
+  [
+    'block sequences nested on one line',
+    replaceIn('services/echo/service.yml', 'name: Echo\n', `name: Echo\ndeep:\n  ${'- '.repeat(500_000)}x\n`),
+    ['services/echo/service.yml:3: the document nests more than 200 levels deep'],
+  ],
+  [
+    'block maps indented a thousand levels deep',
+    replaceIn(
+      'services/echo/service.yml',
+      'name: Echo\n',
+      `name: Echo\n${Array.from({ length: 1000 }, (_, level) => `${' '.repeat(level)}k${level}:\n`).join('')}`,
+    ),
+    ['services/echo/service.yml:202: the document nests more than 200 levels deep'],
+  ],
+  [
+    'a YAML 1.1 tag that builds binary data',
+    replaceIn('services/echo/service.yml', 'name: Echo', 'name: !!binary RWNobw=='),
+    ['services/echo/service.yml:1: unsupported tag: Unresolved tag: tag:yaml.org,2002:binary'],
+  ],
+  [
+    'a YAML 1.1 tag that builds a set',
+    replaceIn('services/echo/service.yml', 'description: Answers', 'tags: !!set {a, b}\ndescription: Answers'),
+    ['services/echo/service.yml:2: unsupported tag: Unresolved tag: tag:yaml.org,2002:set'],
+  ],
+  [
+    'a file larger than 2 MiB',
+    replaceIn('services/echo/service.yml', 'name: Echo\n', `name: Echo\n# ${'x'.repeat(3 * 1024 * 1024)}\n`),
+    ['services/echo/service.yml: cannot read: the file has 3145907 bytes; a YAML file may have at most 2 MiB'],
+  ],
 ];
 
 describe('an invalid project', () => {

@@ -131,6 +131,15 @@ describe('loadProject', () => {
     ]);
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'takes "%s" as an unknown environment name, not as a member of every object',
+    async (name) => {
+      expect(await problemsOf(validFiles, name)).toEqual([
+        `server/config.yml: unknown environment "${name}"; known: default, development, devProxy`,
+      ]);
+    },
+  );
+
   it('names file, line, path and problem of an invalid descriptor', async () => {
     const broken = IS_ALIVE.replace('    summary: Is the server alive?\n', '');
     expect(await problemsOf({ ...validFiles, 'services/monitoring/isAlive/service.yml': broken })).toEqual([

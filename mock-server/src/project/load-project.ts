@@ -39,6 +39,9 @@ export interface Project {
   warnings: string[];
 }
 
+/** What all of a project's YAML may become once aliases are expanded: a hot reload holds two versions at once. */
+export const MAX_PROJECT_EXPANDED_BYTES = 64 * 1024 * 1024;
+
 const checkServer = createSchemaCheck(serverConfigSchema);
 const checkConfig = createSchemaCheck(projectConfigSchema);
 const checkService = createSchemaCheck(serviceSchema);
@@ -49,7 +52,8 @@ const check = (file: YamlFile, checkFile: (file: YamlFile) => SchemaProblem[]): 
 function selectEnvironment(server: Json, requested: string | undefined, serverDir: string): Environment | string {
   const environments = server.environments as Record<string, Json>;
   const name = requested ?? (server.useEnvironment as string | undefined) ?? 'default';
-  if (!environments[name]) {
+  // Own keys only: `__proto__` or `constructor` must not find Object.prototype's members.
+  if (!Object.hasOwn(environments, name) || typeof environments[name] !== 'object' || environments[name] === null) {
     return `server/config.yml: unknown environment "${name}"; known: ${Object.keys(environments).join(', ')}`;
   }
   // default + the selected one, on copies: neither object is changed (upstream leaked values between them).
@@ -96,12 +100,20 @@ export async function loadProject(options: { projectDir: string; environment?: s
   const warnings: string[] = [];
   const services: ServiceDescriptor[] = [];
   const routes = new Map<string, string>();
+  let expanded = server.file.expandedSize + configFile.file.expandedSize;
   for (const path of config.services) {
     const filePath = join(projectRoot, config.servicesRoot, path, 'service.yml');
     const file = await readYamlFile(filePath, relative(filePath));
     if (!file.ok) {
       problems.push(...file.problems);
       continue;
+    }
+    expanded += file.file.expandedSize;
+    if (expanded > MAX_PROJECT_EXPANDED_BYTES) {
+      problems.push(
+        `${file.file.name}: the project's YAML files grow past ${MAX_PROJECT_EXPANDED_BYTES / 1024 / 1024} MiB in all once their aliases are expanded; reading stopped here`,
+      );
+      break;
     }
     const value = file.file.value as Json;
     if (value && typeof value === 'object' && typeof value.urlPattern === 'string' && value.uriTemplate === undefined) {

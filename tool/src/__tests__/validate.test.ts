@@ -36,6 +36,17 @@ describe('rest-tool validate', () => {
     );
   });
 
+  it('refuses a descriptor whose aliases expand past the bound, with file and line, as the mock server does', async () => {
+    const path = join(project, 'services/users/service.yml');
+    const bomb = `big: &big "${'x'.repeat(20_000)}"\nmany: [${Array(999).fill('*big').join(', ')}]\n`;
+    await writeFile(path, `${await readFile(path, 'utf8')}${bomb}`);
+    const result = await runTool(project, ['validate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^rest-tool: services\/users\/service\.yml:\d+: the document grows past 8 MiB once its aliases are expanded$/m,
+    );
+  });
+
   it('reports every mock file and module that is missing, one line each', async () => {
     await rm(join(project, 'services', 'users', 'getCollection-responseBody.json'));
     await rm(join(project, 'services', 'users', 'postCollection-requestBody.json'));
