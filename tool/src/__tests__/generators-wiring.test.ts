@@ -30,7 +30,13 @@ describe('rest-tool docs and test', () => {
     const test = await runTool('/work/api', ['test', '--update'], generators);
     expect(test.stdout).toBe('wrote 1 test file into test/\nkept 1 existing file: test/b.mjs\n');
     expect(calls).toEqual([
-      { command: 'docs', projectDir: '/work/api', configFile: join('/work/api', 'config.yml'), verbose: true },
+      {
+        command: 'docs',
+        projectDir: '/work/api',
+        configFile: join('/work/api', 'config.yml'),
+        verbose: true,
+        force: false,
+      },
       { command: 'test', projectDir: '/work/api', configFile: join('/work/api', 'config.yml'), verbose: false },
     ]);
   });

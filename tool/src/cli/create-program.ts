@@ -13,7 +13,12 @@ type Verbose = (line: string) => void;
 
 /** The generators of the docs and test commands (passed in: main.ts is the one place that wires modules together). */
 export interface Generators {
-  generateDocs(options: { projectDir: string; configFile?: string; verbose?: Verbose }): Promise<{ written: number }>;
+  generateDocs(options: {
+    projectDir: string;
+    configFile?: string;
+    verbose?: Verbose;
+    force?: boolean;
+  }): Promise<{ written: number }>;
   generateTests(options: {
     projectDir: string;
     configFile?: string;
@@ -184,14 +189,18 @@ export function createProgram(deps: ProgramDeps): Command {
     .option('-u, --update', 'write the documentation (without it, nothing is done)')
     .option(CONFIG_FLAGS, CONFIG_HELP, 'config.yml')
     .option('-v, --verbose', 'show progress')
-    .action(async (options: { update?: boolean; config: string; verbose?: boolean }, command: Command) => {
-      if (!options.update) command.error('error: docs writes the documentation with -u/--update', { exitCode: 2 });
-      const { written } = await deps.generateDocs({
-        ...projectOf(options.config),
-        verbose: verboseFor(options.verbose),
-      });
-      say(`wrote ${count(written, 'documentation file')} into docs/`);
-    });
+    .option('--force', 'also replace files in docs/ it did not write, or that were edited since')
+    .action(
+      async (options: { update?: boolean; config: string; verbose?: boolean; force?: boolean }, command: Command) => {
+        if (!options.update) command.error('error: docs writes the documentation with -u/--update', { exitCode: 2 });
+        const { written } = await deps.generateDocs({
+          ...projectOf(options.config),
+          verbose: verboseFor(options.verbose),
+          force: options.force === true,
+        });
+        say(`wrote ${count(written, 'documentation file')} into docs/`);
+      },
+    );
 
   program
     .command('test')

@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestbusError } from '@restbus/infra';
 import { FIXTURE_FILES, PROJECT_CONFIG, writeFiles } from './__tests__/fixture-project';
+import { hashOf, MANIFEST_FILE } from './docs-manifest';
 import { generateDocs } from './generate-docs';
 
 let root: string;
@@ -161,6 +162,51 @@ describe('generateDocs', () => {
     expect(await read(dir, 'services/orders/order/service.html')).toBe('edited by hand');
     expect(lines).toContain('kept services/orders/order/service.html: changed since it was generated');
     expect(await exists(join(dir, 'docs', 'services', 'orders', 'order', 'service.yml'))).toBe(false);
+  });
+
+  it('with force, replaces hand-written and edited files and links where it writes its own, never a folder', async () => {
+    const dir = await createProject({ ...FIXTURE_FILES, 'docs/index.html': 'hand-written' });
+    await symlink(join('..', '..', 'config.yml'), join(dir, 'docs', 'assets.css'));
+    await generateDocs({ projectDir: dir, force: true });
+    expect(await read(dir, 'index.html')).toContain('<table class="services">');
+    await writeFile(join(dir, 'docs', 'services', 'orders', 'service.html'), 'edited');
+    await rm(join(dir, 'docs', 'assets', 'docs.css'));
+    await symlink(join('..', '..', 'config.yml'), join(dir, 'docs', 'assets', 'docs.css'));
+    const err = await generateDocs({ projectDir: dir }).catch((e: unknown) => e);
+    expect((err as RestbusError).message).toMatch(/^docs\/assets\/docs\.css: a symbolic link where rest-tool docs/m);
+    expect((err as RestbusError).message).toMatch(/^docs\/services\/orders\/service\.html: changed since/m);
+    await generateDocs({ projectDir: dir, force: true });
+    expect(await read(dir, 'services/orders/service.html')).toContain('<h1>The orders</h1>');
+    expect((await lstat(join(dir, 'docs', 'assets', 'docs.css'))).isFile()).toBe(true);
+    expect(await readFile(join(dir, 'config.yml'), 'utf8')).toBe(PROJECT_CONFIG);
+
+    await rm(join(dir, 'docs', 'index.html'));
+    await writeFiles(dir, { 'docs/index.html/mine.txt': 'a folder' });
+    const folder = await generateDocs({ projectDir: dir, force: true }).catch((e: unknown) => e);
+    expect((folder as RestbusError).message).toMatch(
+      /^docs\/index\.html: a folder where rest-tool docs writes a file/m,
+    );
+  });
+
+  it('takes over the files an update killed midway wrote, though the project changed since', async () => {
+    const dir = await createProject();
+    await generateDocs({ projectDir: dir });
+    // The killed update (to v2): its pages, as a finished one in a copy of the project writes them.
+    const copy = await mkdtemp(join(root, 'copy-'));
+    await cp(dir, copy, { recursive: true });
+    await writeFile(join(copy, 'config.yml'), PROJECT_CONFIG.replace('v1.2.3', 'v2.0.0'));
+    await generateDocs({ projectDir: copy });
+    const pending = await readFile(join(copy, 'docs', 'index.html'));
+    const manifestFile = join(dir, 'docs', MANIFEST_FILE);
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>;
+    await writeFile(manifestFile, JSON.stringify({ ...manifest, pending: { 'index.html': hashOf(pending) } }));
+    await writeFile(join(dir, 'docs', 'index.html'), pending);
+
+    await writeFile(join(dir, 'config.yml'), PROJECT_CONFIG.replace('v1.2.3', 'v3.0.0'));
+    await generateDocs({ projectDir: dir });
+    expect(await read(dir, 'index.html')).toContain('v3.0.0');
+    const after = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>;
+    expect(after).not.toHaveProperty('pending');
   });
 
   it("uses the project's templates and assets file by file, and the tool's for the rest", async () => {

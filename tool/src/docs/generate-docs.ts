@@ -3,10 +3,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import Mustache from 'mustache';
 import { buildServiceView, type ServicePage } from './build-service-view';
-import { hashOf, readManifest, removeStaleFiles, writeManifest, type Manifest } from './docs-manifest';
+import { RestbusError } from '@restbus/infra';
+import { hashOf, MANIFEST_FILE, readManifest, removeStaleFiles, writeManifest, type Manifest } from './docs-manifest';
+import { findFolderProblems } from './find-folder-problems';
 import { createTemplateSet } from './find-templates';
+import { forEachLimited } from './for-each-limited';
 import { loadTemplates } from './load-templates';
+import { planDocsUpdate, type DocsOutput } from './plan-docs-update';
 import { readProject } from './read-project';
+import { removeLeftoverTempFiles } from './remove-leftover-temp-files';
 import { createMarkdownRenderer, escapeHtml } from './render-markdown';
 import { writeFileAtomic } from './write-file-atomic';
 
@@ -16,6 +21,11 @@ export interface GenerateDocsOptions {
   configFile?: string;
   /** Receives one line per step and per generated page. */
   verbose?: (line: string) => void;
+  /**
+   * Replace generated files edited since, and files the tool did not write, where it writes its own (never a folder,
+   * never through a symbolic link leading out of docs/).
+   */
+  force?: boolean;
 }
 
 // Mustache hands over numbers too; its own default escape also encodes / ` and =, which only clutters the pages.
@@ -29,22 +39,8 @@ const isFile = (path: string): boolean => {
   }
 };
 
-const hasContent = async (file: string, data: Buffer): Promise<boolean> => {
-  try {
-    return (await readFile(file)).equals(data);
-  } catch {
-    return false;
-  }
-};
-
-/** Runs `task` over `items`, at most `limit` at a time: thousands of small writes at once only queue in libuv. */
-async function forEachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await task(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
+/** Past this many, files in the way are counted, not listed: a line per file of a large project helps no one. */
+const MAX_PROBLEMS_SHOWN = 20;
 
 /** Files under each templates folder's `assets/`, path inside docs/ → source; the project's win over the tool's. */
 async function listAssets(templateDirs: string[]): Promise<Map<string, string>> {
@@ -69,7 +65,9 @@ async function listAssets(templateDirs: string[]): Promise<Map<string, string>> 
 /**
  * Writes the project's HTML documentation into `<project>/docs/`: `index.html`, one `services/<path>/service.html`
  * per listed service, the descriptors and mock/schema files those pages link to, and `assets/`. Only files this
- * generator wrote before are replaced or removed; every other file in docs/ is left alone.
+ * generator wrote before (listed in docs/.rest-tool-docs.json, with their hashes) are replaced or removed; anything
+ * else in the way — a hand-written file, a generated file edited since, a symbolic link leading out of docs/ — is
+ * reported (RestbusError BAD_REQUEST, a line per file) and nothing at all is written.
  */
 export async function generateDocs(options: GenerateDocsOptions): Promise<{ written: number }> {
   const verbose = options.verbose ?? ((): void => undefined);
@@ -106,21 +104,61 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
   };
   outputs.set('index.html', Mustache.render(templates.index, indexView, partials, htmlEscaping));
 
-  const previous = await readManifest(docsDir);
-  const current: Manifest = new Map();
-  const knownDirs = new Set<string>();
-  let written = 0;
+  const rendered = new Map<string, DocsOutput>();
   await forEachLimited([...outputs], 32, async ([path, output]) => {
     const data = typeof output === 'string' ? Buffer.from(output) : await readFile(output.from);
-    const hash = hashOf(data);
-    current.set(path, hash);
-    const file = join(docsDir, ...path.split('/'));
-    // An unchanged file is not written again: an update of a large project is mostly reads, and mtimes stay.
-    if (previous.get(path) === hash && (await hasContent(file, data))) return;
-    await writeFileAtomic(file, data, knownDirs);
-    written++;
+    rendered.set(path, { data, hash: hashOf(data) });
+  });
+
+  // Everything is checked before anything is written: a refused update leaves docs/ exactly as it was.
+  const manifest = await readManifest(docsDir);
+  const previous = manifest.kind === 'read' ? manifest.known : new Map<string, string[]>();
+  const dirs = new Set(['', ...[...rendered.keys(), ...previous.keys()].map((path) => posix.dirname(path))]);
+  dirs.delete('.');
+  const folderProblems = await findFolderProblems(project.root, docsDir, dirs);
+  // Files below a folder at fault are not looked at: they are not where they seem to be.
+  const blocked = [...folderProblems.keys()];
+  const checked = blocked.includes('')
+    ? new Map<string, DocsOutput>()
+    : new Map([...rendered].filter(([path]) => !blocked.some((dir) => path.startsWith(`${dir}/`))));
+  const plan = await planDocsUpdate(
+    docsDir,
+    checked,
+    blocked.includes('') ? { kind: 'absent' } : manifest,
+    options.force ?? false,
+  );
+  const problems = [...folderProblems.values(), ...plan.problems];
+  if (problems.length) {
+    const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
+    if (problems.length > shown.length) shown.push(`… and ${problems.length - shown.length} more`);
+    throw new RestbusError(
+      'BAD_REQUEST',
+      `${shown.join('\n')}\nnothing was written: rest-tool docs replaces only the files it generated`,
+    );
+  }
+
+  await removeLeftoverTempFiles(docsDir, dirs, new Set([...rendered.keys(), MANIFEST_FILE]), verbose);
+  const current: Manifest = new Map([...rendered].map(([path, output]) => [path, output.hash]));
+  if (plan.toWrite.length) {
+    // Recorded first, so an update killed midway leaves files the next one still knows as its own.
+    const before: Manifest = new Map([...previous].map(([path, hashes]) => [path, hashes[0]]));
+    for (const [path, hash] of plan.ours) before.set(path, hash);
+    await writeManifest(docsDir, before, new Map(plan.toWrite.map((path) => [path, current.get(path) as string])));
+  }
+  const knownDirs = new Set<string>();
+  await forEachLimited(plan.toWrite, 32, async (path) => {
+    try {
+      await writeFileAtomic(join(docsDir, ...path.split('/')), (rendered.get(path) as DocsOutput).data, knownDirs);
+    } catch (err) {
+      // The manifest already lists this run's files as pending: the next run takes over the ones written so far.
+      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new RestbusError('INTERNAL', `docs/${path}: could not be written (${reason}); run again once it can be`, {
+        cause: err,
+      });
+    }
     if (path.endsWith('.html')) verbose(`wrote ${path}`);
   });
+  const written = plan.toWrite.length;
   verbose(`${written} files written into ${docsDir}, ${current.size - written} unchanged`);
   await removeStaleFiles(docsDir, previous, current, verbose);
   await writeManifest(docsDir, current);

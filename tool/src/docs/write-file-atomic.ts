@@ -2,8 +2,39 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
+/** `text` cut to at most `max` UTF-8 bytes, never inside a character. */
+function cutToBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let cut = '';
+  for (const char of text) {
+    if (Buffer.byteLength(cut + char) > max) break;
+    cut += char;
+  }
+  return cut;
+}
+
+/**
+ * `.<name>.rest-tool-<pid>-<8 hex>.tmp` beside the file: hidden, on the same file system (so the rename is atomic),
+ * and recognisable, so the next run can remove what a killed one left (see removeLeftoverTempFiles).
+ */
 const tempNameFor = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  join(
+    dirname(path),
+    // Cut so the temp name stays within the 255 bytes a file name may have wherever the file's own name fits.
+    `.${cutToBytes(basename(path), 200)}.rest-tool-${process.pid}-${randomBytes(4).toString('hex')}.tmp`,
+  );
+
+const TEMP_NAME = /^\.(.+)\.rest-tool-(\d+)-[0-9a-f]{8}\.tmp$/;
+// Before temp files were named for rest-tool: only trusted next to a file of that name the docs generate.
+const OLDER_TEMP_NAME = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/** The file a temp file was for and the pid that made it, or undefined for a name no rest-tool temp file has. */
+export function parseTempName(name: string): { target: string; pid: number; older: boolean } | undefined {
+  const match = TEMP_NAME.exec(name);
+  if (match) return { target: match[1], pid: Number(match[2]), older: false };
+  const older = OLDER_TEMP_NAME.exec(name);
+  return older ? { target: older[1], pid: Number(older[2]), older: true } : undefined;
+}
 
 /**
  * Writes through a temp file in the same folder and a rename: readers see the old file or the new one, never half.
