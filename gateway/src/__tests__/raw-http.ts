@@ -2,6 +2,8 @@ import { connect } from 'node:net';
 
 export interface RawResponse {
   status: number;
+  /** The reason phrase of the status line, e.g. `Bad Gateway`. */
+  reason: string;
   headers: Record<string, string>;
   body: string;
 }
@@ -24,7 +26,7 @@ export function sendRaw(port: number, request: string | Buffer, timeoutMs = 5000
       clearTimeout(timer);
       const text = Buffer.concat(chunks).toString('latin1');
       const split = text.indexOf('\r\n\r\n');
-      const head = /^HTTP\/1\.1 (\d{3}) /.exec(text);
+      const head = /^HTTP\/1\.1 (\d{3}) ([^\r\n]*)/.exec(text);
       if (!head || split < 0) {
         reject(
           new Error(
@@ -40,10 +42,81 @@ export function sendRaw(port: number, request: string | Buffer, timeoutMs = 5000
       }
       resolve({
         status: Number(head[1]),
+        reason: head[2],
         headers,
         body: Buffer.from(text.slice(split + 4), 'latin1').toString('utf8'),
       });
     });
     socket.write(request);
+  });
+}
+
+export interface RawExchange {
+  /** Everything the server wrote, as latin1 text, up to the end of its first final (non-1xx) response. */
+  text: string;
+  /** The server closed the connection without writing a byte. */
+  closedSilently: boolean;
+  /** No complete answer within the time allowed. */
+  timedOut: boolean;
+}
+
+/** Where a response that starts at `from` ends, or -1 while it is incomplete. */
+function endOfResponse(text: string, from: number, isHead: boolean): number {
+  const split = text.indexOf('\r\n\r\n', from);
+  if (split < 0) return -1;
+  const head = text.slice(from, split);
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
+  const start = split + 4;
+  if (isHead || status === 204 || status === 304 || (status >= 100 && status < 200)) return start;
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+  if (length) return text.length >= start + Number(length[1]) ? start + Number(length[1]) : -1;
+  if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+    const last = text.indexOf('\r\n0\r\n\r\n', start - 2);
+    return last < 0 ? -1 : last + 7;
+  }
+  return -1; // the body ends when the connection does
+}
+
+/**
+ * Sends raw bytes (and, with `halfClose`, ends the sending side) and reads the first final response, skipping
+ * interim 1xx ones, without requiring the server to close a kept-alive connection.
+ */
+export function exchangeRaw(
+  port: number,
+  request: string | Buffer,
+  options: { halfClose?: boolean; timeoutMs?: number } = {},
+): Promise<RawExchange> {
+  const isHead = Buffer.from(request.slice(0, 5)).toString('latin1') === 'HEAD ';
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let from = 0;
+    let settled = false;
+    const settle = (result: Omit<RawExchange, 'text'>): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, ...result });
+    };
+    const timer = setTimeout(() => settle({ closedSilently: false, timedOut: true }), options.timeoutMs ?? 5000);
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      for (;;) {
+        const end = endOfResponse(text, from, isHead);
+        if (end < 0) return;
+        if (!/^HTTP\/1\.[01] 1\d\d/.test(text.slice(from))) {
+          text = text.slice(0, end);
+          settle({ closedSilently: false, timedOut: false });
+          return;
+        }
+        from = end;
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => settle({ closedSilently: text.length === 0, timedOut: false }));
+    // Byte for byte: a character below 256 is one byte, as a hostile client would send it.
+    socket.write(typeof request === 'string' ? Buffer.from(request, 'latin1') : request);
+    if (options.halfClose) socket.end();
   });
 }

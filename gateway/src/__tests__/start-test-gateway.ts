@@ -1,9 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:http';
 import pino from 'pino';
-import type { NatsLink } from '@restbus/infra';
+import { createHttpServer, type HttpLimits, type NatsLink } from '@restbus/infra';
 import { createForwarder } from '../forward/create-forwarder';
-import { answerClientError, refuseConnect } from '../http/answer-client-error';
 import { createGateway, type Gateway } from '../http/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -22,9 +20,11 @@ export interface TestGatewayOptions {
   basePath?: string;
   corsOrigins?: string[];
   validate?: boolean;
+  /** HTTP timeouts and connection cap; infra's defaults when absent. */
+  limits?: Partial<HttpLimits>;
 }
 
-/** The gateway on a real HTTP server on port 0, forwarding through `link` when one is given. */
+/** The gateway on a real HTTP server (infra's createHttpServer) on port 0, forwarding through `link` when one is given. */
 export async function startTestGateway(
   endpoints: ApiEndpoint[],
   options: TestGatewayOptions = {},
@@ -42,9 +42,8 @@ export async function startTestGateway(
     metrics: createMetrics(),
     logger: pino({ level: 'silent' }),
   });
-  const server = createServer(gateway.handle);
-  server.on('clientError', answerClientError);
-  server.on('connect', refuseConnect);
+  // The server the gateway runs on (start-gateway), so that tests see what clients see.
+  const server = createHttpServer(gateway.handle, { limits: options.limits });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

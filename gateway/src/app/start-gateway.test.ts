@@ -1,9 +1,12 @@
+import { once } from 'node:events';
+import { connect as connectSocket } from 'node:net';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { sendRaw } from '../__tests__/raw-http';
 import type { GatewayConfig } from '../config';
 import { startGateway, type RunningGateway } from './start-gateway';
 
@@ -49,6 +52,9 @@ const config = (overrides: Partial<GatewayConfig>): GatewayConfig => ({
   bodyLimit: 65536,
   logLevel: 'silent',
   validate: false,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  maxConnections: 10_000,
   ...overrides,
 });
 
@@ -105,6 +111,24 @@ describe('startGateway', () => {
     expect(replySubjects[0]).toMatch(/^restbus\.replies\./);
   });
 
+  it('refuses an API file whose $ref leads outside its folder, unless allowOutsideRefs is set', async () => {
+    const apiDir = await mkdtemp(join(dir, 'api-'));
+    await writeFile(join(dir, 'shared.yml'), 'type: object\n');
+    await writeFile(
+      join(apiDir, 'api.yml'),
+      'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /things:\n    get:\n      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: "../shared.yml"}\n',
+    );
+    const apiFile = join(apiDir, 'api.yml');
+    await expect(startGateway(config({ restApiPath: [apiFile], useMessaging: false }), logger)).rejects.toThrow(
+      /outside/,
+    );
+    running = await startGateway(
+      config({ restApiPath: [apiFile], useMessaging: false, allowOutsideRefs: true }),
+      logger,
+    );
+    expect((await fetch(`http://127.0.0.1:${running.port}/things`)).status).toBe(501);
+  });
+
   it('keeps the body limit below the NATS max_payload (1 MB on the test server)', async () => {
     running = await startGateway(config({ bodyLimit: 1024 * 1024 }), logger);
     const url = `http://127.0.0.1:${running.port}/persons/luke`;
@@ -122,5 +146,85 @@ describe('startGateway', () => {
       code: 'PORT_UNAVAILABLE',
       message: `port ${port} is already in use by another program; choose another port with --port ${port + 10} or GATEWAY_PORT=${port + 10}`,
     });
+  });
+
+  it.each([
+    ['a request without Host', 'GET /persons HTTP/1.1\r\n\r\n', 400, 'BAD_REQUEST'],
+    [
+      'an expectation it cannot meet',
+      'GET /persons HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\n\r\n',
+      417,
+      'EXPECTATION_FAILED',
+    ],
+    ['a malformed request line', 'GET\r\n\r\n', 400, 'BAD_REQUEST'],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405, 'METHOD_NOT_ALLOWED'],
+  ])('answers %s with a JSON error, not the bare one Node sends', async (_what, raw, status, code) => {
+    running = await startGateway(config({ useMessaging: false }), logger);
+    const response = await sendRaw(running.port, raw);
+    expect(response.status).toBe(status);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(response.body)).toEqual({ error: expect.any(String), code });
+  });
+
+  it('cuts off a body trickled past the configured request timeout with a JSON 408', async () => {
+    running = await startGateway(config({ requestTimeout: 300 }), logger);
+    await untilReady(running.port);
+    // One byte of the announced 100, then nothing: only the request timeout can end this (a forwarding gateway
+    // reads the whole body before it sends anything).
+    const response = await sendRaw(
+      running.port,
+      'PUT /persons/luke HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nx',
+      10_000,
+    );
+    expect(response.status).toBe(408);
+    expect(JSON.parse(response.body)).toEqual({ error: expect.any(String), code: 'REQUEST_TIMEOUT' });
+  });
+
+  it('keeps the headers timeout within the request timeout, so a short request timeout alone is a valid setting', async () => {
+    running = await startGateway(config({ useMessaging: false, requestTimeout: 300, headersTimeout: 60_000 }), logger);
+    const response = await sendRaw(running.port, 'GET /persons HTTP/1.1\r\nHost: x\r\n', 10_000);
+    expect(response.status).toBe(408);
+    expect(JSON.parse(response.body)).toEqual({ error: expect.any(String), code: 'REQUEST_TIMEOUT' });
+  });
+
+  it('closes connections above the configured maximum at once and serves the ones within it', async () => {
+    running = await startGateway(config({ useMessaging: false, maxConnections: 1 }), logger);
+    const port = running.port;
+    const first = connectSocket(port, '127.0.0.1');
+    await once(first, 'connect');
+    try {
+      // The server drops the second connection as soon as it accepts it: the client sees it closed with no answer.
+      const refused = connectSocket(port, '127.0.0.1');
+      refused.on('error', () => undefined);
+      refused.write('GET /persons HTTP/1.1\r\nHost: x\r\n\r\n');
+      let answer = '';
+      refused.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      await once(refused, 'close');
+      expect(answer).toBe('');
+      first.write('GET /persons HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      let text = '';
+      first.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      await once(first, 'close');
+      expect(text).toMatch(/^HTTP\/1\.1 501 /);
+    } finally {
+      first.destroy();
+    }
+  });
+
+  it('describes a body over the message bus limit in bytes once encoded, while the body limit counts the bytes sent', async () => {
+    running = await startGateway(config({ bodyLimit: 1024 * 1024 }), logger);
+    const url = `http://127.0.0.1:${running.port}/persons/luke`;
+    await untilReady(running.port);
+    // 600 000 quotes are within the lowered body limit (983 040 bytes) and twice that once JSON-escaped.
+    const response = await fetch(url, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/plain' },
+      body: '"'.repeat(600_000),
+    });
+    expect(response.status).toBe(413);
+    const body = (await response.json()) as { error: string; code: string };
+    expect(body.code).toBe('BODY_TOO_LARGE');
+    expect(body.error).toMatch(/1048576/);
+    expect(body.error).toMatch(/JSON-escaped/);
   });
 });

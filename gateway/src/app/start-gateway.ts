@@ -1,10 +1,15 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNatsLink, describeListenError, type Logger } from '@restbus/infra';
+import {
+  createHttpServer,
+  createNatsLink,
+  DEFAULT_HTTP_LIMITS,
+  describeListenError,
+  type Logger,
+} from '@restbus/infra';
 import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
-import { answerClientError, refuseConnect } from '../http/answer-client-error';
 import { createGateway } from '../http/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import { loadApis } from '../openapi/load-api';
@@ -26,7 +31,7 @@ const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${p
 
 /** Loads the API, connects to NATS when forwarding (in the background: the gateway serves while NATS is away), listens. */
 export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
-  const endpoints = await loadApis(config.restApiPath);
+  const endpoints = await loadApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
   const link = config.useMessaging
     ? createNatsLink({ servers: config.natsUri, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
     : undefined;
@@ -47,9 +52,15 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     metrics: createMetrics(),
     logger,
   });
-  const server = createServer(gateway.handle);
-  server.on('clientError', answerClientError);
-  server.on('connect', refuseConnect);
+  const requestTimeoutMs = config.requestTimeout ?? DEFAULT_HTTP_LIMITS.requestTimeoutMs;
+  const server = createHttpServer(gateway.handle, {
+    limits: {
+      // The headers are part of the request (Node refuses a headers timeout above the request timeout).
+      headersTimeoutMs: Math.min(config.headersTimeout ?? DEFAULT_HTTP_LIMITS.headersTimeoutMs, requestTimeoutMs),
+      requestTimeoutMs,
+      maxConnections: config.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections,
+    },
+  });
   server.listen(config.port);
   try {
     await once(server, 'listening');
@@ -83,7 +94,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     port,
     async reload() {
       try {
-        const reloaded = await loadApis(config.restApiPath);
+        const reloaded = await loadApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
         validator?.setEndpoints(reloaded);
         gateway.setEndpoints(reloaded);
         logger.info({ endpoints: reloaded.length }, 'API reloaded');

@@ -2,6 +2,7 @@ import { connect, headers as natsHeaders, type NatsConnection, type Subscription
 import pino from 'pino';
 import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { sendRaw } from '../__tests__/raw-http';
 import { startTestGateway, testEndpoint, type TestGateway } from '../__tests__/start-test-gateway';
 
 const endpoint = testEndpoint;
@@ -236,6 +237,22 @@ describe('mapping the reply to the HTTP response', () => {
     expect(response.status).toBe(409);
     expect(await response.json()).toEqual({ error: 'already there', code: 'SERVICE_ERROR' });
   });
+
+  it("passes a restbus service's error reply on whole: its code and its Retry-After travel to the client", async () => {
+    await respondWith(
+      'easer.get_/items',
+      {
+        status: 503,
+        headers: { 'retry-after': '2' },
+        body: { error: 'the store is not available', code: 'STORE_UNAVAILABLE' },
+      },
+      { 'Nats-Service-Error-Code': '503', 'Nats-Service-Error': 'the store is not available' },
+    );
+    const response = await fetch(`${gateway.url}/items`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect(await response.json()).toEqual({ error: 'the store is not available', code: 'STORE_UNAVAILABLE' });
+  });
 });
 
 describe('failures', () => {
@@ -264,6 +281,97 @@ describe('failures', () => {
   ])('answers 502 BAD_REPLY to a reply that is %s', async (_what, reply) => {
     await respondWith('easer.get_/items', reply);
     await expectError(await fetch(`${gateway.url}/items`), 502, 'BAD_REPLY');
+  });
+
+  // A 1xx is interim in HTTP: written as the final answer it leaves the client waiting for one that never comes.
+  it.each([100, 101, 103, 199])('answers 502 BAD_REPLY when a reply carries status %i', async (status) => {
+    await respondWith('easer.get_/items', { status, body: { ok: true } });
+    await expectError(await fetch(`${gateway.url}/items`, { signal: AbortSignal.timeout(5000) }), 502, 'BAD_REPLY');
+  });
+
+  it.each(['101', '302', '4091', 'abc', ''])(
+    'answers 502 BAD_REPLY when a reply carries the service error code "%s"',
+    async (code) => {
+      await respondWith(
+        'easer.get_/items',
+        { status: 200 },
+        { 'Nats-Service-Error-Code': code, 'Nats-Service-Error': 'x' },
+      );
+      await expectError(await fetch(`${gateway.url}/items`, { signal: AbortSignal.timeout(5000) }), 502, 'BAD_REPLY');
+    },
+  );
+
+  it.each([
+    ['status 200 has a header name with a space', '{"status":200,"headers":{"bad header":"x"}}'],
+    ['status 302 has a header name with a space', '{"status":302,"headers":{"Location":"/x","bad header":"x"}}'],
+    ['status 201 has a line break in a header value', '{"status":201,"headers":{"x-a":"a\\r\\nset-cookie: evil=1"}}'],
+  ])('answers 502 Bad Gateway with its own reason phrase when a reply of %s', async (_what, reply) => {
+    await respondWith('easer.get_/items', reply);
+    const response = await sendRaw(
+      Number(new URL(gateway.url).port),
+      'GET /items HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    expect(`${response.status} ${response.reason}`).toBe('502 Bad Gateway');
+    expect(response.headers['set-cookie']).toBeUndefined();
+    expect(JSON.parse(response.body)).toEqual({ error: expect.stringMatching(/header/), code: 'BAD_REPLY' });
+  });
+
+  it('says that the body, not a header, is at fault when a reply body cannot be serialised as JSON', async () => {
+    // JSON.parse reads any depth; JSON.stringify recurses and runs out of stack long before this.
+    const depth = 200_000;
+    await respondWith('easer.get_/items', `{"status":200,"body":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    const response = await fetch(`${gateway.url}/items`);
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { error: string; code: string };
+    expect(body.code).toBe('BAD_REPLY');
+    expect(body.error).toMatch(/body/);
+    expect(body.error).not.toMatch(/header/);
+  });
+
+  it('answers 502 BAD_REPLY when the reply headers are larger than an HTTP client accepts', async () => {
+    await respondWith('easer.get_/items', { status: 200, headers: { 'x-big': 'b'.repeat(20_000) }, body: [] });
+    await expectError(await fetch(`${gateway.url}/items`), 502, 'BAD_REPLY');
+  });
+
+  it("keeps the gateway's own x-request-id and date when a reply sends its own", async () => {
+    await respondWith('easer.get_/items', {
+      status: 200,
+      headers: { 'X-Request-Id': 'forged', date: 'Thu, 01 Jan 1970 00:00:00 GMT', 'x-other': 'kept' },
+      body: [],
+    });
+    const response = await fetch(`${gateway.url}/items`, { headers: { 'x-request-id': 'req-19' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('req-19');
+    expect(response.headers.get('date')).not.toContain('1970');
+    expect(response.headers.get('x-other')).toBe('kept');
+  });
+
+  // The limit is 1024 here: what counts is the bytes sent, not what JSON escaping or base64 makes of them.
+  it.each([
+    ['1024 quotes (2048 bytes once JSON-escaped)', '"'.repeat(1024), 'text/plain'],
+    ['1024 control characters (6144 bytes once JSON-escaped)', '\u0001'.repeat(1024), 'text/plain'],
+    ['1024 binary bytes (1368 once base64)', Buffer.alloc(1024, 0xff), 'application/octet-stream'],
+  ])('forwards a body of exactly the limit in bytes sent: %s', async (_what, body, type) => {
+    const received = await respondWith('easer.post_/items', { status: 201 });
+    const response = await fetch(`${gateway.url}/items`, { method: 'POST', headers: { 'content-type': type }, body });
+    expect(response.status).toBe(201);
+    expect(received.message!.request.body).toBe(typeof body === 'string' ? body : body.toString('base64'));
+  });
+
+  it("keeps the gateway's CORS headers when a reply sends its own, and adds the reply's vary to the gateway's", async () => {
+    const withCors = await startTestGateway(endpoints, { link, corsOrigins: ['https://app.example'] });
+    try {
+      await respondWith('easer.get_/items', {
+        status: 200,
+        headers: { 'Access-Control-Allow-Origin': '*', vary: 'Accept' },
+        body: [],
+      });
+      const response = await fetch(`${withCors.url}/items`, { headers: { Origin: 'https://app.example' } });
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      expect(response.headers.get('vary')).toBe('Origin, Accept');
+    } finally {
+      await withCors.close();
+    }
   });
 
   it('answers 413 BODY_TOO_LARGE above the body limit', async () => {

@@ -29,14 +29,29 @@ export type Forwarder = (
   trace: TraceContext,
 ) => Promise<ResponseMessage>;
 
-function toRestbusError(err: unknown, topic: string): RestbusError {
+/**
+ * The body limit counts the bytes the client sent; the message carries them JSON-escaped (up to 6 bytes for one
+ * control character) or base64 (4 for 3), with the headers and the endpoint description. Said in bytes, so a
+ * client can tell which of the two limits it met.
+ */
+function tooLargeForBus(size: number | undefined, maxPayload: number | undefined): RestbusError {
+  const what = size === undefined ? 'the request message' : `the request message (${size} bytes)`;
+  const limit =
+    maxPayload === undefined ? "the message bus's max_payload" : `the message bus's max_payload of ${maxPayload} bytes`;
+  return new RestbusError(
+    'BODY_TOO_LARGE',
+    `${what} is over ${limit}: it carries the body JSON-escaped (base64 when binary) with the request headers`,
+  );
+}
+
+function toRestbusError(err: unknown, topic: string, maxPayload: number | undefined): RestbusError {
   if (err instanceof RestbusError) {
     return err.code === 'NO_RESPONDER' ? new RestbusError('NO_RESPONDER', `no service answers on ${topic}`) : err;
   }
   if (err instanceof NatsError) {
     switch (err.code) {
       case NatsErrorCode.MaxPayloadExceeded:
-        return new RestbusError('BODY_TOO_LARGE', 'the request is larger than the message bus accepts');
+        return tooLargeForBus(undefined, maxPayload);
       case NatsErrorCode.ConnectionClosed:
       case NatsErrorCode.ConnectionDraining:
       case NatsErrorCode.Disconnect:
@@ -48,16 +63,36 @@ function toRestbusError(err: unknown, topic: string): RestbusError {
 
 /** A reply flagged with the NATS services error headers becomes that status with a JSON `{error}` body. */
 function toReply(msg: Msg): ResponseMessage {
-  const code = msg.headers?.get(SERVICE_ERROR_CODE_HEADER);
-  if (!code) return decodeResponseMessage(msg.data);
-  const status = Number(code);
-  if (!Number.isInteger(status) || status < 100 || status > 599) {
-    throw new RestbusError('BAD_REPLY', `the reply carries an invalid service error code "${code}"`);
+  // get() answers "" for an absent header as for an empty one: an empty code is still a (broken) error reply.
+  if (!msg.headers?.has(SERVICE_ERROR_CODE_HEADER)) return decodeResponseMessage(msg.data);
+  const code = msg.headers.get(SERVICE_ERROR_CODE_HEADER);
+  const status = /^\d{3}$/.test(code) ? Number(code) : NaN;
+  // An error is a 4xx or a 5xx; anything else would let an error reply pass for a success or an interim answer.
+  if (!(status >= 400 && status <= 599)) {
+    throw new RestbusError(
+      'BAD_REPLY',
+      `the reply carries the service error code ${JSON.stringify(code.slice(0, 16))}, not an HTTP error status (400-599)`,
+    );
   }
+  // A restbus service sends its error reply as the body too (with its code, and Retry-After for a 503): that is
+  // what the client gets. The headers alone (another NATS service) become a generic SERVICE_ERROR.
+  const detailed = decodeErrorBody(msg.data, status);
+  if (detailed) return detailed;
   return {
     status,
     body: { error: msg.headers?.get(SERVICE_ERROR_HEADER) || 'the service reported an error', code: 'SERVICE_ERROR' },
   };
+}
+
+/** The response message carried with a service error, when there is one whose status matches the error code. */
+function decodeErrorBody(data: Uint8Array, status: number): ResponseMessage | undefined {
+  if (data.length === 0) return undefined;
+  try {
+    const reply = decodeResponseMessage(data);
+    return reply.status === status ? reply : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
@@ -73,11 +108,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     headers.set(MESSAGE_TYPE_HEADER, RPC_REQUEST);
     headers.set('traceparent', trace.traceparent);
     headers.set('x-request-id', trace.requestId);
+    const data = encodeRequestMessage(endpoint, request);
+    const maxPayload = nc.info?.max_payload;
+    if (maxPayload !== undefined && data.length > maxPayload) throw tooLargeForBus(data.length, maxPayload);
     let msg: Msg;
     try {
-      msg = await mux.request(endpoint.topic, encodeRequestMessage(endpoint, request), headers, timeoutMs);
+      msg = await mux.request(endpoint.topic, data, headers, timeoutMs);
     } catch (err) {
-      throw toRestbusError(err, endpoint.topic);
+      throw toRestbusError(err, endpoint.topic, maxPayload);
     }
     return toReply(msg);
   };

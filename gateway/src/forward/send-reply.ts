@@ -1,8 +1,23 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { ResponseMessage } from '@restbus/infra';
+import {
+  maxHeaderSize,
+  STATUS_CODES,
+  validateHeaderName,
+  validateHeaderValue,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
+import { RestbusError, type HeaderValue, type ResponseMessage } from '@restbus/infra';
 
 // Framing is the gateway's business: a reply must not dictate these.
 const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
+
+/**
+ * A response head larger than Node's header limit (16 KiB unless --max-http-header-size says otherwise) is refused
+ * by clients on the same default (fetch, undici, Node's http): better a 502 than a response nobody can read.
+ * The allowance is for what Node adds after us: status line, `date`, `connection`, `keep-alive`.
+ */
+const MAX_HEAD_BYTES = maxHeaderSize;
+const NODE_HEAD_ALLOWANCE = 256;
 
 /** Text and JSON types get `charset=utf-8` when they name none, as Express (and so upstream easer) does. */
 function withCharset(type: string): string {
@@ -10,23 +25,72 @@ function withCharset(type: string): string {
   return /^(text\/|application\/(json|[\w.+-]+\+json)\b)/i.test(type.trim()) ? `${type}; charset=utf-8` : type;
 }
 
+const quoteName = (name: string): string => JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+
+function checkHeader(name: string, value: string | string[]): void {
+  try {
+    validateHeaderName(name);
+    for (const item of Array.isArray(value) ? value : [value]) validateHeaderValue(name, item);
+  } catch (err) {
+    // Node's message quotes the value; the reply's content stays out of the answer.
+    throw new RestbusError('BAD_REPLY', `the reply header ${quoteName(name)} is not a valid HTTP header`, {
+      cause: err,
+    });
+  }
+}
+
+function headBytes(headers: OutgoingHttpHeaders): number {
+  let bytes = NODE_HEAD_ALLOWANCE;
+  for (const [name, value] of Object.entries(headers)) {
+    for (const item of Array.isArray(value) ? value : [value])
+      bytes += name.length + 4 + Buffer.byteLength(String(item));
+  }
+  return bytes;
+}
+
+function checkStatus(status: number): void {
+  // 1xx are interim: written as the final answer they leave the client waiting for one that never comes.
+  if (!Number.isInteger(status) || status < 200 || status > 599) {
+    throw new RestbusError('BAD_REPLY', `the reply carries status ${status}, which cannot end an HTTP response`);
+  }
+}
+
+function toText(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (err) {
+    // JSON.parse reads any depth, JSON.stringify recurses: a deeply nested body parses and cannot be written.
+    throw new RestbusError(
+      'BAD_REPLY',
+      'the reply body cannot be serialised as JSON (nested too deeply or too large)',
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
 /**
  * Writes a reply as the HTTP response: status 200 when absent; no body for null/absent bodies and for 204/304;
  * a string verbatim (text/plain unless the reply names a type); any other JSON value as JSON.
- * Throws, before anything is sent, when the reply's headers are not valid HTTP headers (the caller answers 502).
+ * The gateway's own headers (`ownHeaders`, and `date`) win over the reply's; `vary` is merged so neither side's
+ * cache key is lost. Throws a `BAD_REPLY` RestbusError, before anything is written to `res`, when the reply cannot
+ * be an HTTP response: a status outside 200–599, headers HTTP cannot carry or too large, a body JSON cannot write.
  */
-export function sendReply(res: ServerResponse, reply: ResponseMessage, extraHeaders: OutgoingHttpHeaders): void {
+export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeaders: OutgoingHttpHeaders): void {
   const status = reply.status ?? 200;
-  const headers: OutgoingHttpHeaders = { ...extraHeaders };
+  checkStatus(status);
+  // No prototype: a reply header named `__proto__` or `constructor` is just a header.
+  const headers: OutgoingHttpHeaders = Object.assign(Object.create(null) as OutgoingHttpHeaders, ownHeaders);
   let type: string | undefined;
-  if (reply.headers) {
-    for (const name of Object.keys(reply.headers)) {
-      const lower = name.toLowerCase();
-      if (HOP_BY_HOP.has(lower)) continue;
-      const value = reply.headers[name];
-      if (lower === 'content-type') type = String(value);
-      else headers[lower] = typeof value === 'number' ? String(value) : value;
-    }
+  for (const [name, raw] of Object.entries(reply.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || lower === 'date') continue;
+    const value = typeof raw === 'number' ? String(raw) : (raw as Exclude<HeaderValue, number>);
+    checkHeader(name, value);
+    if (lower === 'content-type') type = String(value);
+    else if (!Object.hasOwn(ownHeaders, lower)) headers[lower] = value;
+    else if (lower === 'vary') headers.vary = `${String(ownHeaders.vary)}, ${String(value)}`;
   }
   const body = reply.body;
   let text: string | undefined;
@@ -35,13 +99,21 @@ export function sendReply(res: ServerResponse, reply: ResponseMessage, extraHead
       text = body;
       type ??= 'text/plain; charset=utf-8';
     } else {
-      text = JSON.stringify(body);
+      text = toText(body);
       type ??= 'application/json; charset=utf-8';
     }
   }
   if (type !== undefined) headers['content-type'] = withCharset(type);
   if (text !== undefined) headers['content-length'] = Buffer.byteLength(text);
   else if (status !== 204 && status !== 304) headers['content-length'] = 0;
-  res.writeHead(status, headers);
+  const size = headBytes(headers);
+  if (size > MAX_HEAD_BYTES) {
+    throw new RestbusError(
+      'BAD_REPLY',
+      `the reply headers are too large: the response head would be about ${size} bytes, over the ${MAX_HEAD_BYTES} an HTTP client accepts`,
+    );
+  }
+  // The reason phrase is named so that it always matches the status written.
+  res.writeHead(status, STATUS_CODES[status] ?? 'Unknown', headers);
   res.end(text);
 }

@@ -166,7 +166,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic },
         'the reply cannot be written as an HTTP response',
       );
-      sendError(res, 'BAD_REPLY', 'the service replied with headers HTTP cannot carry', headers);
+      // sendReply says what is wrong (status, which header, the body); anything else is not the reply's to explain.
+      const message = isRestbusError(err) ? err.message : 'the reply cannot be written as an HTTP response';
+      sendError(res, 'BAD_REPLY', message, headers);
     }
   }
 

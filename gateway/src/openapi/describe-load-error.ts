@@ -15,6 +15,12 @@ function describePointer(pointer: string): string {
 export function describeLoadError(file: string, err: unknown): RestbusError {
   const failure = (err ?? {}) as ParserFailure;
   const message = String(failure.message ?? err);
+  if (err instanceof RangeError && /call stack/i.test(message)) {
+    // The parser recurses while resolving, before the nesting can be measured.
+    return new RestbusError('OPENAPI_INVALID', `${file}: nests too deeply to load (thousands of levels)`, {
+      cause: err,
+    });
+  }
   if (failure.code === 'EPARSER') {
     // "Error parsing <file>: <reason> (<line>:<column>)\n<excerpt>"
     const parsed = /^Error parsing (.*?): (.*?)(?: \((\d+):(\d+)\))?$/m.exec(message);

@@ -1,8 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { loadApi, loadApis } from './load-api';
+import { loadApi, loadApis, type LoadOptions } from './load-api';
+import { LOAD_LIMITS } from './load-limits';
 
 const personApi = resolve(__dirname, '../../../person-service/person-api.yml');
 let dir: string;
@@ -20,8 +23,8 @@ async function fixture(name: string, text: string): Promise<string> {
   return file;
 }
 
-async function errorOf(file: string): Promise<RestbusError> {
-  const err = await loadApi(file).then(
+async function errorOf(file: string, options?: LoadOptions): Promise<RestbusError> {
+  const err = await loadApi(file, options).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -161,6 +164,181 @@ describe('loadApis', () => {
     const second = await fixture('second.yml', api('/items/{itemId}'));
     await expect(loadApis([first, second])).rejects.toThrow(
       `GET /items/{itemId} is described twice: in ${first} (as /items/{id}) and in ${second}`,
+    );
+  });
+});
+
+/** Each level refers to the one below twice: fully dereferenced, it has 2^levels copies of the bottom. */
+function exponentialApi(levels: number): string {
+  const schemas: Record<string, unknown> = { L0: { type: 'string' } };
+  for (let level = 1; level <= levels; level++) {
+    const below = { $ref: `#/components/schemas/L${level - 1}` };
+    schemas[`L${level}`] = { type: 'object', properties: { a: below, b: below } };
+  }
+  return JSON.stringify({
+    openapi: '3.0.3',
+    info: { title: 't', version: '1' },
+    paths: {
+      '/x': {
+        post: {
+          requestBody: { content: { 'application/json': { schema: { $ref: `#/components/schemas/L${levels}` } } } },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+    components: { schemas },
+  });
+}
+
+const refTo = (target: string) =>
+  `openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get:\n      responses:\n        "200": {$ref: "${target}"}\n`;
+
+describe('loadApi within bounds', () => {
+  let apiDir: string;
+  let outside: string;
+
+  beforeAll(async () => {
+    apiDir = join(dir, 'bounded', 'api');
+    outside = join(dir, 'bounded', 'outside');
+    await mkdir(apiDir, { recursive: true });
+    await mkdir(outside, { recursive: true });
+    await writeFile(join(outside, 'ok.yml'), 'ok:\n  description: from outside\n');
+  });
+
+  it('refuses a document whose $refs expand exponentially, naming the file, a $ref and the limit', async () => {
+    const file = join(apiDir, 'exponential.json');
+    await writeFile(file, exponentialApi(24));
+    const err = await errorOf(file);
+    expect(err.code).toBe('OPENAPI_INVALID');
+    expect(err.message).toContain(`${file}: `);
+    expect(err.message).toMatch(/"#\/components\/schemas\/L\d+"/);
+    expect(err.message).toContain(String(LOAD_LIMITS.expandedNodes));
+  });
+
+  it('still loads a document whose repeated $refs stay within the bound', async () => {
+    const file = join(apiDir, 'repeated.json');
+    await writeFile(file, exponentialApi(8));
+    const [endpoint] = await loadApi(file);
+    const body = endpoint.operation.requestBody as { content: Record<string, { schema: { type: string } }> };
+    expect(body.content['application/json'].schema.type).toBe('object');
+  });
+
+  it('refuses a document nested deeper than the limit, saying where', async () => {
+    const file = join(apiDir, 'deep.json');
+    let example: unknown = 'bottom';
+    for (let level = 0; level < LOAD_LIMITS.depth + 10; level++) example = { down: example };
+    await writeFile(
+      file,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/a': { get: { responses: { '200': { description: 'ok', content: { 'text/plain': { example } } } } } },
+        },
+      }),
+    );
+    const err = await errorOf(file);
+    expect(err.message).toMatch(
+      new RegExp(`^${file}: .*deeper than the limit of ${LOAD_LIMITS.depth} levels.*/paths/~1a/get`),
+    );
+  });
+
+  it('says that a JSON document nested thousands of levels deep nests too deeply, instead of a stack overflow', async () => {
+    const file = join(apiDir, 'very-deep.json');
+    const example = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    await writeFile(file, `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{},"x-deep":${example}}`);
+    expect((await errorOf(file)).message).toBe(`${file}: nests too deeply to load (thousands of levels)`);
+  });
+
+  it('refuses a $ref to a file outside the API folder, naming that file and the flag that allows it', async () => {
+    const file = join(apiDir, 'escape.yml');
+    await writeFile(file, refTo('../outside/ok.yml#/ok'));
+    const err = await errorOf(file);
+    expect(err.code).toBe('OPENAPI_INVALID');
+    expect(err.message).toContain(`${file}: `);
+    expect(err.message).toContain(join(outside, 'ok.yml'));
+    expect(err.message).toContain('--allowOutsideRefs');
+  });
+
+  it('refuses an absolute $ref to a system file', async () => {
+    const file = join(apiDir, 'system.yml');
+    await writeFile(file, refTo('/etc/hostname'));
+    expect((await errorOf(file)).message).toContain('/etc/hostname');
+  });
+
+  it('refuses a symbolic link in the API folder that leads outside it', async () => {
+    await symlink(join(outside, 'ok.yml'), join(apiDir, 'link.yml'));
+    const file = join(apiDir, 'via-link.yml');
+    await writeFile(file, refTo('link.yml#/ok'));
+    expect((await errorOf(file)).message).toContain(join(apiDir, 'link.yml'));
+  });
+
+  it('follows a $ref outside the API folder when allowOutsideRefs is set', async () => {
+    const file = join(apiDir, 'allowed.yml');
+    await writeFile(file, refTo('../outside/ok.yml#/ok'));
+    const [endpoint] = await loadApi(file, { allowOutsideRefs: true });
+    expect(endpoint.desc.responses['200']).toEqual({ status: '200', headers: {}, examples: {} });
+  });
+
+  it('follows a $ref into a subfolder of the API folder', async () => {
+    await mkdir(join(apiDir, 'parts'), { recursive: true });
+    await writeFile(join(apiDir, 'parts', 'ok.yml'), 'ok:\n  description: inside\n');
+    const file = join(apiDir, 'inside.yml');
+    await writeFile(file, refTo('parts/ok.yml#/ok'));
+    expect(await loadApi(file)).toHaveLength(1);
+  });
+
+  it('refuses a document whose $refs read more files than the limit, naming the one over it', async () => {
+    await writeFile(join(apiDir, 'first.yml'), 'ok: {$ref: "second.yml#/ok"}\n');
+    await writeFile(join(apiDir, 'second.yml'), 'ok: {description: ok}\n');
+    const file = join(apiDir, 'chain.yml');
+    await writeFile(file, refTo('first.yml#/ok'));
+    expect((await errorOf(file, { limits: { ...LOAD_LIMITS, files: 2 } })).message).toBe(
+      `${file}: cannot resolve a $ref: ${join(apiDir, 'second.yml')} would be file 3, more than the limit of 2 files`,
+    );
+  });
+
+  describe('with a FIFO', () => {
+    let fifo: string;
+    beforeAll(() => {
+      fifo = join(dir, 'bounded', 'api.fifo');
+      execFileSync('mkfifo', [fifo]);
+    });
+    afterAll(() => {
+      // A reader stuck in open() on the FIFO (the old behaviour) would keep a libuv thread: let it go.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // No reader waits: nothing to release.
+      }
+    });
+
+    it('refuses it as the API file at once, saying it is not a regular file', async () => {
+      const err = await errorOf(fifo);
+      expect(err.message).toBe(`${fifo}: cannot read the API description: it is a FIFO, not a regular file`);
+    });
+
+    it('refuses a $ref to it at once', async () => {
+      const file = join(dir, 'bounded', 'to-fifo.yml');
+      await writeFile(file, refTo('api.fifo#/ok'));
+      expect((await errorOf(file)).message).toBe(
+        `${file}: cannot resolve a $ref: ${fifo} is a FIFO, not a regular file`,
+      );
+    });
+  });
+
+  it('refuses /dev/zero as the API file at once', async () => {
+    expect((await errorOf('/dev/zero')).message).toBe(
+      '/dev/zero: cannot read the API description: it is a character device, not a regular file',
+    );
+  });
+
+  it('refuses an API file above the size limit before reading it', async () => {
+    const file = join(dir, 'bounded', 'huge.yml');
+    await writeFile(file, '');
+    await truncate(file, LOAD_LIMITS.fileBytes + 1);
+    expect((await errorOf(file)).message).toBe(
+      `${file}: cannot read the API description: it has ${LOAD_LIMITS.fileBytes + 1} bytes, more than the limit of ${LOAD_LIMITS.fileBytes}`,
     );
   });
 });

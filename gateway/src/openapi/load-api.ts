@@ -1,7 +1,10 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { HTTP_METHODS, RestbusError, type EndpointDesc, type HttpMethod, type ResponseDesc } from '@restbus/infra';
+import { assertBoundedExpansion, type RefTarget } from './assert-bounded-expansion';
+import { createApiFileReader } from './create-api-file-reader';
 import { describeLoadError } from './describe-load-error';
 import { toJsfUri, type ApiEndpoint } from './endpoint';
+import { LOAD_LIMITS, type LoadLimits } from './load-limits';
 
 type Json = Record<string, unknown>;
 
@@ -75,18 +78,75 @@ function assertSafePath(file: string, uri: string): void {
   }
 }
 
+export interface LoadOptions {
+  /** Let `$refs` read local files outside the API file's folder (`--allowOutsideRefs`). */
+  allowOutsideRefs?: boolean;
+  limits?: Readonly<LoadLimits>;
+}
+
+/** The parts of the parser's `$refs` registry the measuring needs (typed loosely by swagger-parser). */
+interface RefRegistry {
+  _root$Ref: { path: string };
+  _resolve(path: string, pathFromRoot: string, options?: unknown): { value: unknown; path: string } | null;
+}
+
+/** A `$ref` resolved against the file it is written in, as the parser does (paths are URL-like, no scheme). */
+function resolveRefUrl(base: string, ref: string): string {
+  const scratch = 'https://scratch.invalid';
+  const resolved = new URL(ref, new URL(base, scratch));
+  return resolved.origin === scratch ? resolved.pathname + resolved.search + resolved.hash : resolved.href;
+}
+
+/**
+ * Parses, resolves, measures, dereferences and validates. The parser's dereferencing and schema validation walk
+ * the document fully expanded, which repeated `$refs` make exponential, so the expanded size is measured (in
+ * linear time) between resolving and dereferencing, and a document past the limits is refused before either.
+ */
+async function parseWithinLimits(file: string, options: LoadOptions): Promise<Json> {
+  const limits = options.limits ?? LOAD_LIMITS;
+  const reader = createApiFileReader({ file, allowOutsideRefs: options.allowOutsideRefs === true, limits });
+  const parser = new SwaggerParser();
+  const resolveAll = parser.resolve.bind(parser) as (...args: unknown[]) => Promise<unknown>;
+  // validate() resolves through this.resolve: an own property puts the measuring between the two steps.
+  Object.assign(parser, {
+    async resolve(...args: unknown[]) {
+      const refs = (await resolveAll(...args)) as RefRegistry;
+      const parserOptions = args[2];
+      assertBoundedExpansion({
+        file,
+        document: parser.api,
+        url: refs._root$Ref.path,
+        limits,
+        resolveRef(ref: string, base: string): RefTarget | undefined {
+          try {
+            const pointer = refs._resolve(resolveRefUrl(base, ref), '', parserOptions);
+            return pointer ? { value: pointer.value, url: pointer.path } : undefined;
+          } catch {
+            return undefined;
+          }
+        },
+      });
+      return refs;
+    },
+  });
+  try {
+    return (await parser.validate(file, {
+      dereference: { circular: 'ignore' },
+      resolve: { file: { read: ({ url }: { url: string }) => reader.read(url) } },
+    })) as unknown as Json;
+  } catch (err) {
+    throw reader.refusal() ?? (err instanceof RestbusError ? err : describeLoadError(file, err));
+  }
+}
+
 /**
  * Loads a Swagger 2.0 or OpenAPI 3.0/3.1 file (YAML or JSON, `$ref`s across files resolved), validates it against
  * the official schemas, and lists its operations as endpoints. Any problem is one `OPENAPI_INVALID` error naming
- * the file and what is wrong where.
+ * the file and what is wrong where. The work is bounded (see `LOAD_LIMITS`), and `$refs` read only regular files
+ * inside the API file's folder unless `allowOutsideRefs`.
  */
-export async function loadApi(file: string): Promise<ApiEndpoint[]> {
-  let document: Json;
-  try {
-    document = (await SwaggerParser.validate(file, { dereference: { circular: 'ignore' } })) as unknown as Json;
-  } catch (err) {
-    throw describeLoadError(file, err);
-  }
+export async function loadApi(file: string, options: LoadOptions = {}): Promise<ApiEndpoint[]> {
+  const document = await parseWithinLimits(file, options);
   const dialect = document.swagger === '2.0' ? '2.0' : String(document.openapi).startsWith('3.1') ? '3.1' : '3.0';
   const endpoints: ApiEndpoint[] = [];
   for (const [uri, item] of Object.entries((document.paths ?? {}) as Record<string, Json>)) {
@@ -112,11 +172,11 @@ function routeKey(desc: EndpointDesc): string {
 }
 
 /** Loads several files into one list of endpoints; the same method and path in two files is an error naming both. */
-export async function loadApis(files: readonly string[]): Promise<ApiEndpoint[]> {
+export async function loadApis(files: readonly string[], options: LoadOptions = {}): Promise<ApiEndpoint[]> {
   const all: ApiEndpoint[] = [];
   const seen = new Map<string, ApiEndpoint>();
   for (const file of files) {
-    for (const endpoint of await loadApi(file)) {
+    for (const endpoint of await loadApi(file, options)) {
       const key = routeKey(endpoint.desc);
       const earlier = seen.get(key);
       if (earlier) {

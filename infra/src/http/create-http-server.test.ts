@@ -87,3 +87,11 @@ describe('createHttpServer', () => {
     expect(statusOf(text)).toBe('HTTP/1.1 408 Request Timeout');
   });
 });
+
+describe('createHttpServer limits', () => {
+  it('takes a headers timeout above the request timeout as the request timeout, instead of refusing to start', () => {
+    const server = createHttpServer(() => undefined, { limits: { headersTimeoutMs: 20_000, requestTimeoutMs: 5_000 } });
+    expect(server.headersTimeout).toBe(5_000);
+    expect(server.requestTimeout).toBe(5_000);
+  });
+});

@@ -81,7 +81,8 @@ export function createHttpServer<
     {
       IncomingMessage: options.IncomingMessage,
       ServerResponse: options.ServerResponse,
-      headersTimeout: limits.headersTimeoutMs,
+      // Node refuses a headers timeout above the request timeout; the headers are part of the request anyway.
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       // Node checks the two timeouts above on this interval (30 s by default, which would stretch them).

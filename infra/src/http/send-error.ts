@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { ErrorCodes, type ErrorCode } from '../errors/restbus-error';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -17,7 +17,12 @@ export function sendError(
     return;
   }
   const body = JSON.stringify({ error: message, code });
-  res.writeHead(status, { ...headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+  // The reason phrase is named: a failed writeHead before this one may have left its own (a "502 OK").
+  res.writeHead(status, STATUS_CODES[status] ?? '', {
+    ...headers,
+    'content-type': JSON_TYPE,
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 

@@ -1,0 +1,42 @@
+import { DEFAULT_HTTP_LIMITS, loadConfig } from '@restbus/infra';
+import { gatewayProgram, type GatewayConfig } from '../config';
+
+const load = (argv: string[], env: Record<string, string> = {}): Readonly<GatewayConfig> =>
+  loadConfig<GatewayConfig>(gatewayProgram, { argv: ['-r', 'api.yml', ...argv], env });
+
+describe('the HTTP limits of the gateway configuration', () => {
+  it("default to infra's HTTP limits", () => {
+    expect(load([])).toMatchObject({
+      headersTimeout: DEFAULT_HTTP_LIMITS.headersTimeoutMs,
+      requestTimeout: DEFAULT_HTTP_LIMITS.requestTimeoutMs,
+      maxConnections: DEFAULT_HTTP_LIMITS.maxConnections,
+    });
+  });
+
+  it('are read from the flags', () => {
+    expect(load(['--headersTimeout', '500', '--requestTimeout', '2000', '--maxConnections', '64'])).toMatchObject({
+      headersTimeout: 500,
+      requestTimeout: 2000,
+      maxConnections: 64,
+    });
+  });
+
+  it('are read from the environment, and the flags win', () => {
+    const env = {
+      GATEWAY_HEADERS_TIMEOUT_MS: '700',
+      GATEWAY_REQUEST_TIMEOUT_MS: '3000',
+      GATEWAY_MAX_CONNECTIONS: '10',
+    };
+    expect(load([], env)).toMatchObject({ headersTimeout: 700, requestTimeout: 3000, maxConnections: 10 });
+    expect(load(['--maxConnections', '20'], env)).toMatchObject({ maxConnections: 20 });
+  });
+
+  it.each([
+    ['a zero request timeout, which Node takes for none', ['--requestTimeout', '0'], '--requestTimeout'],
+    ['a headers timeout that is not a number', ['--headersTimeout', 'soon'], '--headersTimeout'],
+    ['no connections at all', ['--maxConnections', '0'], '--maxConnections'],
+  ])('refuse %s, naming the flag and the variable', (_what, argv, flag) => {
+    expect(() => load(argv)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    expect(() => load(argv)).toThrow(new RegExp(`${flag} / GATEWAY_`));
+  });
+});

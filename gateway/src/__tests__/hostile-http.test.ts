@@ -1,0 +1,181 @@
+import { STATUS_CODES } from 'node:http';
+import { resolve } from 'node:path';
+import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
+import pino from 'pino';
+import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
+import { createSeededRandom, recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { createHostileRequests } from './hostile-requests';
+import { exchangeRaw, type RawExchange } from './raw-http';
+import { createRogueReplies, type RogueReply } from './rogue-replies';
+import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
+
+const REQUESTS = 300;
+const REPLIES = 200;
+const BATCH = 25;
+const REPO = resolve(__dirname, '../../..');
+// A stack frame, a source position, Node's internals or a path of this machine: none belongs in an answer.
+const LEAKS = [
+  /\n\s*at\s/,
+  /\bat \S+ \(/,
+  /node:internal/,
+  /node_modules/,
+  /\.[jt]s:\d+/,
+  /\/(home|root|usr|tmp|work)\//,
+];
+
+let nats: TestNatsServer;
+let link: NatsLink;
+let service: NatsConnection;
+let gateway: TestGateway;
+let port: number;
+const rogue: RogueReply[] = [];
+const GOOD_REPLY: RogueReply = { kind: 'good', payload: '{"status":200,"body":{"ok":true}}', headers: {} };
+/** Replies the responder could not send (NATS refused them): the generator's mistakes, not the gateway's. */
+const unsent: string[] = [];
+
+beforeAll(async () => {
+  nats = await startNatsServer({ maxPayload: 4 * 1024 * 1024 });
+  link = createNatsLink({ servers: nats.url, name: 'hostile', logger: pino({ level: 'silent' }) });
+  await link.ready();
+  service = await connect({ servers: nats.url });
+  // The rogue responder answers case N of the list with reply N; the other endpoints answer like a good service.
+  service.subscribe('easer.get_/rogue', {
+    callback: (_err, msg) => {
+      // A hostile request may reach this subject too: it gets a good reply.
+      const reply = rogue[Number(msg.json<RequestMessage>().request.headers['x-case'])] ?? GOOD_REPLY;
+      try {
+        const headers = natsHeaders();
+        for (const [name, value] of Object.entries(reply.headers)) headers.set(name, value);
+        msg.respond(reply.payload, { headers });
+      } catch (err) {
+        unsent.push(`${reply.kind}: ${String(err)}`);
+      }
+    },
+  });
+  for (const subject of ['easer.get_/items', 'easer.post_/items', 'easer.put_/items/{id}']) {
+    service.subscribe(subject, { callback: (_err, msg) => msg.respond('{"status":200,"body":{"ok":true}}') });
+  }
+  await service.flush();
+  gateway = await startTestGateway(
+    [
+      testEndpoint('get', '/items'),
+      testEndpoint('post', '/items'),
+      testEndpoint('put', '/items/{id}'),
+      testEndpoint('get', '/rogue'),
+    ],
+    {
+      link,
+      bodyLimit: 4096,
+      timeoutMs: 1000,
+      // Short, so that a client that stops sending is answered within the suite's time.
+      limits: { headersTimeoutMs: 400, requestTimeoutMs: 400, keepAliveTimeoutMs: 400 },
+    },
+  );
+  port = Number(new URL(gateway.url).port);
+});
+afterAll(async () => {
+  await gateway?.close();
+  await link?.drain();
+  await service?.close();
+  await nats?.dispose();
+});
+
+interface Finding {
+  kind: 'crashes' | 'nonJson' | 'leaks';
+  what: string;
+}
+
+/** What is wrong with one answer, by the rules every answer must keep; nothing when it is fine. */
+function judge(
+  exchange: RawExchange,
+  options: { requestId?: string; isHead?: boolean; gaveUp?: boolean } = {},
+): Finding[] {
+  const { requestId, isHead, gaveUp } = options;
+  if (exchange.timedOut) return [{ kind: 'crashes', what: 'no answer in time' }];
+  // A client that ends its side before the answer has given up: Node closes the connection (no half-open HTTP).
+  if (exchange.closedSilently) return gaveUp ? [] : [{ kind: 'crashes', what: 'closed without an answer' }];
+  // Interim answers (100 Continue) come before the final one.
+  const text = exchange.text.replace(/^(HTTP\/1\.1 1\d\d [^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n)+/, '');
+  const split = text.indexOf('\r\n\r\n');
+  const status = /^HTTP\/1\.1 (\d{3}) ([^\r\n]*)\r\n/.exec(text);
+  if (!status || split < 0)
+    return [{ kind: 'nonJson', what: `not an HTTP response: ${JSON.stringify(text.slice(0, 80))}` }];
+  const code = Number(status[1]);
+  const head = text.slice(0, split).toLowerCase();
+  const body = Buffer.from(text.slice(split + 4), 'latin1').toString('utf8');
+  const findings: Finding[] = [];
+  for (const pattern of LEAKS) {
+    if (pattern.test(body) || body.includes(REPO))
+      findings.push({ kind: 'leaks', what: `${pattern} in ${body.slice(0, 120)}` });
+  }
+  if (code < 200 || code > 599) findings.push({ kind: 'nonJson', what: `final status ${code}` });
+  if (code >= 400) {
+    if (status[2] !== (STATUS_CODES[code] ?? status[2]))
+      findings.push({ kind: 'nonJson', what: `status line "${code} ${status[2]}"` });
+    if (!head.includes('\r\ncontent-type: application/json'))
+      findings.push({ kind: 'nonJson', what: `${code} not JSON` });
+    // A response to HEAD has the headers of the answer and no body.
+    if (isHead) return findings;
+    try {
+      const parsed = JSON.parse(body) as { error?: unknown; code?: unknown };
+      if (typeof parsed.error !== 'string' || typeof parsed.code !== 'string') {
+        findings.push({ kind: 'nonJson', what: `${code} body ${body.slice(0, 80)}` });
+      }
+    } catch {
+      findings.push({ kind: 'nonJson', what: `${code} body not JSON: ${JSON.stringify(body.slice(0, 80))}` });
+    }
+  }
+  // The gateway's own request id wins over anything a reply says.
+  if (requestId && !head.includes(`\r\nx-request-id: ${requestId}\r\n`)) {
+    findings.push({ kind: 'nonJson', what: `${code} without the request id ${requestId}` });
+  }
+  return findings;
+}
+
+async function inBatches<T>(items: T[], run: (item: T, index: number) => Promise<Finding[]>): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (let i = 0; i < items.length; i += BATCH) {
+    const results = await Promise.all(items.slice(i, i + BATCH).map((item, j) => run(item, i + j)));
+    findings.push(...results.flat());
+  }
+  return findings;
+}
+
+describe('the gateway under hostile requests and rogue replies', () => {
+  it(`answers ${REQUESTS} malformed requests and ${REPLIES} rogue replies with JSON errors or valid responses, and keeps serving`, async () => {
+    const requests = createHostileRequests(createSeededRandom(20261209), REQUESTS);
+    rogue.push(...createRogueReplies(createSeededRandom(1209), REPLIES));
+
+    const requestFindings = await inBatches(requests, async (request) => {
+      const exchange = await exchangeRaw(port, request.bytes, { halfClose: request.halfClose });
+      return judge(exchange, { isHead: request.bytes.startsWith('HEAD '), gaveUp: request.halfClose }).map(
+        (finding) => ({
+          ...finding,
+          what: `${request.kind} ${JSON.stringify(request.bytes.slice(0, 60))}: ${finding.what}`,
+        }),
+      );
+    });
+    const replyFindings = await inBatches(rogue, async (reply, index) => {
+      const requestId = `case-${index}`;
+      const raw = `GET /rogue HTTP/1.1\r\nHost: h\r\nX-Case: ${index}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n`;
+      return judge(await exchangeRaw(port, raw), { requestId }).map((finding) => ({
+        ...finding,
+        what: `${reply.kind} ${JSON.stringify(String(reply.payload).slice(0, 60))}: ${finding.what}`,
+      }));
+    });
+
+    const health = await fetch(`${gateway.url}/-/health`).catch(() => undefined);
+    const normal = await fetch(`${gateway.url}/items`).catch(() => undefined);
+    const findings = [...requestFindings, ...replyFindings];
+    if (health?.status !== 200 || normal?.status !== 200) findings.push({ kind: 'crashes', what: 'stopped serving' });
+    const count = (kind: Finding['kind']): number => findings.filter((finding) => finding.kind === kind).length;
+    recordHostileCounts('gateway', {
+      tried: { requests: requests.length, replies: rogue.length },
+      found: { crashes: count('crashes'), nonJson: count('nonJson'), leaks: count('leaks') },
+    });
+    expect(unsent).toEqual([]);
+    expect(findings.slice(0, 10)).toEqual([]);
+    expect(await normal?.json()).toEqual({ ok: true });
+    expect(gateway.gateway.inFlight()).toBe(0);
+  });
+});
