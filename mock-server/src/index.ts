@@ -11,3 +11,4 @@ export type { MockServer, MockServerOptions } from './server/start-mock-server';
 export { checkProject } from './server/check-project';
 export { createSchemaCheck } from './project/create-schema-check';
 export type { SchemaProblem } from './project/create-schema-check';
+export { checkStaticRoots } from './static/check-static-roots';

@@ -63,6 +63,10 @@ environments:
     proxyException:
       active: true
       urlPrefixList: [/monitoring/isAlive, /Flight/legs/.*/closeLeg]
+  securedProxy:
+    requireLogin: true
+    remoteServices:
+      - { uri: /users, ${remote}, active: true }
   inactiveExceptions:
     remoteServices:
       - { uri: /*, ${remote}, active: true }
@@ -134,6 +138,47 @@ describe('proxy rules', () => {
     const leg = await rawGet(server.url, '/rest/Flight/legs/12/closeLeg');
     expect(leg.status).toBe(404);
     expect(isRemote((await rawGet(server.url, '/rest/Flight/legs')).body)).toBe(true);
+  });
+
+  it.each([
+    '/rest/monitoring//isAlive',
+    '/rest/MONITORING/isAlive',
+    '/rest/monitoring/is%41live',
+    '//rest/monitoring/isAlive',
+  ])('serves %s here: an exception holds for every spelling of its path', async (path) => {
+    const server = await serve('devProxyWithExceptions');
+    const response = await rawGet(server.url, path);
+    expect(response.body).toBe('true\n');
+  });
+
+  it.each([
+    '/rest/../admin',
+    '/rest/%2e%2e/admin',
+    '/rest/x/.%2E/admin',
+    '/rest/./users',
+    '/rest/a%2fb',
+    '/rest/a%5cb',
+  ])('refuses %s with 400 instead of forwarding a path the remote would resolve differently', async (path) => {
+    const server = await serve('devProxyWithExceptions');
+    const response = await rawGet(server.url, path);
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
+  it('forwards the path it matched, not the spelling the client sent', async () => {
+    const server = await serve('devProxy');
+    const seen = JSON.parse((await rawGet(server.url, '/rest//users/%37?q=%2F')).body) as { url: string };
+    expect(seen.url).toBe('/rest/users/7?q=%2F');
+  });
+
+  it('asks for the login before forwarding when the environment requires it', async () => {
+    const server = await serve('securedProxy');
+    const without = await rawGet(server.url, '/rest/users/7');
+    expect(without.status).toBe(401);
+    expect(isRemote(without.body)).toBe(false);
+    const login = `Basic ${Buffer.from('alice:s3cret:pass').toString('base64')}`;
+    const response = await fetch(`${server.url}/rest/users/7`, { headers: { authorization: login } });
+    expect(isRemote(await response.text())).toBe(true);
   });
 
   it('ignores the exceptions when proxyException is not active', async () => {

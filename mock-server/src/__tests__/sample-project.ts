@@ -18,6 +18,7 @@ environments:
   development: {}
   secured:
     requireLogin: true
+    openPaths: [/rest/monitoring]
 `,
   'config.yml': `projectName: demo
 apiVersion: v1.2.3

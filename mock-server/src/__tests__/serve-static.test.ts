@@ -73,8 +73,8 @@ describe('static folders', () => {
     }
   }
 
-  it('answers 403 for an explicit .. and for a symlink that leads out', async () => {
-    expect((await rawGet(server.url, '/data/%2e%2e/config.yml')).status).toBe(403);
+  it('answers 400 for an encoded .. (refused before any folder is looked at) and 403 for a symlink that leads out', async () => {
+    expect((await rawGet(server.url, '/data/%2e%2e/config.yml')).status).toBe(400);
     expect((await rawGet(server.url, '/data/link.txt')).status).toBe(403);
   });
 

@@ -4,6 +4,7 @@ import { assertProjectFolder } from './assert-project-folder';
 import { createSchemaCheck, type SchemaProblem } from './create-schema-check';
 import { readYamlFile, type YamlFile } from './read-yaml-file';
 import { routeKey } from './route-key';
+import { findUriTemplateProblem } from '../services/compile-uri-template';
 import { projectConfigSchema, serverConfigSchema, serviceSchema } from './schemas';
 
 type Json = Record<string, unknown>;
@@ -126,6 +127,11 @@ export async function loadProject(options: { projectDir: string; environment?: s
       continue;
     }
     const descriptor = value as ServiceDescriptor['descriptor'];
+    const templateProblem = findUriTemplateProblem(descriptor.uriTemplate);
+    if (templateProblem) {
+      problems.push(`${file.file.name}:${file.file.lineOf('/uriTemplate')}: /uriTemplate: ${templateProblem}`);
+      continue;
+    }
     for (const method of Object.keys(descriptor.methods)) {
       const key = routeKey(method, descriptor.uriTemplate);
       const other = routes.get(key);

@@ -158,6 +158,12 @@ const environment = {
       type: 'object',
       properties: { active: { type: 'boolean' }, urlPrefixList: { type: 'array', items: { type: 'string' } } },
     },
+    requireLogin: { type: 'boolean' },
+    // Paths answered without login when requireLogin is set (prefixes, e.g. a health check).
+    openPaths: { type: 'array', items: { type: 'string', pattern: '^/' } },
+    sessionSecret: { type: 'string' },
+    proxyTimeout: { type: 'integer', minimum: 1, maximum: 600000 },
+    implementationTimeout: { type: 'integer', minimum: 1, maximum: 600000 },
   },
 } as const;
 

@@ -17,13 +17,15 @@ export interface ProxyRules {
  * Compiles `remoteServices` and `proxyException` once. A rule's `uri` is a regular expression anchored right after
  * `serviceUrlPrefix`: `/rest/users` can match, `/restaurant` and `/static/rest/x` cannot (upstream matched the
  * pattern anywhere in the URL, query included). The first rule whose `uri` matches decides: when it is not
- * `active` the request stays here.
+ * `active` the request stays here. Rules, exceptions and the prefix match the normalised path (see normalisePath)
+ * without regard to case, as the services do, so that no spelling reaches the remote past an exception.
  */
 export function compileProxyRules(environment: Environment, serviceUrlPrefix: string): ProxyRules {
   const prefix = serviceUrlPrefix.replace(/\/$/, '');
   const compile = (uri: string, where: string): RegExp => {
     try {
-      return new RegExp(`^(?:${uri})`);
+      // Without regard to case, as the services match: `/REST/Monitoring/isAlive` is the excepted path too.
+      return new RegExp(`^(?:${uri})`, 'i');
     } catch (err) {
       throw new RestbusError(
         'PROJECT_INVALID',
@@ -46,7 +48,10 @@ export function compileProxyRules(environment: Environment, serviceUrlPrefix: st
 
   return {
     targetOf(path) {
-      if (path !== prefix && !path.startsWith(`${prefix}/`)) return undefined;
+      const folded = path.slice(0, prefix.length).toLowerCase();
+      if (folded !== prefix.toLowerCase() || (path.length > prefix.length && path[prefix.length] !== '/')) {
+        return undefined;
+      }
       const rest = path.slice(prefix.length);
       if (exceptions.some((exception) => exception.test(rest))) return undefined;
       const rule = rules.find((candidate) => candidate.pattern.test(rest));

@@ -13,3 +13,19 @@ export function createLoginCheck(credentials: { user: string; pass: string }): (
     return timingSafeEqual(digest(given), expected);
   };
 }
+
+/**
+ * Whether a (normalised) path is one of `openPaths`, answered without login: a prefix matched at a segment
+ * boundary (`/rest/monitoring` opens `/rest/monitoring/isAlive`, not `/rest/monitoringX`), without regard to case
+ * (the services match paths that way too).
+ */
+export function createOpenPathCheck(openPaths: unknown): (path: string) => boolean {
+  const prefixes = (Array.isArray(openPaths) ? openPaths : [])
+    .filter((prefix): prefix is string => typeof prefix === 'string')
+    .map((prefix) => prefix.replace(/\/+$/, '').toLowerCase());
+  if (prefixes.length === 0) return () => false;
+  return (path) => {
+    const folded = path.toLowerCase();
+    return prefixes.some((prefix) => folded === prefix || folded.startsWith(`${prefix}/`) || prefix === '');
+  };
+}

@@ -10,10 +10,30 @@ export const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+/** Deeper than any API body needs; a body nested deeper costs the parser far more than its size suggests. */
+export const MAX_BODY_DEPTH = 64;
+
+/** Where a JSON text nests deeper than `max`, found in one pass over the bytes before anything is parsed. */
+function assertJsonDepth(bytes: Buffer, max: number): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === 0x5c)
+        i++; // a backslash escapes the next byte
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > max) throw new Error(`the JSON body nests deeper than ${max} levels`);
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+}
+
 /** JSON, urlencoded and text bodies, as upstream's `bodyParser()` read them; other types stay unread. */
 export function createBodyParser(limit: string): (req: Request, res: Response) => Promise<void> {
   const parsers: Middleware[] = [
-    express.json({ limit, strict: false }),
+    express.json({ limit, strict: false, verify: (_req, _res, bytes) => assertJsonDepth(bytes, MAX_BODY_DEPTH) }),
     express.urlencoded({ limit, extended: false }),
     express.text({ limit, type: 'text/*' }),
   ];
@@ -28,10 +48,12 @@ const OVERRIDABLE = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'O
  * Method override for clients that can only POST: the `X-HTTP-Method-Override` header or a `_method` body field
  * (what upstream's methodOverride read). Only a POST is overridden, as in express's method-override.
  */
-export function overrideMethod(req: Request): void {
-  if (req.method !== 'POST') return;
+export function overrideMethod(req: Request): boolean {
+  if (req.method !== 'POST') return false;
   const header = req.headers['x-http-method-override'];
   const field = (req.body as Record<string, unknown> | undefined)?._method;
   const wanted = typeof header === 'string' ? header : typeof field === 'string' ? field : undefined;
-  if (wanted && OVERRIDABLE.has(wanted.toUpperCase())) req.method = wanted.toUpperCase();
+  if (!wanted || !OVERRIDABLE.has(wanted.toUpperCase()) || wanted.toUpperCase() === 'POST') return false;
+  req.method = wanted.toUpperCase();
+  return true;
 }

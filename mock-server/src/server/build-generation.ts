@@ -1,12 +1,12 @@
-import { join } from 'node:path';
 import type { Logger } from '@restbus/infra';
 import type { Project } from '../project/load-project';
 import { compileProxyRules, type ProxyRules } from '../proxy/compile-proxy-rules';
-import { createLoginCheck } from '../request/check-login';
+import { createLoginCheck, createOpenPathCheck } from '../request/check-login';
 import { createServiceRoutes, type ServiceRouter } from '../services/create-service-routes';
 import { loadImplementations } from '../services/load-implementations';
 import { createMockFiles } from '../services/read-mock-files';
-import { createStaticFiles, createStaticMounts, type StaticFiles } from '../static/create-static-mounts';
+import { createProjectStatics } from '../static/create-project-statics';
+import type { StaticFiles } from '../static/create-static-mounts';
 
 /** Everything served from one load of the project; a hot reload builds a new one and swaps it in whole. */
 export interface Generation {
@@ -14,8 +14,11 @@ export interface Generation {
   proxy: ProxyRules;
   services: ServiceRouter;
   statics: StaticFiles;
-  /** Whether a request may use the services (basic authentication when the environment sets `requireLogin`). */
-  admits(req: Parameters<ReturnType<typeof createLoginCheck>>[0]): boolean;
+  /**
+   * Whether a request may have an answer at all: with `requireLogin`, basic authentication covers everything the
+   * server answers (services, static folders, proxied calls) except the environment's `openPaths`.
+   */
+  admits(req: Parameters<ReturnType<typeof createLoginCheck>>[0], path: string): boolean;
   realm: string;
   /** Modules that failed to load and functions that are missing: their services answer 500. */
   problems: string[];
@@ -25,7 +28,7 @@ export interface Generation {
 
 export function buildGeneration(project: Project, logger: Logger): Generation {
   const warnings: string[] = [];
-  const implementations = loadImplementations(project);
+  const implementations = loadImplementations(project, { logger });
   const problems = [...implementations.problems];
   const mockFiles = createMockFiles(project.environment.restapiRoot);
   const services = createServiceRoutes({
@@ -35,23 +38,16 @@ export function buildGeneration(project: Project, logger: Logger): Generation {
     logger,
     warn: (message) => warnings.push(message),
   });
-  const root = project.environment.restapiRoot;
-  const statics = createStaticFiles(
-    createStaticMounts([
-      { prefix: '/data', dir: join(root, 'data') },
-      { prefix: '/docs', dir: join(root, 'docs') },
-      { prefix: '/services', dir: join(root, project.config.servicesRoot) },
-      ...project.environment.documentRoots.map((dir) => ({ prefix: '', dir })),
-    ]),
-  );
+  const statics = createProjectStatics(project, (message) => warnings.push(message));
   const credentials = project.config.loginCredentials as { user: string; pass: string } | undefined;
   let admits: Generation['admits'] = () => true;
   if (project.environment.requireLogin === true) {
-    if (credentials) admits = createLoginCheck(credentials);
-    else {
-      warnings.push('requireLogin is set but config.yml has no loginCredentials: every service answers 401');
-      admits = () => false;
+    const isOpen = createOpenPathCheck(project.environment.openPaths);
+    const loggedIn = credentials ? createLoginCheck(credentials) : () => false;
+    if (!credentials) {
+      warnings.push('requireLogin is set but config.yml has no loginCredentials: every request answers 401');
     }
+    admits = (req, path) => isOpen(path) || loggedIn(req);
   }
   return {
     project,

@@ -4,6 +4,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type httpProxy from 'http-proxy';
 import { isRestbusError, RestbusError, sendError, type ErrorCode, type Logger } from '@restbus/infra';
+import { normalisePath } from '../request/normalise-path';
 import { createBodyParser, hasBody, overrideMethod } from '../request/parse-body';
 import { readMockDelay } from '../request/read-mock-delay';
 import { attachSession } from '../request/attach-session';
@@ -24,15 +25,25 @@ export interface MockAppDeps {
   bodyLimit?: string;
 }
 
-/** Body-parser errors carry a status and a type; everything else unexpected is a 500 without details. */
+// body-parser's own errors: their messages describe the body, never a file or the server.
+const BODY_ERROR = /^(entity|charset|encoding|parameters|stream)\./;
+
+/**
+ * What a failure tells the client. Our errors and body-parser's say what was wrong with the request; anything else
+ * (a file that vanished while being sent, whose error names its absolute path) gets a status and a generic message:
+ * the details are in the log only.
+ */
 function describeFailure(err: unknown): { code: ErrorCode; message: string; status?: number } {
   if (isRestbusError(err)) return { code: err.code, message: err.message };
   const failure = err as { status?: number; type?: string; message?: string };
   if (failure.type === 'entity.parse.failed')
     return { code: 'BAD_REQUEST', message: `the JSON body is malformed: ${failure.message}` };
   if (failure.type === 'entity.too.large') return { code: 'BODY_TOO_LARGE', message: 'the request body is too large' };
+  if (failure.type === 'entity.verify.failed') return { code: 'BAD_REQUEST', message: String(failure.message) };
+  if (failure.status === 404) return { code: 'NOT_FOUND', message: 'nothing is served at this path' };
   if (typeof failure.status === 'number' && failure.status >= 400 && failure.status < 500) {
-    return { code: 'BAD_REQUEST', message: failure.message ?? 'bad request', status: failure.status };
+    const message = BODY_ERROR.test(failure.type ?? '') && failure.message ? failure.message : 'bad request';
+    return { code: 'BAD_REQUEST', message, status: failure.status };
   }
   return { code: 'INTERNAL', message: 'internal error' };
 }
@@ -59,22 +70,32 @@ export function createMockApp(deps: MockAppDeps): MockApp {
   });
 
   async function serve(req: Request, res: Response, generation: Generation): Promise<void> {
-    const target = generation.proxy.targetOf(req.path);
+    // One spelling of the path for everything below: login, proxy rules and exceptions, services, static folders.
+    const path = normalisePath(req.path);
+    if (path !== req.path) {
+      const query = req.url.indexOf('?');
+      req.url = query < 0 ? path : `${path}${req.url.slice(query)}`;
+    }
+    if (!generation.admits(req, path)) {
+      throw Object.assign(new RestbusError('UNAUTHORIZED', 'this server needs the project login'), {
+        headers: { 'www-authenticate': `Basic realm=${JSON.stringify(generation.realm)}, charset="UTF-8"` },
+      });
+    }
+    const target = generation.proxy.targetOf(path);
     if (target) {
-      logger.debug({ method: req.method, url: req.originalUrl, target: target.target }, 'forwarding');
+      logger.debug({ method: req.method, url: req.url, target: target.target }, 'forwarding');
       proxy.web(req, res, { target: target.target });
       return;
     }
-    if (hasBody(req)) await parseBody(req, res);
-    overrideMethod(req);
 
-    const found = generation.services.find(req.method, req.path);
+    let found = generation.services.find(req.method, path);
+    // A body is read only where something uses it: an implementation function, or a POST's `_method` override.
+    const isService = 'route' in found || found.allow.length > 0;
+    const usesBody = req.method === 'POST' ? isService : 'route' in found && found.route.implemented;
+    if (usesBody && hasBody(req)) await parseBody(req, res);
+    if (overrideMethod(req)) found = generation.services.find(req.method, path);
+
     if ('route' in found) {
-      if (!generation.admits(req)) {
-        throw Object.assign(new RestbusError('UNAUTHORIZED', 'this service needs the project login'), {
-          headers: { 'www-authenticate': `Basic realm=${JSON.stringify(generation.realm)}, charset="UTF-8"` },
-        });
-      }
       const delay = readMockDelay(req);
       if (delay > 0) await sleep(delay);
       req.params = found.params;
@@ -96,14 +117,20 @@ export function createMockApp(deps: MockAppDeps): MockApp {
     throw new RestbusError('NOT_FOUND', `nothing is served at ${req.method} ${req.path}`);
   }
 
+  const fail = (req: Request, res: Response, err: unknown): void => {
+    const failure = describeFailure(err);
+    if (failure.code === 'INTERNAL' || failure.code === 'NOT_FOUND') {
+      logger[failure.code === 'INTERNAL' ? 'error' : 'debug'](
+        { err, method: req.method, url: req.originalUrl },
+        'request failed',
+      );
+    }
+    const headers = (err as { headers?: Record<string, string> }).headers;
+    sendError(res, failure.code, failure.message, headers, failure.status);
+  };
+
   const handle = (req: Request, res: Response): void => {
-    serve(req, res, current()).catch((err: unknown) => {
-      const failure = describeFailure(err);
-      if (failure.code === 'INTERNAL')
-        logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
-      const headers = (err as { headers?: Record<string, string> }).headers;
-      sendError(res, failure.code, failure.message, headers, failure.status);
-    });
+    serve(req, res, current()).catch((err: unknown) => fail(req, res, err));
   };
 
   // Express's request and response methods (res.json, req.query...) for implementation functions, without its
@@ -127,6 +154,10 @@ export function createMockApp(deps: MockAppDeps): MockApp {
       req.originalUrl = req.url;
       req.baseUrl = '';
       req.params = {};
+      // Express's helpers (res.sendFile without a callback, res.render) hand their failures to next().
+      req.next = (err?: unknown) => {
+        if (err) fail(req, res, err);
+      };
       handle(req, res);
     },
   };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import type { Request, Response } from 'express';
 import { RestbusError, type Logger } from '@restbus/infra';
@@ -118,14 +119,28 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       if (reference) {
         const resolved = implementations.resolve(reference);
         handle = async (req, res) => {
-          if (!resolved.ok) throw new RestbusError('IMPLEMENTATION_UNAVAILABLE', `${reference}: ${resolved.reason}`);
+          // What failed stays in the log (a message may name a file, a host or a password); the client gets an id
+          // to find it there.
+          const failureId = (): string => randomUUID();
+          if (!resolved.ok) {
+            const id = failureId();
+            logger.error(
+              { failureId: id, service: service.path, method, reason: resolved.reason },
+              'implementation unavailable',
+            );
+            throw new RestbusError(
+              'IMPLEMENTATION_UNAVAILABLE',
+              `the implementation ${reference} is not available: ${resolved.reason} (failure ${id} in the server log)`,
+            );
+          }
           try {
             await resolved.fn(req, res, described);
           } catch (err) {
-            logger.error({ err, service: service.path, method }, 'implementation failed');
+            const id = failureId();
+            logger.error({ err, failureId: id, service: service.path, method }, 'implementation failed');
             throw new RestbusError(
               'HANDLER_FAILED',
-              `the implementation ${reference} failed: ${(err as Error)?.message ?? err}`,
+              `the implementation ${reference} failed (failure ${id} in the server log)`,
             );
           }
         };

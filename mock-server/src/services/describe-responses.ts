@@ -15,6 +15,19 @@ export interface PreparedResponse {
   mockBody?: string;
 }
 
+// Headers about the connection and the framing of the body: the server sets them for what it really sends. A
+// descriptor's `Transfer-Encoding: chunked` beside the computed Content-Length would make the answer unreadable.
+const SET_BY_THE_SERVER = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+]);
+
 const toStatus = (value: unknown): number => {
   const status = Number(value);
   return Number.isInteger(status) && status >= 200 && status <= 599 ? status : 200;
@@ -35,6 +48,12 @@ export function prepareResponses(
     const headers: Array<[string, string]> = [];
     let declaredType: string | undefined;
     for (const { field, content } of (response.headers as Field[] | null) ?? []) {
+      if (SET_BY_THE_SERVER.has(String(field).toLowerCase())) {
+        warn(
+          `${where}: response ${name}: header ${JSON.stringify(field)} is set by the server for what it sends; left out`,
+        );
+        continue;
+      }
       try {
         validateHeaderName(field);
         validateHeaderValue(field, String(content));

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { sendError, type Logger } from '@restbus/infra';
 import type { Project } from '../project/load-project';
 
 export type ImplementationFunction = (request: unknown, response: unknown, serviceDescriptor: unknown) => unknown;
@@ -9,17 +11,150 @@ export type ImplementationFunction = (request: unknown, response: unknown, servi
 export type Resolved = { ok: true; fn: ImplementationFunction } | { ok: false; reason: string };
 
 export interface Implementations {
+  /** The function comes wrapped in its deadline (see callWithDeadline): callers only await it. */
   resolve(reference: string): Resolved;
   /** One line per module that failed to load or function that is missing, for the startup report. */
   problems: string[];
 }
 
+export interface ImplementationOptions {
+  /**
+   * How long an implementation may take to start its answer. Default: the environment's `implementationTimeout`
+   * (ms) when it is a positive integer, else DEFAULT_IMPLEMENTATION_TIMEOUT_MS.
+   */
+  timeoutMs?: number;
+  /** Where a timeout and a failure after it are told; without one they are only answered. */
+  logger?: Logger;
+}
+
+export const DEFAULT_IMPLEMENTATION_TIMEOUT_MS = 10_000;
+/** The longest deadline: ten minutes, far beyond what a mock should take, short of holding a request for ever. */
+export const MAX_IMPLEMENTATION_TIMEOUT_MS = 600_000;
+
+/**
+ * The deadline for a project: options first, then the environment's `implementationTimeout`, then the default. A
+ * value that is not a positive whole number of ms is ignored; a longer one than the maximum is cut to it.
+ */
+export function selectImplementationTimeout(project: Project, options: ImplementationOptions = {}): number {
+  const configured = options.timeoutMs ?? project.environment.implementationTimeout;
+  if (typeof configured !== 'number' || !Number.isInteger(configured) || configured <= 0) {
+    return DEFAULT_IMPLEMENTATION_TIMEOUT_MS;
+  }
+  return Math.min(configured, MAX_IMPLEMENTATION_TIMEOUT_MS);
+}
+
+// What a late answer would call; after the deadline's answer has ended they do nothing, because a second answer
+// throws (ERR_HTTP_HEADERS_SENT) or emits 'error' (write after end) inside the implementation's own timer or
+// callback, where nothing catches it and the process would stop.
+const RESPONSE_WRITERS = [
+  'setHeader',
+  'appendHeader',
+  'removeHeader',
+  'writeHead',
+  'flushHeaders',
+  'write',
+  'end',
+  'sendFile',
+] as const;
+
+function dropLateWrites(response: ServerResponse): void {
+  const writable = response as unknown as Record<string, unknown>;
+  for (const name of RESPONSE_WRITERS) {
+    const original = writable[name];
+    if (typeof original !== 'function') continue;
+    writable[name] = function (this: ServerResponse, ...args: unknown[]) {
+      if (response.writableEnded) return name === 'write' ? false : response;
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+}
+
+/**
+ * Calls an implementation and waits until it has started to answer, has thrown or rejected (rethrown for the
+ * caller), or the client is gone. A function may answer after it returned (callback style), so returning is not
+ * answering. When the deadline comes first, the answer is `500 IMPLEMENTATION_TIMEOUT` and whatever the function
+ * does later (an answer, a rejection) is dropped.
+ */
+export async function callWithDeadline(
+  fn: ImplementationFunction,
+  args: { request: unknown; response: ServerResponse; serviceDescriptor: unknown },
+  deadline: { timeoutMs: number; reference: string; logger?: Logger },
+): Promise<void> {
+  const { response } = args;
+  let settled = false;
+  let timedOut = false;
+  let resolveFinished!: (failure?: { err: unknown }) => void;
+  const finished = new Promise<{ err: unknown } | undefined>((resolve) => (resolveFinished = resolve));
+  const settle = (failure?: { err: unknown }): void => {
+    settled = true;
+    resolveFinished(failure);
+  };
+  const answered = (): void => settle();
+  response.once('finish', answered);
+  response.once('close', answered);
+  const timer = setTimeout(() => {
+    // Headers out means the answer has begun (a stream, say): it is the function's to finish.
+    if (!response.headersSent) timedOut = true;
+    settle();
+  }, deadline.timeoutMs);
+
+  try {
+    const result = fn(args.request, response, args.serviceDescriptor);
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+      Promise.resolve(result).then(
+        () => {
+          if (response.headersSent) settle();
+        },
+        (err: unknown) => {
+          if (!settled) return settle({ err });
+          // Its request is answered already: only the log can still say so.
+          deadline.logger?.warn({ err, implementation: deadline.reference }, 'implementation failed after answering');
+        },
+      );
+    } else if (response.headersSent) settle();
+  } catch (err) {
+    settle({ err });
+  }
+
+  const failure = await finished;
+  clearTimeout(timer);
+  response.off('finish', answered);
+  response.off('close', answered);
+  if (failure) throw failure.err;
+  if (!timedOut) return;
+  deadline.logger?.warn(
+    { implementation: deadline.reference, timeoutMs: deadline.timeoutMs },
+    'implementation did not answer in time',
+  );
+  dropLateWrites(response);
+  sendError(
+    response,
+    'IMPLEMENTATION_TIMEOUT',
+    `the implementation ${deadline.reference} did not answer within ${deadline.timeoutMs} ms`,
+  );
+}
+
+/** An own, callable export: not one every object inherits (`constructor`, `toString`, `__proto__`...). */
+function findOwnFunction(exports: unknown, name: string): ImplementationFunction | undefined {
+  if ((typeof exports !== 'object' && typeof exports !== 'function') || exports === null) return undefined;
+  if (!Object.hasOwn(exports, name)) return undefined;
+  try {
+    const value = (exports as Record<string, unknown>)[name];
+    return typeof value === 'function' ? (value as ImplementationFunction) : undefined;
+  } catch {
+    // A getter that throws exports nothing callable.
+    return undefined;
+  }
+}
+
 /**
  * Loads `server/<module>.js` for every module a descriptor names, plus `api` (loaded by default, as upstream did).
  * Only module names the schema allows reach here (`[\w-]+`), so a name cannot walk out of `server/`. Modules are
- * required afresh on every load, so that a hot reload sees edited code.
+ * required afresh on every load, so that a hot reload sees edited code. Each resolved function is called with a
+ * deadline (see callWithDeadline).
  */
-export function loadImplementations(project: Project): Implementations {
+export function loadImplementations(project: Project, options: ImplementationOptions = {}): Implementations {
+  const timeoutMs = selectImplementationTimeout(project, options);
   const serverDir = join(project.root, 'server');
   const references = new Set<string>();
   for (const { descriptor } of project.services) {
@@ -28,7 +163,7 @@ export function loadImplementations(project: Project): Implementations {
     }
   }
   const moduleNames = new Set(['api', ...[...references].map((reference) => reference.split('.')[0])]);
-  const modules = new Map<string, { ok: true; exports: Record<string, unknown> } | { ok: false; reason: string }>();
+  const modules = new Map<string, { ok: true; exports: unknown } | { ok: false; reason: string }>();
   const problems: string[] = [];
   for (const name of moduleNames) {
     const file = join(serverDir, `${name}.js`);
@@ -44,10 +179,11 @@ export function loadImplementations(project: Project): Implementations {
       // the cached copy dropped so that a reload runs the edited code.
       const load = createRequire(file);
       delete load.cache[file];
-      modules.set(name, { ok: true, exports: load(file) as Record<string, unknown> });
+      modules.set(name, { ok: true, exports: load(file) as unknown });
     } catch (err) {
-      const message = (err as Error).message?.split('\n')[0] ?? String(err);
-      modules.set(name, { ok: false, reason: `the module server/${name}.js failed to load: ${message}` });
+      const message = (err as Error)?.message?.split('\n')[0] ?? String(err);
+      // The error's message (which may name absolute paths) goes to the startup report only, not to clients.
+      modules.set(name, { ok: false, reason: `the module server/${name}.js failed to load (see the server log)` });
       problems.push(`server/${name}.js: failed to load: ${message}`);
     }
   }
@@ -59,9 +195,14 @@ export function loadImplementations(project: Project): Implementations {
       resolved.set(reference, { ok: false, reason: loaded?.reason ?? `the module server/${moduleName}.js is missing` });
       continue;
     }
-    const fn = loaded.exports[functionName];
-    if (typeof fn === 'function') {
-      resolved.set(reference, { ok: true, fn: fn as ImplementationFunction });
+    const fn = findOwnFunction(loaded.exports, functionName);
+    if (fn) {
+      const deadline = { timeoutMs, reference, logger: options.logger };
+      resolved.set(reference, {
+        ok: true,
+        fn: (request, response, serviceDescriptor) =>
+          callWithDeadline(fn, { request, response: response as ServerResponse, serviceDescriptor }, deadline),
+      });
     } else {
       resolved.set(reference, {
         ok: false,

@@ -9,6 +9,27 @@ export interface StaticMount {
   prefix: string;
   /** The folder, real path (symlinks resolved). */
   root: string;
+  /** How messages name it. */
+  label?: string;
+}
+
+export interface MountEntry {
+  prefix: string;
+  dir: string;
+  /** How a warning names the folder, e.g. `data/` or `documentRoot ../webui`. */
+  label?: string;
+}
+
+export interface MountScope {
+  /** Real folders that every root must resolve inside (the project's). */
+  within: string[];
+  /** Told about each root that resolves elsewhere: it is not mounted. */
+  warn(message: string): void;
+}
+
+export interface StaticFileRules {
+  /** Files (by real path) that are never served although they are inside a mount: answered as if absent. */
+  isExcluded?(realPath: string): boolean;
 }
 
 export interface StaticFiles {
@@ -16,27 +37,47 @@ export interface StaticFiles {
   serve(req: Request, res: Response): Promise<boolean>;
 }
 
-/** The mounts in serving order; folders that do not exist are left out (a project need not have `data/`). */
-export function createStaticMounts(entries: Array<{ prefix: string; dir: string }>): StaticMount[] {
+export const isInside = (root: string, path: string): boolean =>
+  path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+
+/**
+ * The mounts in serving order; folders that do not exist are left out (a project need not have `data/`). A root is
+ * resolved to its real location before anything is served from it and, with a scope, must lie inside it: checking
+ * only what is below a root would let the root itself (a `webui` symlink to `/etc`) lead anywhere.
+ */
+export function createStaticMounts(entries: MountEntry[], scope?: MountScope): StaticMount[] {
   const mounts: StaticMount[] = [];
-  for (const { prefix, dir } of entries) {
+  for (const { prefix, dir, label } of entries) {
+    let root: string;
     try {
-      mounts.push({ prefix, root: realpathSync(dir) });
+      root = realpathSync(dir);
     } catch {
       // Not there (yet): nothing to serve from it.
+      continue;
     }
+    if (scope && !scope.within.some((folder) => isInside(folder, root))) {
+      scope.warn(`${label ?? dir} leads outside the project folder (to ${root}): not served`);
+      continue;
+    }
+    mounts.push({ prefix, root, label });
   }
   return mounts;
 }
 
-const inside = (root: string, path: string): boolean => path === root || path.startsWith(root + sep);
+const hasDotSegment = (root: string, real: string): boolean =>
+  real
+    .slice(root.length)
+    .split(sep)
+    .some((segment) => segment.startsWith('.'));
 
 /**
  * Static folders that nothing leaves: `..` in any spelling is refused, and a path (or symlink) whose real
  * location is outside its folder is refused, so the check holds for what the file system resolves, not only for
- * what the URL says. Dot files are not served.
+ * what the URL says. Dot files are not served, nor what `rules` exclude.
  */
-export function createStaticFiles(mounts: StaticMount[]): StaticFiles {
+export function createStaticFiles(mounts: StaticMount[], rules: StaticFileRules = {}): StaticFiles {
+  const isExcluded = rules.isExcluded ?? (() => false);
+
   async function serveFrom(mount: StaticMount, relativePath: string, req: Request, res: Response): Promise<boolean> {
     let decoded: string;
     try {
@@ -55,7 +96,9 @@ export function createStaticFiles(mounts: StaticMount[]): StaticFiles {
     } catch {
       return false;
     }
-    if (!inside(mount.root, real)) throw new RestbusError('FORBIDDEN', 'the path leaves the folder');
+    if (!isInside(mount.root, real)) throw new RestbusError('FORBIDDEN', 'the path leaves the folder');
+    // What a symlink inside the folder resolves to obeys the same rules as what the URL names.
+    if (isExcluded(real) || hasDotSegment(mount.root, real)) return false;
     const info = await stat(real);
     if (info.isDirectory()) {
       if (!req.path.endsWith('/')) {
@@ -69,7 +112,8 @@ export function createStaticFiles(mounts: StaticMount[]): StaticFiles {
       } catch {
         return false;
       }
-      if (!inside(mount.root, index)) throw new RestbusError('FORBIDDEN', 'the path leaves the folder');
+      if (!isInside(mount.root, index)) throw new RestbusError('FORBIDDEN', 'the path leaves the folder');
+      if (isExcluded(index) || hasDotSegment(mount.root, index)) return false;
       real = index;
     } else if (!info.isFile()) {
       return false;

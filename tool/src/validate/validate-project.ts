@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { loadProject, type Project } from '@restbus/mock-server';
+import { checkStaticRoots, loadProject, type Project } from '@restbus/mock-server';
 import { isInside } from '../project/paths';
 
 type Json = Record<string, unknown>;
@@ -97,6 +97,6 @@ export async function validateProject(options: { cwd: string; configFile: string
     root: project.root,
     services: project.services.length,
     environment: project.environment.name,
-    warnings: project.warnings,
+    warnings: [...project.warnings, ...checkStaticRoots(project)],
   };
 }

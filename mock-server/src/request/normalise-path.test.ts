@@ -1,0 +1,31 @@
+import { normalisePath } from './normalise-path';
+
+describe('normalisePath', () => {
+  it.each([
+    ['/rest/monitoring/isAlive', '/rest/monitoring/isAlive'],
+    ['/rest/monitoring//isAlive', '/rest/monitoring/isAlive'],
+    ['//rest///users/', '/rest/users/'],
+    ['/rest/monitoring/is%41live', '/rest/monitoring/isAlive'],
+    ['/rest/%7Euser/a%2Db', '/rest/~user/a-b'],
+    ['/rest/caf%C3%A9', '/rest/caf%C3%A9'],
+    ['/rest/a%20b', '/rest/a%20b'],
+    ['/rest/v1.2/..x', '/rest/v1.2/..x'],
+  ])('spells %s as %s', (path, expected) => {
+    expect(normalisePath(path)).toBe(expected);
+  });
+
+  it.each([
+    '/rest/../admin',
+    '/rest/./users',
+    '/rest/..',
+    '/rest/%2e%2e/admin',
+    '/rest/%2E./admin',
+    '/rest/.%2e',
+    '/rest/a%2fb',
+    '/rest/a%5Cb',
+    '/rest/a\\b',
+    '/rest/a%00b',
+  ])('refuses %s with a 400 BAD_REQUEST', (path) => {
+    expect(() => normalisePath(path)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
+  });
+});

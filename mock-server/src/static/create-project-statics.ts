@@ -1,0 +1,72 @@
+import { realpathSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { Project } from '../project/load-project';
+import { createStaticFiles, createStaticMounts, isInside, type StaticFiles } from './create-static-mounts';
+
+/** What the server folder holds that must never go out: its config (with `sessionSecret`) and code. */
+const SERVER_FILE = /\.(?:ya?ml|json|[cm]?js|[cm]?ts|map)$/i;
+const SERVER_FILES_TEXT = '*.yml, *.yaml, *.json, *.js, *.cjs, *.mjs, *.ts, *.map, node_modules/';
+
+// On case-insensitive file systems `/SERVER/CONFIG.YML` names the same file; comparing folded paths there keeps the
+// exclusion from depending on how realpath spells a name.
+const fold =
+  process.platform === 'darwin' || process.platform === 'win32'
+    ? (path: string): string => path.toLowerCase()
+    : (path: string): string => path;
+
+const realOrNull = (path: string): string | null => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The project's static folders in serving order: `/data`, `/docs`, the services folder, then each `documentRoot`
+ * at `/`. Every root must resolve inside the project folder (else it is left out, with a warning). The server
+ * folder's config and sources, and the project's `config.yml` (with `loginCredentials`), are never served from any
+ * folder, because the spec's `default` environment serves `server/` itself (`documentRoot: .`); one warning says
+ * so when a folder overlaps the server folder.
+ */
+export function createProjectStatics(project: Project, warn: (message: string) => void): StaticFiles {
+  const { restapiRoot, documentRoots } = project.environment;
+  const serverDir = join(project.root, 'server');
+  const within = [project.root, restapiRoot].map((dir) => realOrNull(dir)).filter((dir) => dir !== null);
+  const mounts = createStaticMounts(
+    [
+      { prefix: '/data', dir: join(restapiRoot, 'data'), label: 'data/' },
+      { prefix: '/docs', dir: join(restapiRoot, 'docs'), label: 'docs/' },
+      {
+        prefix: '/services',
+        dir: join(restapiRoot, project.config.servicesRoot),
+        label: `${project.config.servicesRoot}/`,
+      },
+      ...documentRoots.map((dir) => ({ prefix: '', dir, label: `documentRoot ${relative(serverDir, dir) || '.'}` })),
+    ],
+    { within, warn },
+  );
+
+  const realServerDir = realOrNull(serverDir);
+  const projectConfig = realOrNull(join(restapiRoot, 'config.yml'));
+  if (realServerDir === null) return createStaticFiles(mounts);
+  const server = fold(realServerDir);
+  const isExcluded = (realPath: string): boolean => {
+    const path = fold(realPath);
+    if (projectConfig !== null && path === fold(projectConfig)) return true;
+    if (!isInside(server, path)) return false;
+    return SERVER_FILE.test(path) || path.slice(server.length).split(sep).includes('node_modules');
+  };
+
+  const overlapping = mounts.filter(
+    (mount) => isInside(fold(mount.root), server) || isInside(server, fold(mount.root)),
+  );
+  if (overlapping.length) {
+    const folders = overlapping.map((mount) => mount.label).join(', ');
+    warn(
+      `${folders} ${overlapping.length > 1 ? 'serve' : 'serves'} the server folder: its config and sources (${SERVER_FILES_TEXT}) and the project ` +
+        'config.yml are not served',
+    );
+  }
+  return createStaticFiles(mounts, { isExcluded });
+}
