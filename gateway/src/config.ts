@@ -1,16 +1,17 @@
 import {
-  DEFAULT_HTTP_LIMITS,
+  createHttpLimitSettings,
   inboxPrefixSetting,
   logFormatSetting,
   logLevelSetting,
   natsUriSetting,
   readPackageVersion,
   topicPrefixSetting,
+  type HttpLimitConfig,
   type LogFormat,
   type ProgramSpec,
 } from '@restbus/infra';
 
-export interface GatewayConfig {
+export interface GatewayConfig extends Partial<HttpLimitConfig> {
   restApiPath: string[];
   port: number;
   natsUri: string;
@@ -26,10 +27,6 @@ export interface GatewayConfig {
   validate: boolean;
   /** Let `$refs` read local files outside the API file's folder; loadConfig fills it, false when left out. */
   allowOutsideRefs?: boolean;
-  /** HTTP limits; loadConfig fills them, infra's DEFAULT_HTTP_LIMITS apply when a caller leaves them out. */
-  headersTimeout?: number;
-  requestTimeout?: number;
-  maxConnections?: number;
 }
 
 /** The largest body limit accepted; the gateway also stays below the server's max_payload (see start-gateway). */
@@ -109,26 +106,6 @@ export const gatewayProgram: ProgramSpec = {
       description: "let $refs read local files outside the API file's folder (refused by default)",
       schema: { type: 'boolean', default: false },
     },
-    {
-      key: 'headersTimeout',
-      flags: '--headersTimeout <ms>',
-      env: 'GATEWAY_HEADERS_TIMEOUT_MS',
-      description: 'time for the request line and headers to arrive (408 after it); at most the request timeout',
-      schema: { type: 'integer', minimum: 1, maximum: 600000, default: DEFAULT_HTTP_LIMITS.headersTimeoutMs },
-    },
-    {
-      key: 'requestTimeout',
-      flags: '--requestTimeout <ms>',
-      env: 'GATEWAY_REQUEST_TIMEOUT_MS',
-      description: 'time for the whole request, body included, to arrive (408 after it)',
-      schema: { type: 'integer', minimum: 1, maximum: 3600000, default: DEFAULT_HTTP_LIMITS.requestTimeoutMs },
-    },
-    {
-      key: 'maxConnections',
-      flags: '--maxConnections <n>',
-      env: 'GATEWAY_MAX_CONNECTIONS',
-      description: 'open HTTP connections at most; further ones are closed at once',
-      schema: { type: 'integer', minimum: 1, maximum: 1000000, default: DEFAULT_HTTP_LIMITS.maxConnections },
-    },
+    ...createHttpLimitSettings('GATEWAY'),
   ],
 };

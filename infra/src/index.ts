@@ -2,12 +2,15 @@ export { runMain, onShutdownSignal } from './app/run-main';
 export { readPackageVersion } from './app/read-version';
 export { loadConfig, CommandLineExit } from './config/load-config';
 export {
+  createHttpLimitSettings,
   inboxPrefixSetting,
   logFormatSetting,
   logLevelSetting,
   natsUriSetting,
+  toHttpLimits,
   topicPrefixSetting,
 } from './config/common-settings';
+export type { HttpLimitConfig } from './config/common-settings';
 export type { ArgumentSpec, LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
 export { ErrorCodes, RestbusError, isRestbusError } from './errors/restbus-error';
 export type { ErrorCode } from './errors/restbus-error';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // restbus-mock [environment] [--project <dir>] [--port <n>] [--host <h>] [--no-watch] [--check] [--log-level <l>]
-import { createLogger, loadConfig, onShutdownSignal, RestbusError, runMain } from '@restbus/infra';
+import { createLogger, loadConfig, onShutdownSignal, RestbusError, runMain, toHttpLimits } from '@restbus/infra';
 import { checkProject } from './server/check-project';
 import { mockProgram, type MockCommandLine } from './server/mock-program';
 import { startMockServer } from './server/start-mock-server';
@@ -27,6 +27,8 @@ runMain('restbus-mock', async () => {
     port: options.port,
     host: options.host,
     watch: options.watch,
+    bodyLimit: options.bodyLimit,
+    limits: toHttpLimits(options),
     logger,
   });
   onShutdownSignal(() => server.close());

@@ -32,9 +32,9 @@ describe('the HTTP limits of the gateway configuration', () => {
   });
 
   it.each([
-    ['a zero request timeout, which Node takes for none', ['--requestTimeout', '0'], '--requestTimeout'],
-    ['a headers timeout that is not a number', ['--headersTimeout', 'soon'], '--headersTimeout'],
-    ['no connections at all', ['--maxConnections', '0'], '--maxConnections'],
+    ['a zero request timeout, which Node takes for none', ['--requestTimeout', '0'], '--request-timeout'],
+    ['a headers timeout that is not a number', ['--headers-timeout', 'soon'], '--headers-timeout'],
+    ['no connections at all', ['--maxConnections', '0'], '--max-connections'],
   ])('refuse %s, naming the flag and the variable', (_what, argv, flag) => {
     expect(() => load(argv)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
     expect(() => load(argv)).toThrow(new RegExp(`${flag} / GATEWAY_`));

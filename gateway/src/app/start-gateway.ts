@@ -1,13 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createHttpServer,
-  createNatsLink,
-  DEFAULT_HTTP_LIMITS,
-  describeListenError,
-  type Logger,
-} from '@restbus/infra';
+import { createHttpServer, createNatsLink, describeListenError, toHttpLimits, type Logger } from '@restbus/infra';
 import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
 import { createGateway } from '../http/create-gateway';
@@ -52,15 +46,8 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     metrics: createMetrics(),
     logger,
   });
-  const requestTimeoutMs = config.requestTimeout ?? DEFAULT_HTTP_LIMITS.requestTimeoutMs;
-  const server = createHttpServer(gateway.handle, {
-    limits: {
-      // The headers are part of the request (Node refuses a headers timeout above the request timeout).
-      headersTimeoutMs: Math.min(config.headersTimeout ?? DEFAULT_HTTP_LIMITS.headersTimeoutMs, requestTimeoutMs),
-      requestTimeoutMs,
-      maxConnections: config.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections,
-    },
-  });
+  // HTTP limits the command line leaves out keep infra's DEFAULT_HTTP_LIMITS.
+  const server = createHttpServer(gateway.handle, { limits: toHttpLimits(config) });
   server.listen(config.port);
   try {
     await once(server, 'listening');

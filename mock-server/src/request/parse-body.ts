@@ -31,7 +31,7 @@ function assertJsonDepth(bytes: Buffer, max: number): void {
 }
 
 /** JSON, urlencoded and text bodies, as upstream's `bodyParser()` read them; other types stay unread. */
-export function createBodyParser(limit: string): (req: Request, res: Response) => Promise<void> {
+export function createBodyParser(limit: number): (req: Request, res: Response) => Promise<void> {
   const parsers: Middleware[] = [
     express.json({ limit, strict: false, verify: (_req, _res, bytes) => assertJsonDepth(bytes, MAX_BODY_DEPTH) }),
     express.urlencoded({ limit, extended: false }),

@@ -22,6 +22,8 @@ export interface Generation {
   realm: string;
   /** Modules that failed to load and functions that are missing: their services answer 500. */
   problems: string[];
+  /** Modules that exist but failed to load (a hot reload does not swap in a module broken by an edit). */
+  failedModules: string[];
   /** What was left out of the descriptors (headers Node refuses, bad status codes) or is probably a mistake. */
   warnings: string[];
 }
@@ -57,6 +59,7 @@ export function buildGeneration(project: Project, logger: Logger): Generation {
     admits,
     realm: project.config.projectName as string,
     problems,
+    failedModules: implementations.failedModules,
     warnings,
   };
 }

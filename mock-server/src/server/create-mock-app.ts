@@ -22,7 +22,8 @@ export interface MockAppDeps {
   proxy: httpProxy;
   session: RequestHandler;
   logger: Logger;
-  bodyLimit?: string;
+  /** Bytes. */
+  bodyLimit?: number;
 }
 
 // body-parser's own errors: their messages describe the body, never a file or the server.
@@ -55,7 +56,7 @@ function describeFailure(err: unknown): { code: ErrorCode; message: string; stat
  */
 export function createMockApp(deps: MockAppDeps): MockApp {
   const { current, proxy, session, logger } = deps;
-  const parseBody = createBodyParser(deps.bodyLimit ?? '10mb');
+  const parseBody = createBodyParser(deps.bodyLimit ?? 1024 * 1024);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

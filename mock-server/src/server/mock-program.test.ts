@@ -46,6 +46,21 @@ describe("restbus-mock's command line", () => {
     expect(result.code).toBe(2);
   });
 
+  it('documents its HTTP limits in its help, and refuses a timeout that is not a number with exit 2', async () => {
+    const help = await run(['--help']);
+    for (const flag of [
+      '--body-limit <bytes>',
+      '--headers-timeout <ms>',
+      '--request-timeout <ms>',
+      '--max-connections <n>',
+    ]) {
+      expect(help.stdout).toContain(flag);
+    }
+    const result = await run(['--project', project, '--request-timeout', 'soon']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--request-timeout / MOCK_REQUEST_TIMEOUT_MS');
+  });
+
   it('takes the log format from LOG_FORMAT', async () => {
     const child = spawn(process.execPath, [MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1'], {
       env: { ...process.env, LOG_FORMAT: 'pretty' },

@@ -1,19 +1,22 @@
 import { join } from 'node:path';
 import {
+  createHttpLimitSettings,
   logFormatSetting,
   logLevelSetting,
   readPackageVersion,
+  type HttpLimitConfig,
   type LogFormat,
   type ProgramSpec,
 } from '@restbus/infra';
 
-export interface MockCommandLine {
+export interface MockCommandLine extends HttpLimitConfig {
   environment?: string;
   project?: string;
   port?: number;
   host: string;
   watch: boolean;
   check: boolean;
+  bodyLimit: number;
   logLevel: string;
   logFormat?: LogFormat;
 }
@@ -64,6 +67,14 @@ export const mockProgram: ProgramSpec = {
       description: 'validate the project (files, modules, functions) and exit',
       schema: { type: 'boolean', default: false },
     },
+    {
+      key: 'bodyLimit',
+      flags: '--body-limit <bytes>',
+      env: 'MOCK_BODY_LIMIT',
+      description: 'largest request body an implementation function gets (413 above)',
+      schema: { type: 'integer', minimum: 0, maximum: 64 * 1024 * 1024, default: 1024 * 1024 },
+    },
+    ...createHttpLimitSettings('MOCK'),
     logLevelSetting,
     logFormatSetting,
   ],

@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import session from 'express-session';
 import httpProxy from 'http-proxy';
-import { createLogger, describeListenError, isRestbusError, sendError, type Logger } from '@restbus/infra';
+import {
+  createHttpServer,
+  createLogger,
+  describeListenError,
+  isRestbusError,
+  RestbusError,
+  sendError,
+  type HttpLimits,
+  type Logger,
+} from '@restbus/infra';
 import { loadProject, type Project } from '../project/load-project';
 import { BoundedSessionStore } from '../request/bounded-session-store';
 import { buildGeneration, type Generation } from './build-generation';
@@ -21,6 +30,10 @@ export interface MockServerOptions {
   watch?: boolean;
   /** Signs the session cookie. Default: the environment's `sessionSecret`, else random per start. */
   sessionSecret?: string;
+  /** Largest body an implementation function gets, in bytes (default 1 MiB); larger ones answer 413. */
+  bodyLimit?: number;
+  /** Timeouts and connection cap of the HTTP server (infra's DEFAULT_HTTP_LIMITS where left out). */
+  limits?: Partial<HttpLimits>;
 }
 
 export interface MockServer {
@@ -37,12 +50,14 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   const logger = (options.logger ?? createLogger({ name: 'restbus-mock' })).child({ component: 'mock-server' });
   const load = async (): Promise<Generation> => {
     const project = await loadProject({ projectDir: options.projectDir, environment: options.environment });
-    const generation = buildGeneration(project, logger);
-    for (const warning of [...project.warnings, ...generation.warnings]) logger.warn(warning);
-    for (const problem of generation.problems) logger.error(`${problem}: its services answer 500`);
-    return generation;
+    return buildGeneration(project, logger);
+  };
+  const report = (loaded: Generation): void => {
+    for (const warning of [...loaded.project.warnings, ...loaded.warnings]) logger.warn(warning);
+    for (const problem of loaded.problems) logger.error(`${problem}: its services answer 500`);
   };
   let generation = await load();
+  report(generation);
   const environment = generation.project.environment;
 
   const proxy = httpProxy.createProxyServer({
@@ -71,17 +86,35 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
     saveUninitialized: false,
     cookie: { path: '/', httpOnly: true },
   });
-  const app = createMockApp({ current: () => generation, proxy, session: sessions, logger });
-  const server = createServer(
-    { IncomingMessage: app.IncomingMessage, ServerResponse: app.ServerResponse },
-    app.listener,
-  );
+  const app = createMockApp({
+    current: () => generation,
+    proxy,
+    session: sessions,
+    logger,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+  });
+  // Bounded in time and connections, and Node's own answers (bad request line, 431, no Host) are JSON too.
+  const server = createHttpServer(app.listener, {
+    IncomingMessage: app.IncomingMessage,
+    ServerResponse: app.ServerResponse,
+    limits: options.limits,
+  });
 
   let reloading: Promise<unknown> = Promise.resolve();
   const reload: MockServer['reload'] = () => {
     const next = reloading.then(async () => {
       try {
         const fresh = await load();
+        // A module that loaded before and fails now was most likely caught mid-save, or broken by the edit: the
+        // last good version keeps serving rather than answering 500 for its services.
+        const broken = fresh.failedModules.filter((name) => !generation.failedModules.includes(name));
+        if (broken.length) {
+          const lines = fresh.problems.filter((problem) =>
+            broken.some((name) => problem.startsWith(`server/${name}.js:`)),
+          );
+          throw new RestbusError('PROJECT_INVALID', lines.join('\n'));
+        }
+        report(fresh);
         if (fresh.project.environment.port !== environment.port) {
           logger.warn('the port changed in server/config.yml: it takes effect on the next start');
         }

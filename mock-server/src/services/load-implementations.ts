@@ -15,6 +15,8 @@ export interface Implementations {
   resolve(reference: string): Resolved;
   /** One line per module that failed to load or function that is missing, for the startup report. */
   problems: string[];
+  /** The modules (`api`, …) that exist but failed to load: a syntax error, or a file caught half-written. */
+  failedModules: string[];
 }
 
 export interface ImplementationOptions {
@@ -165,6 +167,7 @@ export function loadImplementations(project: Project, options: ImplementationOpt
   const moduleNames = new Set(['api', ...[...references].map((reference) => reference.split('.')[0])]);
   const modules = new Map<string, { ok: true; exports: unknown } | { ok: false; reason: string }>();
   const problems: string[] = [];
+  const failedModules: string[] = [];
   for (const name of moduleNames) {
     const file = join(serverDir, `${name}.js`);
     if (!existsSync(file)) {
@@ -185,6 +188,7 @@ export function loadImplementations(project: Project, options: ImplementationOpt
       // The error's message (which may name absolute paths) goes to the startup report only, not to clients.
       modules.set(name, { ok: false, reason: `the module server/${name}.js failed to load (see the server log)` });
       problems.push(`server/${name}.js: failed to load: ${message}`);
+      failedModules.push(name);
     }
   }
   const resolved = new Map<string, Resolved>();
@@ -214,5 +218,6 @@ export function loadImplementations(project: Project, options: ImplementationOpt
   return {
     resolve: (reference) => resolved.get(reference) ?? { ok: false, reason: `${reference} was not loaded` },
     problems,
+    failedModules,
   };
 }
