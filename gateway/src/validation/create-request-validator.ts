@@ -3,6 +3,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { IncomingRequest } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { CompiledEndpoint } from '../routing/route-table';
+import { countExpandedNodes } from './count-expanded-nodes';
 
 type Json = Record<string, unknown>;
 
@@ -56,7 +57,16 @@ function bodySchema(endpoint: ApiEndpoint): { schema: Json; required: boolean } 
   return schema ? { schema, required: requestBody?.required === true } : undefined;
 }
 
+/** The most schema nodes one operation may compile to: far beyond any real API, far below a stalled reload. */
+export const MAX_VALIDATED_NODES = 20_000;
+
 function compileOperation(endpoint: ApiEndpoint, ajv: { params: Ajv; body: Ajv }): OperationValidator {
+  // Compiling runs on the main thread, on start and on every reload: an operation too large to compile quickly is
+  // left unvalidated (and said so) rather than stalling the gateway.
+  const nodes = countExpandedNodes(endpoint.operation, MAX_VALIDATED_NODES);
+  if (nodes > MAX_VALIDATED_NODES) {
+    throw new Error(`its schemas expand to more than ${MAX_VALIDATED_NODES} nodes once their $refs are resolved`);
+  }
   const parameters = (endpoint.operation.parameters as Json[]) ?? [];
   const validator: OperationValidator = { parameters: [] };
   for (const location of LOCATIONS) {
