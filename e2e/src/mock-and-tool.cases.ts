@@ -80,9 +80,9 @@ export function describeMockServerAndTool(stackOf: () => ComposeStack): void {
       const response = await fetch(url('/services/customers/getCollection-responseBody.json'));
       expect(response.status).toBe(200);
       expect(await response.json()).toHaveLength(2);
-      // Sent as is: fetch would resolve the encoded dots before sending.
+      // Sent as is: fetch would resolve the encoded dots before sending. Dot segments are refused outright.
       const traversal = await rawGet(`${stackOf().mockUrl}/services/%2e%2e/server/config.yml`);
-      expect(traversal.status).toBe(403);
+      expect(traversal.status).toBe(400);
       expect(traversal.body).not.toContain('environments');
     });
 

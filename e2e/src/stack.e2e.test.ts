@@ -128,6 +128,26 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
     });
   });
 
+  describe('hostile input through the whole path', () => {
+    it('answers an id with a lone surrogate with 400, twice, and systems-service keeps answering', async () => {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const response = await send('POST', '/systems', '{"name":"x","id":"\\ud800"}');
+        expect(response.status).toBe(400);
+      }
+      expect((await fetch(url('/systems'))).status).toBe(200);
+    });
+
+    it('answers ids too long for a NATS subject with 400, while the requests beside them succeed', async () => {
+      const long = 'a'.repeat(3100);
+      const answers = await Promise.all([
+        ...Array.from({ length: 5 }, () => fetch(url(`/persons/${long}`)).then((response) => response.status)),
+        ...Array.from({ length: 20 }, () => fetch(url('/persons')).then((response) => response.status)),
+      ]);
+      expect(answers.slice(0, 5)).toEqual([400, 400, 400, 400, 400]);
+      expect(answers.slice(5)).toEqual(Array(20).fill(200));
+    });
+  });
+
   describe('durability', () => {
     const until = async (check: () => Promise<boolean>, ms: number): Promise<void> => {
       const deadline = Date.now() + ms;
