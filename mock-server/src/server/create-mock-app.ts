@@ -72,7 +72,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
 
   async function serve(req: Request, res: Response, generation: Generation): Promise<void> {
     // One spelling of the path for everything below: login, proxy rules and exceptions, services, static folders.
-    const path = normalisePath(req.path);
+    const { path, hasEncodedSeparator } = normalisePath(req.path);
     if (path !== req.path) {
       const query = req.url.indexOf('?');
       req.url = query < 0 ? path : `${path}${req.url.slice(query)}`;
@@ -84,6 +84,9 @@ export function createMockApp(deps: MockAppDeps): MockApp {
     }
     const target = generation.proxy.targetOf(path);
     if (target) {
+      if (hasEncodedSeparator) {
+        throw new RestbusError('BAD_REQUEST', 'a path with an encoded separator or a backslash is not forwarded');
+      }
       logger.debug({ method: req.method, url: req.url, target: target.target }, 'forwarding');
       proxy.web(req, res, { target: target.target });
       return;
