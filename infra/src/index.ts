@@ -67,6 +67,7 @@ export { openStore, storeSetting } from './store/open-store';
 export { describeInvalidId, MAX_ID_BYTES } from './store/record-id';
 export type { StoreKind } from './store/open-store';
 export { readJsonBody } from './wire/read-json-body';
+export { MAX_JSON_DEPTH, isNestedDeeperThan } from './wire/find-json-depth';
 export type { Parsed } from './wire/read-json-body';
 export { sendError, sendJson } from './http/send-error';
 export { describeListenError } from './http/describe-listen-error';

@@ -56,6 +56,9 @@ function errorReply(status: number, code: string, message: string, headers = {})
 }
 
 // Failures whose message is written for the client: the id it sent is unusable, or the store is away for now.
+// Room for the reply's headers within the server's max_payload (which counts headers and payload together).
+const REPLY_HEADROOM_BYTES = 1024;
+
 const CLIENT_FACING = new Set(['MESSAGE_INVALID', 'REQUEST_INVALID', 'STORE_UNAVAILABLE']);
 // Long enough for a NATS restart or a JetStream leader election to be over.
 const RETRY_AFTER_SECONDS = '2';
@@ -146,8 +149,24 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       stats?.countError(new Error(failure.description));
     }
     if (!msg.reply) return; // a publish without a reply inbox has nobody to answer
-    const data = encodeMessage(reply);
     const headers = createResponseHeaders();
+    let data: Uint8Array | undefined;
+    try {
+      data = encodeMessage(reply);
+    } catch (err) {
+      routeLogger.error({ err }, 'the reply cannot be encoded');
+    }
+    // A reply the bus would refuse leaves the caller waiting for its timeout, on every call: answer what went wrong.
+    const room = (options.nc.info?.max_payload ?? Infinity) - REPLY_HEADROOM_BYTES;
+    if (data === undefined || data.length > room) {
+      const description =
+        data === undefined
+          ? 'the reply cannot be encoded'
+          : `the reply (${data.length} bytes) is larger than the message bus accepts`;
+      if (data !== undefined) routeLogger.error({ bytes: data.length, room }, description);
+      failure = { status: 500, description };
+      data = encodeMessage(errorReply(500, 'HANDLER_FAILED', description));
+    }
     try {
       if (failure) msg.respondError(failure.status, failure.description, data, { headers });
       else msg.respond(data, { headers });

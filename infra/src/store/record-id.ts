@@ -14,7 +14,9 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
  * Says what is wrong with an id, or `undefined` when a collection can store it. A lone surrogate cannot be
  * encoded (encodeURIComponent throws) and becomes U+FFFD in UTF-8, so two different ids would share one key.
  */
-export function describeInvalidId(id: string): string | undefined {
+export function describeInvalidId(id: unknown): string | undefined {
+  // A request message can lack the path parameter altogether; an empty key is not one NATS KV can look up.
+  if (typeof id !== 'string' || id === '') return 'an id must be a non-empty string';
   if (LONE_SURROGATE.test(id)) return 'an id must be well-formed Unicode text (it has a lone surrogate)';
   const bytes = Buffer.byteLength(id, 'utf8');
   if (bytes > MAX_ID_BYTES) return `an id is at most ${MAX_ID_BYTES} bytes of UTF-8 (this one has ${bytes})`;
@@ -22,8 +24,8 @@ export function describeInvalidId(id: string): string | undefined {
 }
 
 /** Throws `REQUEST_INVALID` (400) for an id no collection takes: every store enforces one rule. */
-export function assertValidId(id: string): string {
+export function assertValidId(id: unknown): string {
   const problem = describeInvalidId(id);
   if (problem) throw new RestbusError('REQUEST_INVALID', problem);
-  return id;
+  return id as string;
 }

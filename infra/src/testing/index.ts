@@ -12,3 +12,12 @@ export { createSeededRandom } from './hostile/seeded-random';
 export type { SeededRandom } from './hostile/seeded-random';
 export { recordHostileCounts } from './hostile/record-hostile-counts';
 export type { HostileCounts } from './hostile/record-hostile-counts';
+export {
+  ACCEPTED_CONTENT_TYPES,
+  REFUSED_CONTENT_TYPES,
+  createHostileIds,
+  createJunkBodies,
+  createRogueMessages,
+  createRogueReplySubjects,
+} from './hostile/hostile-service-inputs';
+export type { HostileBody, RogueMessage } from './hostile/hostile-service-inputs';

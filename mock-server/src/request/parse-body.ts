@@ -1,4 +1,5 @@
 import express, { type Request, type Response } from 'express';
+import { isNestedDeeperThan, MAX_JSON_DEPTH } from '@restbus/infra';
 
 type Middleware = (req: Request, res: Response, next: (err?: unknown) => void) => void;
 
@@ -10,30 +11,18 @@ export const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
-/** Deeper than any API body needs; a body nested deeper costs the parser far more than its size suggests. */
-export const MAX_BODY_DEPTH = 64;
-
-/** Where a JSON text nests deeper than `max`, found in one pass over the bytes before anything is parsed. */
-function assertJsonDepth(bytes: Buffer, max: number): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (inString) {
-      if (byte === 0x5c)
-        i++; // a backslash escapes the next byte
-      else if (byte === 0x22) inString = false;
-    } else if (byte === 0x22) inString = true;
-    else if (byte === 0x5b || byte === 0x7b) {
-      if (++depth > max) throw new Error(`the JSON body nests deeper than ${max} levels`);
-    } else if (byte === 0x5d || byte === 0x7d) depth--;
-  }
-}
-
 /** JSON, urlencoded and text bodies, as upstream's `bodyParser()` read them; other types stay unread. */
 export function createBodyParser(limit: number): (req: Request, res: Response) => Promise<void> {
   const parsers: Middleware[] = [
-    express.json({ limit, strict: false, verify: (_req, _res, bytes) => assertJsonDepth(bytes, MAX_BODY_DEPTH) }),
+    express.json({
+      limit,
+      strict: false,
+      verify: (_req, _res, bytes) => {
+        if (isNestedDeeperThan(bytes, MAX_JSON_DEPTH)) {
+          throw new Error(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
+        }
+      },
+    }),
     express.urlencoded({ limit, extended: false }),
     express.text({ limit, type: 'text/*' }),
   ];

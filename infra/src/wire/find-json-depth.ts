@@ -1,0 +1,25 @@
+/** Deeper than any API body needs, and far from where parsing, cloning or serialising it overflows the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests deeper than `max` arrays and objects, found in one pass over the text without parsing
+ * it: a body nested thousands deep parses, then overflows the stack in `JSON.stringify` or `structuredClone`.
+ * Brackets inside strings do not count. Works on text and on UTF-8 bytes alike (the bytes it looks at are ASCII).
+ */
+export function isNestedDeeperThan(json: string | Uint8Array, max: number): boolean {
+  const code = typeof json === 'string' ? (i: number) => json.charCodeAt(i) : (i: number) => json[i];
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = code(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes what follows
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}

@@ -1,0 +1,480 @@
+import { connect, Events, type NatsConnection, type Subscription } from 'nats';
+import {
+  decodeResponseMessage,
+  encodeMessage,
+  storeSetting,
+  type Executive,
+  type RequestMessage,
+  type ResponseMessage,
+} from '@restbus/infra';
+import {
+  ACCEPTED_CONTENT_TYPES,
+  REFUSED_CONTENT_TYPES,
+  createHostileIds,
+  createJunkBodies,
+  createRequestMessage,
+  createRogueMessages,
+  createRogueReplySubjects,
+  createSeededRandom,
+  recordHostileCounts,
+  startNatsServer,
+  startTestService,
+  type TestNatsServer,
+} from '@restbus/infra/testing';
+import type { Person } from '../persons/person';
+import { registerPersons, type PersonServiceSettings } from '../persons/register-persons';
+
+const SEED = 20261210;
+// Requests in flight at once: enough to interleave hostile and legitimate work, few enough for 2 cores to answer
+// each well inside the service's 1500 ms handler deadline.
+const WIDTH = 16;
+const LEGIT_REQUESTS = 50;
+// Generous: a request without an answer by then is a lost request, not a slow one.
+const TIMEOUT_MS = 5000;
+const MAX_ID_BYTES = 512;
+const KNOWN = 'known-record';
+const JSON_TYPE = 'application/json';
+// A stack frame, a source position, Node's internals or a path of this machine: none belongs in an answer.
+const LEAKS = [/\n\s*at\s/, /node:internal/, /node_modules/, /\.[jt]s:\d+/, /\/(home|root|usr|tmp|work)\//];
+
+type Kind = 'crashes' | 'disconnects' | 'errors5xx' | 'collisions' | 'timeouts' | 'wrongAnswers';
+interface Finding {
+  kind: Kind;
+  what: string;
+}
+
+let nats: TestNatsServer;
+let hostile: NatsConnection;
+let legit: NatsConnection;
+let service: Executive<PersonServiceSettings>;
+let serviceNc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  hostile = await connect({ servers: nats.url });
+  legit = await connect({ servers: nats.url });
+  service = await startTestService<PersonServiceSettings>({
+    name: 'person-service',
+    natsUrl: nats.url,
+    settings: [storeSetting],
+    // The last startup only keeps the service's own connection, to see whether NATS ever drops it.
+    startups: [registerPersons, (context) => void (serviceNc = context.nc)],
+    argv: ['--store', 'jetstream'],
+  });
+});
+afterAll(async () => {
+  await service?.stop();
+  await hostile?.close();
+  await legit?.close();
+  await nats?.dispose();
+});
+
+const isWellFormed = (text: string): boolean => {
+  try {
+    encodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const storable = (id: string): boolean =>
+  id !== '' && isWellFormed(id) && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES;
+const show = (text: string): string =>
+  JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…(${text.length})` : text);
+
+async function runPooled(tasks: Array<() => Promise<void>>, width: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) await tasks[next++]();
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+}
+
+describe('person-service under hostile ids, bodies and request messages', () => {
+  it('answers every hostile request with 400/404 or an honest success, loses no legitimate request, and keeps every record apart', async () => {
+    const random = createSeededRandom(SEED);
+    const findings: Finding[] = [];
+    const note = (kind: Kind, what: string): void => void findings.push({ kind, what });
+    /** Every record the store should hold at the end, as the service said it stored it. */
+    const expected = new Map<string, Person>();
+    let requests = 0;
+    let messages = 0;
+
+    // A rejection or exception the service leaves unhandled is not seen here: jest catches it and fails this test
+    // with it (a listener on the test's process never hears it). A crash counted below is a responder gone quiet.
+    const connectionEvents: string[] = [];
+    const clientId = serviceNc.info?.client_id;
+    void (async () => {
+      for await (const status of serviceNc.status()) {
+        if (status.type === Events.Disconnect || status.type === Events.Reconnect) connectionEvents.push(status.type);
+      }
+    })();
+
+    /** Sends one request message (or raw payload) and judges the reply; undefined when there was no usable one. */
+    async function exchange(
+      nc: NatsConnection,
+      what: string,
+      subject: string,
+      payload: RequestMessage | Uint8Array,
+      allowed: readonly number[],
+    ): Promise<ResponseMessage | undefined> {
+      let data: Uint8Array;
+      try {
+        data = (
+          await nc.request(subject, ArrayBuffer.isView(payload) ? payload : encodeMessage(payload), {
+            timeout: TIMEOUT_MS,
+          })
+        ).data;
+      } catch (err) {
+        note('timeouts', `${what}: ${String(err)}`);
+        return undefined;
+      }
+      let reply: ResponseMessage;
+      try {
+        reply = decodeResponseMessage(data);
+      } catch (err) {
+        note('wrongAnswers', `${what}: not a response message: ${String(err)}`);
+        return undefined;
+      }
+      const status = reply.status ?? 200;
+      const text = new TextDecoder().decode(data);
+      if (status >= 500) note('errors5xx', `${what}: ${status} ${text.slice(0, 200)}`);
+      else if (!allowed.includes(status)) note('wrongAnswers', `${what}: ${status}, not ${allowed.join('/')}`);
+      if (status >= 400 && typeof (reply.body as { error?: unknown } | undefined)?.error !== 'string')
+        note('wrongAnswers', `${what}: ${status} without an error sentence`);
+      for (const leak of LEAKS) if (leak.test(text)) note('wrongAnswers', `${what}: ${leak} in ${text.slice(0, 200)}`);
+      return reply;
+    }
+
+    const call = (
+      nc: NatsConnection,
+      what: string,
+      method: 'get' | 'put' | 'post' | 'delete',
+      uri: '/persons' | '/persons/{personId}',
+      options: { id?: string; body?: string; contentType?: string | string[] },
+      allowed: readonly number[],
+    ): Promise<ResponseMessage | undefined> => {
+      requests++;
+      const headers: Record<string, string | string[]> =
+        options.contentType === undefined ? {} : { 'content-type': options.contentType };
+      const message = createRequestMessage({
+        method,
+        uri,
+        headers,
+        body: options.body ?? '',
+        parameters: { query: {}, uri: options.id === undefined ? {} : { personId: options.id } },
+      });
+      return exchange(nc, what, `easer.${method}_${uri}`, message, allowed);
+    };
+    const one = '/persons/{personId}' as const;
+
+    // Hostile ids: each one read, written, read back, and every fourth deleted, in order; ids run side by side.
+    const ids = createHostileIds(random).filter((id) => id !== KNOWN);
+    const idTasks = ids.map((id, index) => async () => {
+      const ok = storable(id);
+      // No store can hold an empty key; 404 (nothing there) is as true an answer as 400.
+      const refused = id === '' ? [400, 404] : [400];
+      const what = (step: string): string => `${step} ${show(id)}`;
+      await call(hostile, what('GET'), 'get', one, { id }, ok ? [404] : refused);
+      const person = { id, familyName: 'Hostile', givenName: `id-${index}` };
+      const put = await call(
+        hostile,
+        what('PUT'),
+        'put',
+        one,
+        { id, body: JSON.stringify(person), contentType: JSON_TYPE },
+        ok ? [200] : [400],
+      );
+      if (put?.status === 200) expected.set(id, put.body as Person);
+      const read = await call(hostile, what('GET after PUT'), 'get', one, { id }, ok ? [200] : refused);
+      if (ok && read?.status === 200) {
+        const got = read.body as Person;
+        if (got.id !== id || got.givenName !== person.givenName)
+          note('collisions', `${what('GET')} read back ${show(got.id)} (${got.givenName})`);
+      }
+      if (index % 4 === 0) {
+        const removed = await call(hostile, what('DELETE'), 'delete', one, { id }, ok ? [204] : refused);
+        if (removed?.status === 204) expected.delete(id);
+        await call(hostile, what('GET after DELETE'), 'get', one, { id }, ok ? [404] : refused);
+      }
+    });
+
+    // Hostile bodies: each sent as a PUT of its own id and as a POST.
+    const bodyTasks: Array<() => Promise<void>> = [];
+    const sendBody = (label: string, body: string, contentType: string | string[] | undefined, accepted: boolean) => {
+      const id = `body-${bodyTasks.length}`;
+      bodyTasks.push(async () => {
+        const put = await call(
+          hostile,
+          `PUT ${label}`,
+          'put',
+          one,
+          { id, body, contentType },
+          accepted ? [200] : [400],
+        );
+        if (put?.status === 200) expected.set(id, put.body as Person);
+      });
+      const newBody = body.replace(/"id":"[^"]*",?/, '');
+      bodyTasks.push(async () => {
+        const post = await call(
+          hostile,
+          `POST ${label}`,
+          'post',
+          '/persons',
+          { body: newBody, contentType },
+          accepted ? [201] : [400],
+        );
+        if (post?.status === 201) expected.set((post.body as Person).id, post.body as Person);
+      });
+      return id;
+    };
+    for (const junk of createJunkBodies(random)) sendBody(junk.label, junk.body, junk.contentType, false);
+    const personText = (id: string) => JSON.stringify({ id, familyName: 'Body', givenName: 'Type' });
+    for (const type of REFUSED_CONTENT_TYPES) {
+      sendBody(`as ${JSON.stringify(type)}`, personText(`body-${bodyTasks.length}`), type, false);
+    }
+    for (const type of ACCEPTED_CONTENT_TYPES) {
+      sendBody(`as ${JSON.stringify(type)}`, personText(`body-${bodyTasks.length}`), type, true);
+    }
+    const shapes: Array<[string, (id: string) => string, boolean]> = [
+      ['a 200 KB familyName', (id) => JSON.stringify({ id, familyName: 'x'.repeat(200_000), givenName: 'g' }), true],
+      ['an empty familyName', (id) => JSON.stringify({ id, familyName: '', givenName: 'g' }), true],
+      ['a lone surrogate in givenName', (id) => `{"id":"${id}","familyName":"f","givenName":"\\ud800"}`, true],
+      ['a NUL in givenName', (id) => `{"id":"${id}","familyName":"f","givenName":"a\\u0000b"}`, true],
+      ['duplicate familyName keys', (id) => `{"id":"${id}","familyName":"A","familyName":"B","givenName":"g"}`, true],
+      ['a givenName that is a number', (id) => JSON.stringify({ id, familyName: 'f', givenName: 7 }), false],
+      ['a givenName that is null', (id) => JSON.stringify({ id, familyName: 'f', givenName: null }), false],
+      ['a givenName that is a list', (id) => JSON.stringify({ id, familyName: 'f', givenName: ['g'] }), false],
+      ['a givenName that is an object', (id) => JSON.stringify({ id, familyName: 'f', givenName: { g: 1 } }), false],
+      [
+        'a 1000-deep familyName',
+        (id) => `{"id":"${id}","familyName":${'['.repeat(1000)}${']'.repeat(1000)},"givenName":"g"}`,
+        false,
+      ],
+      ['no givenName', (id) => JSON.stringify({ id, familyName: 'f' }), false],
+      ['a __proto__ key', (id) => `{"id":"${id}","familyName":"f","givenName":"g","__proto__":{"admin":true}}`, false],
+      ['a constructor key', (id) => `{"id":"${id}","familyName":"f","givenName":"g","constructor":{"a":1}}`, false],
+      ['an extra key', (id) => JSON.stringify({ id, familyName: 'f', givenName: 'g', admin: true }), false],
+      ['the person in a list', (id) => JSON.stringify([{ id, familyName: 'f', givenName: 'g' }]), false],
+    ];
+    for (const [label, make, accepted] of shapes) {
+      sendBody(label, make(`body-${bodyTasks.length}`), JSON_TYPE, accepted);
+    }
+    // An id in the body that is the path's only to a careless comparison: never stored under either.
+    const mismatches: Array<[string, string]> = [
+      ['\u00e9', 'e\u0301'],
+      ['Body-x', 'body-x'],
+      ['body-y', 'body-y '],
+      ['body-z', 'body-z\0'],
+    ];
+    for (const [path, inBody] of mismatches) {
+      bodyTasks.push(async () => {
+        const body = JSON.stringify({ id: inBody, familyName: 'f', givenName: 'g' });
+        await call(
+          hostile,
+          `PUT ${show(path)} with id ${show(inBody)}`,
+          'put',
+          one,
+          {
+            id: path,
+            body,
+            contentType: JSON_TYPE,
+          },
+          [400],
+        );
+      });
+    }
+    // Duplicate id keys: the last one is the id (JSON.parse keeps the last), so only that order is accepted.
+    bodyTasks.push(async () => {
+      const body = '{"id":"other","id":"body-dup","familyName":"f","givenName":"g"}';
+      const put = await call(
+        hostile,
+        'PUT duplicate id keys',
+        'put',
+        one,
+        { id: 'body-dup', body, contentType: JSON_TYPE },
+        [200],
+      );
+      if (put?.status === 200) expected.set('body-dup', put.body as Person);
+    });
+
+    // Rogue request messages, straight onto the subject of one person.
+    const valid = createRequestMessage({
+      method: 'get',
+      uri: one,
+      parameters: { query: {}, uri: { personId: KNOWN } },
+    });
+    const rogueTasks = createRogueMessages(valid, 'personId').map((rogue) => async () => {
+      messages++;
+      await exchange(hostile, `message with ${rogue.label}`, `easer.get_${one}`, rogue.payload, [400]);
+    });
+
+    // Requests whose reply would land on a subject of NATS itself: dropped unread, nothing published there.
+    const mallory = Buffer.from('mallory', 'utf8').toString('base64url');
+    const rogueSubjects = createRogueReplySubjects('persons', mallory);
+    const watchers: Subscription[] = rogueSubjects.map((subject) => hostile.subscribe(subject));
+    await hostile.flush();
+
+    await call(
+      legit,
+      'legit PUT',
+      'put',
+      one,
+      {
+        id: KNOWN,
+        body: JSON.stringify({ id: KNOWN, familyName: 'Known', givenName: 'start' }),
+        contentType: JSON_TYPE,
+      },
+      [200],
+    );
+    const legitFailures: string[] = [];
+    const legitRun = (async () => {
+      let last: Person | undefined;
+      for (let i = 0; i < LEGIT_REQUESTS; i++) {
+        const person = { id: KNOWN, familyName: 'Known', givenName: `legit ${i}` };
+        const reply =
+          i % 2 === 0
+            ? await call(
+                legit,
+                `legit PUT ${i}`,
+                'put',
+                one,
+                {
+                  id: KNOWN,
+                  body: JSON.stringify(person),
+                  contentType: JSON_TYPE,
+                },
+                [200],
+              )
+            : await call(legit, `legit GET ${i}`, 'get', one, { id: KNOWN }, [200]);
+        if (reply?.status !== 200) legitFailures.push(`${i}: ${reply?.status ?? 'no reply'}`);
+        else if (i % 2 === 0) last = person;
+        else if ((reply.body as Person).givenName !== last?.givenName)
+          legitFailures.push(`${i}: read ${(reply.body as Person).givenName}, not ${last?.givenName}`);
+      }
+      if (last) expected.set(KNOWN, last);
+    })();
+
+    const all = [...idTasks, ...bodyTasks, ...rogueTasks];
+    // Shuffled with the seed, so that ids, bodies and rogue messages meet in a fixed but mixed order.
+    for (let i = all.length - 1; i > 0; i--) {
+      const j = random.below(i + 1);
+      [all[i], all[j]] = [all[j], all[i]];
+    }
+    const replyToRogue = (async () => {
+      for (const reply of rogueSubjects) {
+        messages++;
+        const deleteAll = createRequestMessage({ method: 'delete', uri: '/persons' });
+        hostile.publish('easer.delete_/persons', encodeMessage(deleteAll), { reply });
+      }
+    })();
+    await Promise.all([runPooled(all, WIDTH), legitRun, replyToRogue]);
+
+    // The store, read back: exactly the records made, each under its own id.
+    const list = await call(legit, 'list', 'get', '/persons', {}, [200]);
+    // Whatever lands in the bucket behind the service's back is listed too, and need not be a person.
+    const listed = (list?.body as Array<Person | null> | undefined) ?? [];
+    const listedIds = listed.map((person) => String(person?.id));
+    if (new Set(listedIds).size !== listedIds.length) note('collisions', 'the list has an id twice');
+    const missing = [...expected.keys()].filter((id) => !listedIds.includes(id));
+    const extra = listedIds.filter((id) => !expected.has(id));
+    for (const id of missing) note('collisions', `${show(id)} was stored but is not listed`);
+    for (const id of extra) note('collisions', `${show(id)} is listed but was never accepted`);
+    await runPooled(
+      [...expected].map(([id, person]) => async () => {
+        const read = await call(legit, `final GET ${show(id)}`, 'get', one, { id }, [200]);
+        if (read && JSON.stringify(read.body) !== JSON.stringify(person))
+          note('collisions', `${show(id)} reads back as ${JSON.stringify(read.body).slice(0, 80)}`);
+      }),
+      WIDTH,
+    );
+
+    await hostile.flush();
+    const landed = watchers.filter((watcher) => watcher.getReceived() > 0).map((watcher) => watcher.getSubject());
+    for (const subject of landed) note('wrongAnswers', `a reply was published to ${subject}`);
+    watchers.forEach((watcher) => watcher.unsubscribe());
+
+    const ping = await legit
+      .request('$SRV.PING.person-service', '', { timeout: TIMEOUT_MS })
+      .then((msg) => msg.json<{ name: string }>().name)
+      .catch((err: unknown) => String(err));
+    if (ping !== 'person-service') note('crashes', `the responder did not answer $SRV.PING: ${ping}`);
+    if (serviceNc.isClosed()) note('disconnects', 'the service connection is closed');
+    if (serviceNc.info?.client_id !== clientId) note('disconnects', 'the service connection was made anew');
+    for (const event of connectionEvents) note('disconnects', `the service connection reported ${event}`);
+    for (const failure of legitFailures) note('disconnects', `legitimate request ${failure}`);
+
+    const count = (kind: Kind): number => findings.filter((finding) => finding.kind === kind).length;
+    recordHostileCounts('person-service', {
+      tried: { requests, messages },
+      found: {
+        crashes: count('crashes'),
+        disconnects: count('disconnects'),
+        errors5xx: count('errors5xx'),
+        collisions: count('collisions'),
+        timeouts: count('timeouts'),
+        wrongAnswers: count('wrongAnswers'),
+      },
+    });
+    expect(findings).toEqual([]);
+    expect(listed.length).toBe(expected.size);
+  });
+
+  // The suite above found these; each is its own reproduction, so that a fix can be checked one by one.
+  const ask = async (subject: string, message: RequestMessage, nc = legit): Promise<ResponseMessage> =>
+    // 2 s: above the service's 1500 ms handler deadline, so only a reply that never comes runs into it.
+    decodeResponseMessage((await nc.request(subject, encodeMessage(message), { timeout: 2000 })).data);
+
+  it.each([
+    ['GET', 'get'],
+    ['DELETE', 'delete'],
+  ] as const)('answers a %s of an empty personId with 400 or 404, not 500', async (_name, method) => {
+    const message = createRequestMessage({
+      method,
+      uri: '/persons/{personId}',
+      parameters: { query: {}, uri: { personId: '' } },
+    });
+    const reply = await ask(`easer.${method}_/persons/{personId}`, message);
+    expect([400, 404]).toContain(reply.status);
+  });
+
+  it('answers a request message without the personId path parameter with 400, not 500', async () => {
+    const message = createRequestMessage({ method: 'get', uri: '/persons/{personId}' });
+    expect(await ask('easer.get_/persons/{personId}', message)).toMatchObject({
+      status: 400,
+      body: { error: expect.any(String) },
+    });
+  });
+
+  it('answers GET /persons, instead of leaving it without a reply, once the persons outgrow the NATS max payload', async () => {
+    const small = await startNatsServer({ maxPayload: 64 * 1024 });
+    const nc = await connect({ servers: small.url });
+    const crowded = await startTestService<PersonServiceSettings>({
+      name: 'person-service',
+      natsUrl: small.url,
+      settings: [storeSetting],
+      startups: [registerPersons],
+      argv: ['--store', 'jetstream'],
+    });
+    try {
+      // Each person fits in a message on its own; the three together do not.
+      for (const id of ['big-1', 'big-2', 'big-3']) {
+        const person = { id, familyName: 'x'.repeat(30_000), givenName: 'g' };
+        const put = createRequestMessage({
+          method: 'put',
+          uri: '/persons/{personId}',
+          headers: { 'content-type': JSON_TYPE },
+          body: JSON.stringify(person),
+          parameters: { query: {}, uri: { personId: id } },
+        });
+        expect(await ask('easer.put_/persons/{personId}', put, nc)).toMatchObject({ status: 200 });
+      }
+      const list = ask('easer.get_/persons', createRequestMessage({ method: 'get', uri: '/persons' }), nc);
+      await expect(list).resolves.toMatchObject({ body: { error: expect.any(String), code: expect.any(String) } });
+    } finally {
+      await crowded.stop();
+      await nc.close();
+      await small.dispose();
+    }
+  });
+});

@@ -1,0 +1,411 @@
+import { connect, Events, type NatsConnection, type Subscription } from 'nats';
+import {
+  decodeResponseMessage,
+  encodeMessage,
+  storeSetting,
+  type Executive,
+  type RequestMessage,
+  type ResponseMessage,
+} from '@restbus/infra';
+import {
+  ACCEPTED_CONTENT_TYPES,
+  REFUSED_CONTENT_TYPES,
+  createHostileIds,
+  createJunkBodies,
+  createRequestMessage,
+  createRogueMessages,
+  createRogueReplySubjects,
+  createSeededRandom,
+  recordHostileCounts,
+  startNatsServer,
+  startTestService,
+  type TestNatsServer,
+} from '@restbus/infra/testing';
+import type { System } from '../systems/system';
+import { registerSystems, type SystemsServiceSettings } from '../systems/register-systems';
+
+const SEED = 20261211;
+// Requests in flight at once: enough to interleave hostile and legitimate work, few enough for 2 cores to answer
+// each well inside the service's 1500 ms handler deadline.
+const WIDTH = 16;
+const LEGIT_REQUESTS = 50;
+// Generous: a request without an answer by then is a lost request, not a slow one.
+const TIMEOUT_MS = 5000;
+const MAX_ID_BYTES = 512;
+const KNOWN = 'known-system';
+const JSON_TYPE = 'application/json';
+// A stack frame, a source position, Node's internals or a path of this machine: none belongs in an answer.
+const LEAKS = [/\n\s*at\s/, /node:internal/, /node_modules/, /\.[jt]s:\d+/, /\/(home|root|usr|tmp|work)\//];
+
+type Kind = 'crashes' | 'disconnects' | 'errors5xx' | 'collisions' | 'timeouts' | 'wrongAnswers';
+interface Finding {
+  kind: Kind;
+  what: string;
+}
+
+let nats: TestNatsServer;
+let hostile: NatsConnection;
+let legit: NatsConnection;
+let service: Executive<SystemsServiceSettings>;
+let serviceNc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  hostile = await connect({ servers: nats.url });
+  legit = await connect({ servers: nats.url });
+  service = await startTestService<SystemsServiceSettings>({
+    name: 'systems-service',
+    natsUrl: nats.url,
+    settings: [storeSetting],
+    // The last startup only keeps the service's own connection, to see whether NATS ever drops it.
+    startups: [registerSystems, (context) => void (serviceNc = context.nc)],
+    argv: ['--store', 'jetstream'],
+  });
+});
+afterAll(async () => {
+  await service?.stop();
+  await hostile?.close();
+  await legit?.close();
+  await nats?.dispose();
+});
+
+const isWellFormed = (text: string): boolean => {
+  try {
+    encodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const storable = (id: string): boolean =>
+  id !== '' && isWellFormed(id) && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES;
+const show = (text: string): string =>
+  JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…(${text.length})` : text);
+
+async function runPooled(tasks: Array<() => Promise<void>>, width: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) await tasks[next++]();
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+}
+
+describe('systems-service under hostile ids, bodies and request messages', () => {
+  it('answers every hostile request with 400/404/409 or an honest success, loses no legitimate request, and keeps every system apart', async () => {
+    const random = createSeededRandom(SEED);
+    const findings: Finding[] = [];
+    const note = (kind: Kind, what: string): void => void findings.push({ kind, what });
+    /** Every system the store should hold at the end, as the service said it stored it. */
+    const expected = new Map<string, System>();
+    let requests = 0;
+    let messages = 0;
+
+    // A rejection or exception the service leaves unhandled is not seen here: jest catches it and fails this test
+    // with it (a listener on the test's process never hears it). A crash counted below is a responder gone quiet.
+    const connectionEvents: string[] = [];
+    const clientId = serviceNc.info?.client_id;
+    void (async () => {
+      for await (const status of serviceNc.status()) {
+        if (status.type === Events.Disconnect || status.type === Events.Reconnect) connectionEvents.push(status.type);
+      }
+    })();
+
+    /** Sends one request message (or raw payload) and judges the reply; undefined when there was no usable one. */
+    async function exchange(
+      nc: NatsConnection,
+      what: string,
+      subject: string,
+      payload: RequestMessage | Uint8Array,
+      allowed: readonly number[],
+    ): Promise<ResponseMessage | undefined> {
+      let data: Uint8Array;
+      try {
+        data = (
+          await nc.request(subject, ArrayBuffer.isView(payload) ? payload : encodeMessage(payload), {
+            timeout: TIMEOUT_MS,
+          })
+        ).data;
+      } catch (err) {
+        note('timeouts', `${what}: ${String(err)}`);
+        return undefined;
+      }
+      let reply: ResponseMessage;
+      try {
+        reply = decodeResponseMessage(data);
+      } catch (err) {
+        note('wrongAnswers', `${what}: not a response message: ${String(err)}`);
+        return undefined;
+      }
+      const status = reply.status ?? 200;
+      const text = new TextDecoder().decode(data);
+      if (status >= 500) note('errors5xx', `${what}: ${status} ${text.slice(0, 200)}`);
+      else if (!allowed.includes(status)) note('wrongAnswers', `${what}: ${status}, not ${allowed.join('/')}`);
+      if (status >= 400 && typeof (reply.body as { error?: unknown } | undefined)?.error !== 'string')
+        note('wrongAnswers', `${what}: ${status} without an error sentence`);
+      for (const leak of LEAKS) if (leak.test(text)) note('wrongAnswers', `${what}: ${leak} in ${text.slice(0, 200)}`);
+      return reply;
+    }
+
+    const call = (
+      nc: NatsConnection,
+      what: string,
+      method: 'get' | 'post' | 'delete',
+      uri: '/systems' | '/systems/{systemId}',
+      options: { id?: string; body?: string; contentType?: string | string[] },
+      allowed: readonly number[],
+    ): Promise<ResponseMessage | undefined> => {
+      requests++;
+      const headers: Record<string, string | string[]> =
+        options.contentType === undefined ? {} : { 'content-type': options.contentType };
+      const message = createRequestMessage({
+        method,
+        uri,
+        headers,
+        body: options.body ?? '',
+        parameters: { query: {}, uri: options.id === undefined ? {} : { systemId: options.id } },
+      });
+      return exchange(nc, what, `easer.${method}_${uri}`, message, allowed);
+    };
+    const one = '/systems/{systemId}' as const;
+    const post = (what: string, body: string, contentType: string | string[] | undefined, allowed: number[]) =>
+      call(hostile, what, 'post', '/systems', { body, contentType }, allowed);
+    const keep = (reply: ResponseMessage | undefined, what: string): void => {
+      if (reply?.status !== 201) return;
+      const system = reply.body as System;
+      const location = `/systems/${encodeURIComponent(system.id)}`;
+      if (reply.headers?.location !== location)
+        note('wrongAnswers', `${what}: Location ${String(reply.headers?.location)}, not ${location}`);
+      if (expected.has(system.id)) note('collisions', `${what}: 201 for ${show(system.id)}, which was taken`);
+      expected.set(system.id, system);
+    };
+
+    // Hostile ids: each one read, created in the body of a POST, created again, and read back, in order; ids run
+    // side by side, so that two ids a lossy key would merge race each other.
+    const ids = createHostileIds(random).filter((id) => id !== KNOWN);
+    const idTasks = ids.map((id, index) => async () => {
+      const ok = storable(id);
+      // No store can hold an empty key; 404 (nothing there) is as true an answer as 400.
+      const refused = id === '' ? [400, 404] : [400];
+      const what = (step: string): string => `${step} ${show(id)}`;
+      await call(hostile, what('GET'), 'get', one, { id }, ok ? [404] : refused);
+      const system = { name: `id-${index}`, id };
+      keep(await post(what('POST'), JSON.stringify(system), JSON_TYPE, ok ? [201] : [400]), what('POST'));
+      const again = await post(what('POST again'), JSON.stringify({ ...system, name: 'again' }), JSON_TYPE, [
+        ok ? 409 : 400,
+      ]);
+      if (again?.status === 409 && again.headers?.location !== `/systems/${encodeURIComponent(id)}`)
+        note('wrongAnswers', `${what('POST again')}: 409 with Location ${String(again.headers?.location)}`);
+      const read = await call(hostile, what('GET after POST'), 'get', one, { id }, ok ? [200] : refused);
+      if (ok && read?.status === 200) {
+        const got = read.body as System;
+        if (got.id !== id || got.name !== system.name)
+          note('collisions', `${what('GET')} read back ${show(got.id)} (${got.name})`);
+      }
+    });
+
+    // Hostile bodies, each POSTed once.
+    const bodyTasks: Array<() => Promise<void>> = [];
+    const sendBody = (label: string, body: string, contentType: string | string[] | undefined, allowed: number[]) =>
+      bodyTasks.push(async () => keep(await post(`POST ${label}`, body, contentType, allowed), `POST ${label}`));
+    for (const junk of createJunkBodies(random)) sendBody(junk.label, junk.body, junk.contentType, [400]);
+    const systemText = () => JSON.stringify({ id: `body-${bodyTasks.length}`, name: 'typed' });
+    for (const type of REFUSED_CONTENT_TYPES) sendBody(`as ${JSON.stringify(type)}`, systemText(), type, [400]);
+    for (const type of ACCEPTED_CONTENT_TYPES) sendBody(`as ${JSON.stringify(type)}`, systemText(), type, [201]);
+    const deep = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const shapes: Array<[string, (id: string) => string, number[]]> = [
+      ['a 200 KB name', (id) => JSON.stringify({ id, name: 'x'.repeat(200_000) }), [201]],
+      ['an empty name', (id) => JSON.stringify({ id, name: '' }), [201]],
+      ['no id', () => JSON.stringify({ name: 'no id' }), [201]],
+      ['a lone surrogate in the name', (id) => `{"id":"${id}","name":"\\ud800"}`, [201]],
+      ['a NUL in the name', (id) => `{"id":"${id}","name":"a\\u0000b"}`, [201]],
+      ['duplicate name keys', (id) => `{"id":"${id}","name":"A","name":"B"}`, [201]],
+      ['duplicate id keys', (id) => `{"id":"other-${id}","id":"${id}","name":"n"}`, [201]],
+      ['a __proto__ key', (id) => `{"id":"${id}","name":"n","__proto__":{"id":"evil","admin":true}}`, [201]],
+      ['only __proto__ with a name', () => '{"__proto__":{"name":"n","id":"evil"}}', [400]],
+      ['a constructor key', (id) => `{"id":"${id}","name":"n","constructor":{"prototype":{"admin":true}}}`, [201]],
+      [
+        '10000 properties',
+        (id) =>
+          JSON.stringify({
+            id,
+            name: 'n',
+            ...Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`p${i}`, i])),
+          }),
+        [201],
+      ],
+      ['a 60-deep property', (id) => `{"id":"${id}","name":"n","deep":${deep(60)}}`, [201]],
+      // Bodies nest at most 64 levels (MAX_JSON_DEPTH): checked on the text, before parsing.
+      ['a 1000-deep property', (id) => `{"id":"${id}","name":"n","deep":${deep(1000)}}`, [400]],
+      // Too deep for JSON.stringify (about 4000 levels in Node 20): no store can keep it, so the client is told.
+      ['a 10000-deep property', (id) => `{"id":"${id}","name":"n","deep":${deep(10_000)}}`, [400, 413]],
+      ['a name that is a number', (id) => JSON.stringify({ id, name: 7 }), [400]],
+      ['a name that is null', (id) => JSON.stringify({ id, name: null }), [400]],
+      ['a name that is a list', (id) => JSON.stringify({ id, name: ['n'] }), [400]],
+      ['a name that is an object', (id) => JSON.stringify({ id, name: { n: 1 } }), [400]],
+      ['an id that is a number', () => JSON.stringify({ id: 7, name: 'n' }), [400]],
+      ['an id that is null', () => JSON.stringify({ id: null, name: 'n' }), [400]],
+      ['an id that is a list', () => JSON.stringify({ id: ['a'], name: 'n' }), [400]],
+      ['an empty id', () => JSON.stringify({ id: '', name: 'n' }), [400]],
+      ['an escaped lone surrogate id', () => '{"id":"\\udfff","name":"n"}', [400]],
+      ['a 513-byte id', () => JSON.stringify({ id: 'b'.repeat(513), name: 'n' }), [400]],
+      ['no name', (id) => JSON.stringify({ id }), [400]],
+      ['the system in a list', (id) => JSON.stringify([{ id, name: 'n' }]), [400]],
+    ];
+    for (const [label, make, allowed] of shapes) sendBody(label, make(`body-${bodyTasks.length}`), JSON_TYPE, allowed);
+
+    // Rogue request messages, straight onto the subject of one system.
+    const valid = createRequestMessage({
+      method: 'get',
+      uri: one,
+      parameters: { query: {}, uri: { systemId: KNOWN } },
+    });
+    const rogueTasks = createRogueMessages(valid, 'systemId').map((rogue) => async () => {
+      messages++;
+      await exchange(hostile, `message with ${rogue.label}`, `easer.get_${one}`, rogue.payload, [400]);
+    });
+
+    // Requests whose reply would land on a subject of NATS itself: dropped unread, nothing published there.
+    const mallory = Buffer.from('mallory', 'utf8').toString('base64url');
+    const rogueSubjects = createRogueReplySubjects('systems', mallory);
+    const watchers: Subscription[] = rogueSubjects.map((subject) => hostile.subscribe(subject));
+    await hostile.flush();
+
+    const knownReply = await call(
+      legit,
+      'legit POST',
+      'post',
+      '/systems',
+      { body: JSON.stringify({ id: KNOWN, name: 'known' }), contentType: JSON_TYPE },
+      [201],
+    );
+    if (knownReply?.status === 201) expected.set(KNOWN, knownReply.body as System);
+    const legitFailures: string[] = [];
+    const legitRun = (async () => {
+      for (let i = 0; i < LEGIT_REQUESTS; i++) {
+        if (i % 2 === 0) {
+          const system = { id: `legit-${i}`, name: `legit ${i}` };
+          const reply = await call(
+            legit,
+            `legit POST ${i}`,
+            'post',
+            '/systems',
+            {
+              body: JSON.stringify(system),
+              contentType: JSON_TYPE,
+            },
+            [201],
+          );
+          if (reply?.status === 201) expected.set(system.id, reply.body as System);
+          else legitFailures.push(`POST ${i}: ${reply?.status ?? 'no reply'}`);
+        } else {
+          const reply = await call(legit, `legit GET ${i}`, 'get', one, { id: KNOWN }, [200]);
+          if (reply?.status !== 200 || (reply.body as System).name !== 'known')
+            legitFailures.push(`GET ${i}: ${reply?.status ?? 'no reply'}`);
+        }
+      }
+    })();
+
+    const all = [...idTasks, ...bodyTasks, ...rogueTasks];
+    // Shuffled with the seed, so that ids, bodies and rogue messages meet in a fixed but mixed order.
+    for (let i = all.length - 1; i > 0; i--) {
+      const j = random.below(i + 1);
+      [all[i], all[j]] = [all[j], all[i]];
+    }
+    const replyToRogue = (async () => {
+      for (const reply of rogueSubjects) {
+        messages++;
+        const deleteAll = createRequestMessage({ method: 'delete', uri: '/systems' });
+        hostile.publish('easer.delete_/systems', encodeMessage(deleteAll), { reply });
+      }
+    })();
+    await Promise.all([runPooled(all, WIDTH), legitRun, replyToRogue]);
+
+    // The store, read back: exactly the systems made, each under its own id.
+    const list = await call(legit, 'list', 'get', '/systems', {}, [200]);
+    // Whatever lands in the bucket behind the service's back is listed too, and need not be a system.
+    const listed = (list?.body as Array<System | null> | undefined) ?? [];
+    const listedIds = listed.map((system) => String(system?.id));
+    if (new Set(listedIds).size !== listedIds.length) note('collisions', 'the list has an id twice');
+    for (const id of [...expected.keys()].filter((id) => !listedIds.includes(id)))
+      note('collisions', `${show(id)} was stored but is not listed`);
+    for (const id of listedIds.filter((id) => !expected.has(id)))
+      note('collisions', `${show(id)} is listed but was never accepted`);
+    await runPooled(
+      [...expected].map(([id, system]) => async () => {
+        const read = await call(legit, `final GET ${show(id)}`, 'get', one, { id }, [200]);
+        if (read && JSON.stringify(read.body) !== JSON.stringify(system))
+          note('collisions', `${show(id)} reads back as ${JSON.stringify(read.body).slice(0, 80)}`);
+      }),
+      WIDTH,
+    );
+
+    await hostile.flush();
+    const landed = watchers.filter((watcher) => watcher.getReceived() > 0).map((watcher) => watcher.getSubject());
+    for (const subject of landed) note('wrongAnswers', `a reply was published to ${subject}`);
+    watchers.forEach((watcher) => watcher.unsubscribe());
+
+    const ping = await legit
+      .request('$SRV.PING.systems-service', '', { timeout: TIMEOUT_MS })
+      .then((msg) => msg.json<{ name: string }>().name)
+      .catch((err: unknown) => String(err));
+    if (ping !== 'systems-service') note('crashes', `the responder did not answer $SRV.PING: ${ping}`);
+    if (serviceNc.isClosed()) note('disconnects', 'the service connection is closed');
+    if (serviceNc.info?.client_id !== clientId) note('disconnects', 'the service connection was made anew');
+    for (const event of connectionEvents) note('disconnects', `the service connection reported ${event}`);
+    for (const failure of legitFailures) note('disconnects', `legitimate request ${failure}`);
+
+    const count = (kind: Kind): number => findings.filter((finding) => finding.kind === kind).length;
+    recordHostileCounts('systems-service', {
+      tried: { requests, messages },
+      found: {
+        crashes: count('crashes'),
+        disconnects: count('disconnects'),
+        errors5xx: count('errors5xx'),
+        collisions: count('collisions'),
+        timeouts: count('timeouts'),
+        wrongAnswers: count('wrongAnswers'),
+      },
+    });
+    expect(findings).toEqual([]);
+    expect(listed.length).toBe(expected.size);
+  });
+
+  // The suite above found these; each is its own reproduction, so that a fix can be checked one by one.
+  const ask = async (subject: string, message: RequestMessage): Promise<ResponseMessage> =>
+    // 2 s: above the service's 1500 ms handler deadline, so only a reply that never comes runs into it.
+    decodeResponseMessage((await legit.request(subject, encodeMessage(message), { timeout: 2000 })).data);
+
+  it('answers getSystem of an empty systemId with 400 or 404, not 500', async () => {
+    const message = createRequestMessage({
+      method: 'get',
+      uri: '/systems/{systemId}',
+      parameters: { query: {}, uri: { systemId: '' } },
+    });
+    expect([400, 404]).toContain((await ask('easer.get_/systems/{systemId}', message)).status);
+  });
+
+  it('answers a request message without the systemId path parameter with 400, not 500', async () => {
+    const message = createRequestMessage({ method: 'get', uri: '/systems/{systemId}' });
+    expect(await ask('easer.get_/systems/{systemId}', message)).toMatchObject({
+      status: 400,
+      body: { error: expect.any(String) },
+    });
+  });
+
+  it('answers postSystems with 400 or 413, not 500, for a system nested deeper than it can store, and stores nothing', async () => {
+    const depth = 10_000;
+    const message = createRequestMessage({
+      method: 'post',
+      uri: '/systems',
+      headers: { 'content-type': JSON_TYPE },
+      body: `{"id":"too-deep","name":"n","deep":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+    });
+    expect([400, 413]).toContain((await ask('easer.post_/systems', message)).status);
+    const read = createRequestMessage({
+      method: 'get',
+      uri: '/systems/{systemId}',
+      parameters: { query: {}, uri: { systemId: 'too-deep' } },
+    });
+    expect(await ask('easer.get_/systems/{systemId}', read)).toMatchObject({ status: 404 });
+  });
+});
