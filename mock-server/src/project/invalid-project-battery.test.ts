@@ -129,6 +129,14 @@ const cases: Array<[string, (files: Files) => Files, string[]]> = [
     ['services/echo/service.yml:2: unsupported tag: Unresolved tag: tag:yaml.org,2002:set'],
   ],
   [
+    'more than 1000 aliases',
+    (files) => ({
+      ...files,
+      'services/echo/service.yml': `${files['services/echo/service.yml'] as string}ok: &ok 1\nmany:\n${'  - *ok\n'.repeat(1001)}`,
+    }),
+    ['services/echo/service.yml:1011: the document has more than 1000 aliases'],
+  ],
+  [
     'a file larger than 2 MiB',
     replaceIn('services/echo/service.yml', 'name: Echo\n', `name: Echo\n# ${'x'.repeat(3 * 1024 * 1024)}\n`),
     ['services/echo/service.yml: cannot read: the file has 3145907 bytes; a YAML file may have at most 2 MiB'],

@@ -3,10 +3,21 @@ import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node } fro
 /** What a document would become once every alias is expanded, or why it must not be built at all. */
 export type Measurement =
   | { ok: true; size: number }
-  | { ok: false; offset: number; reason: 'too-large' | 'too-deep' | 'recursive'; anchor?: string };
+  | {
+      ok: false;
+      offset: number;
+      reason: 'too-large' | 'too-deep' | 'recursive' | 'too-many-aliases' | 'duplicate-key';
+      anchor?: string;
+    };
 
 /** Deeper than any descriptor needs; far below where walking it (in the parser, in toJS, in a clone) overflows. */
 export const MAX_YAML_DEPTH = 200;
+
+/**
+ * More aliases than a project file needs (a descriptor uses a handful). The yaml package resolves each alias by
+ * scanning the anchors and aliases before it: 15,000 of them took 6 s in toJS, holding a running server.
+ */
+export const MAX_YAML_ALIASES = 1000;
 
 interface Extent {
   /** Roughly the length of the node as JSON, aliases expanded. */
@@ -35,6 +46,7 @@ export function measureYamlDocument(document: Document, limit: number): Measurem
   const anchors = new Map<string, Node>();
   const measured = new Map<Node, Extent>();
   const inProgress = new Set<Node>();
+  let aliases = 0;
 
   function measure(node: unknown, depth: number): Extent {
     if (node === null || node === undefined) return LEAF;
@@ -44,6 +56,8 @@ export function measureYamlDocument(document: Document, limit: number): Measurem
       return { size: key.size + value.size + 1, height: Math.max(key.height, value.height) };
     }
     if (isAlias(node)) {
+      if (++aliases > MAX_YAML_ALIASES)
+        throw new Stop({ ok: false, offset: offsetOf(node), reason: 'too-many-aliases' });
       const target = anchors.get(node.source);
       if (target === undefined) return LEAF; // the parser reports an undefined alias, with its line
       if (inProgress.has(target)) {
@@ -66,7 +80,15 @@ export function measureYamlDocument(document: Document, limit: number): Measurem
       inProgress.add(node);
       let size = 2;
       let height = 0;
+      // Duplicate keys are found here, in one pass with a set per map: the parser's own check (uniqueKeys) compares
+      // each key with every earlier one, and a map of 30,000 keys took it 6 s.
+      const keys = isMap(node) ? new Set<string>() : undefined;
       for (const item of node.items as unknown[]) {
+        if (keys && isPair(item) && isScalar(item.key) && item.key.value !== '<<') {
+          const key = String(item.key.value);
+          if (keys.has(key)) throw new Stop({ ok: false, offset: offsetOf(item.key), reason: 'duplicate-key' });
+          keys.add(key);
+        }
         const inner = measure(item, depth + 1);
         size += inner.size + 1;
         height = Math.max(height, inner.height);

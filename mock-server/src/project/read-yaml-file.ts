@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document } from 'yaml';
-import { MAX_YAML_DEPTH, findDeepNesting, measureYamlDocument } from './measure-yaml-document';
+import { MAX_YAML_ALIASES, MAX_YAML_DEPTH, findDeepNesting, measureYamlDocument } from './measure-yaml-document';
 
 /** The largest YAML file read (a service descriptor is a few kilobytes; a bulk file a few hundred). */
 export const MAX_YAML_FILE_BYTES = 2 * 1024 * 1024;
@@ -67,6 +67,8 @@ const EXPANSION_PROBLEMS = {
   'too-large': `the document grows past ${MAX_YAML_EXPANDED_BYTES / MIB} MiB once its aliases are expanded`,
   'too-deep': `the document nests more than ${MAX_YAML_DEPTH} levels deep`,
   recursive: 'an alias inside the node it names never ends',
+  'too-many-aliases': `the document has more than ${MAX_YAML_ALIASES} aliases`,
+  'duplicate-key': 'Map keys must be unique',
 } as const;
 
 /**
@@ -91,7 +93,8 @@ export async function readYamlFile(path: string, name: string): Promise<ReadResu
     document = parseDocument(text, {
       lineCounter: lines,
       merge: true,
-      uniqueKeys: true,
+      // Checked by measureYamlDocument in linear time (the parser's check is quadratic).
+      uniqueKeys: false,
       prettyErrors: false,
       // YAML 1.1 tags would build Buffers, Sets, Maps and Dates: not plain data.
       resolveKnownTags: false,
@@ -125,7 +128,8 @@ export async function readYamlFile(path: string, name: string): Promise<ReadResu
   }
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 1000 });
+    // The expansion is bounded by measureYamlDocument already; yaml's own alias count rescans the document.
+    value = document.toJS({ maxAliasCount: -1 });
   } catch (err) {
     // An alias without its anchor (or an alias bomb) only shows when the document is built.
     const message = (err as Error).message;
