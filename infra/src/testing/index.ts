@@ -21,3 +21,5 @@ export {
   createRogueReplySubjects,
 } from './hostile/hostile-service-inputs';
 export type { HostileBody, RogueMessage } from './hostile/hostile-service-inputs';
+export { createServiceProbe, isStorableId, runPooled, showText } from './hostile/service-probe';
+export type { ServiceFinding, ServiceFindingKind, ServiceProbe } from './hostile/service-probe';

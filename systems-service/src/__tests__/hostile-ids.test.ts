@@ -1,4 +1,4 @@
-import { connect, Events, type NatsConnection, type Subscription } from 'nats';
+import { connect, type NatsConnection, type Subscription } from 'nats';
 import {
   decodeResponseMessage,
   encodeMessage,
@@ -15,8 +15,11 @@ import {
   createRequestMessage,
   createRogueMessages,
   createRogueReplySubjects,
+  createServiceProbe,
+  isStorableId,
+  runPooled,
+  showText,
   createSeededRandom,
-  recordHostileCounts,
   startNatsServer,
   startTestService,
   type TestNatsServer,
@@ -31,18 +34,8 @@ const WIDTH = 16;
 const LEGIT_REQUESTS = 50;
 // Generous: a request without an answer by then is a lost request, not a slow one.
 const TIMEOUT_MS = 5000;
-const MAX_ID_BYTES = 512;
 const KNOWN = 'known-system';
 const JSON_TYPE = 'application/json';
-// A stack frame, a source position, Node's internals or a path of this machine: none belongs in an answer.
-const LEAKS = [/\n\s*at\s/, /node:internal/, /node_modules/, /\.[jt]s:\d+/, /\/(home|root|usr|tmp|work)\//];
-
-type Kind = 'crashes' | 'disconnects' | 'errors5xx' | 'collisions' | 'timeouts' | 'wrongAnswers';
-interface Finding {
-  kind: Kind;
-  what: string;
-}
-
 let nats: TestNatsServer;
 let hostile: NatsConnection;
 let legit: NatsConnection;
@@ -69,82 +62,15 @@ afterAll(async () => {
   await nats?.dispose();
 });
 
-const isWellFormed = (text: string): boolean => {
-  try {
-    encodeURIComponent(text);
-    return true;
-  } catch {
-    return false;
-  }
-};
-const storable = (id: string): boolean =>
-  id !== '' && isWellFormed(id) && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES;
-const show = (text: string): string =>
-  JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…(${text.length})` : text);
-
-async function runPooled(tasks: Array<() => Promise<void>>, width: number): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) await tasks[next++]();
-  };
-  await Promise.all(Array.from({ length: width }, worker));
-}
-
 describe('systems-service under hostile ids, bodies and request messages', () => {
   it('answers every hostile request with 400/404/409 or an honest success, loses no legitimate request, and keeps every system apart', async () => {
     const random = createSeededRandom(SEED);
-    const findings: Finding[] = [];
-    const note = (kind: Kind, what: string): void => void findings.push({ kind, what });
+    const probe = createServiceProbe(serviceNc, TIMEOUT_MS);
+    const { findings, note, exchange } = probe;
     /** Every system the store should hold at the end, as the service said it stored it. */
     const expected = new Map<string, System>();
     let requests = 0;
     let messages = 0;
-
-    // A rejection or exception the service leaves unhandled is not seen here: jest catches it and fails this test
-    // with it (a listener on the test's process never hears it). A crash counted below is a responder gone quiet.
-    const connectionEvents: string[] = [];
-    const clientId = serviceNc.info?.client_id;
-    void (async () => {
-      for await (const status of serviceNc.status()) {
-        if (status.type === Events.Disconnect || status.type === Events.Reconnect) connectionEvents.push(status.type);
-      }
-    })();
-
-    /** Sends one request message (or raw payload) and judges the reply; undefined when there was no usable one. */
-    async function exchange(
-      nc: NatsConnection,
-      what: string,
-      subject: string,
-      payload: RequestMessage | Uint8Array,
-      allowed: readonly number[],
-    ): Promise<ResponseMessage | undefined> {
-      let data: Uint8Array;
-      try {
-        data = (
-          await nc.request(subject, ArrayBuffer.isView(payload) ? payload : encodeMessage(payload), {
-            timeout: TIMEOUT_MS,
-          })
-        ).data;
-      } catch (err) {
-        note('timeouts', `${what}: ${String(err)}`);
-        return undefined;
-      }
-      let reply: ResponseMessage;
-      try {
-        reply = decodeResponseMessage(data);
-      } catch (err) {
-        note('wrongAnswers', `${what}: not a response message: ${String(err)}`);
-        return undefined;
-      }
-      const status = reply.status ?? 200;
-      const text = new TextDecoder().decode(data);
-      if (status >= 500) note('errors5xx', `${what}: ${status} ${text.slice(0, 200)}`);
-      else if (!allowed.includes(status)) note('wrongAnswers', `${what}: ${status}, not ${allowed.join('/')}`);
-      if (status >= 400 && typeof (reply.body as { error?: unknown } | undefined)?.error !== 'string')
-        note('wrongAnswers', `${what}: ${status} without an error sentence`);
-      for (const leak of LEAKS) if (leak.test(text)) note('wrongAnswers', `${what}: ${leak} in ${text.slice(0, 200)}`);
-      return reply;
-    }
 
     const call = (
       nc: NatsConnection,
@@ -175,7 +101,7 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
       const location = `/systems/${encodeURIComponent(system.id)}`;
       if (reply.headers?.location !== location)
         note('wrongAnswers', `${what}: Location ${String(reply.headers?.location)}, not ${location}`);
-      if (expected.has(system.id)) note('collisions', `${what}: 201 for ${show(system.id)}, which was taken`);
+      if (expected.has(system.id)) note('collisions', `${what}: 201 for ${showText(system.id)}, which was taken`);
       expected.set(system.id, system);
     };
 
@@ -183,10 +109,10 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
     // side by side, so that two ids a lossy key would merge race each other.
     const ids = createHostileIds(random).filter((id) => id !== KNOWN);
     const idTasks = ids.map((id, index) => async () => {
-      const ok = storable(id);
+      const ok = isStorableId(id);
       // No store can hold an empty key; 404 (nothing there) is as true an answer as 400.
       const refused = id === '' ? [400, 404] : [400];
-      const what = (step: string): string => `${step} ${show(id)}`;
+      const what = (step: string): string => `${step} ${showText(id)}`;
       await call(hostile, what('GET'), 'get', one, { id }, ok ? [404] : refused);
       const system = { name: `id-${index}`, id };
       keep(await post(what('POST'), JSON.stringify(system), JSON_TYPE, ok ? [201] : [400]), what('POST'));
@@ -199,7 +125,7 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
       if (ok && read?.status === 200) {
         const got = read.body as System;
         if (got.id !== id || got.name !== system.name)
-          note('collisions', `${what('GET')} read back ${show(got.id)} (${got.name})`);
+          note('collisions', `${what('GET')} read back ${showText(got.id)} (${got.name})`);
       }
     });
 
@@ -327,14 +253,14 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
     const listedIds = listed.map((system) => String(system?.id));
     if (new Set(listedIds).size !== listedIds.length) note('collisions', 'the list has an id twice');
     for (const id of [...expected.keys()].filter((id) => !listedIds.includes(id)))
-      note('collisions', `${show(id)} was stored but is not listed`);
+      note('collisions', `${showText(id)} was stored but is not listed`);
     for (const id of listedIds.filter((id) => !expected.has(id)))
-      note('collisions', `${show(id)} is listed but was never accepted`);
+      note('collisions', `${showText(id)} is listed but was never accepted`);
     await runPooled(
       [...expected].map(([id, system]) => async () => {
-        const read = await call(legit, `final GET ${show(id)}`, 'get', one, { id }, [200]);
+        const read = await call(legit, `final GET ${showText(id)}`, 'get', one, { id }, [200]);
         if (read && JSON.stringify(read.body) !== JSON.stringify(system))
-          note('collisions', `${show(id)} reads back as ${JSON.stringify(read.body).slice(0, 80)}`);
+          note('collisions', `${showText(id)} reads back as ${JSON.stringify(read.body).slice(0, 80)}`);
       }),
       WIDTH,
     );
@@ -349,23 +275,10 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
       .then((msg) => msg.json<{ name: string }>().name)
       .catch((err: unknown) => String(err));
     if (ping !== 'systems-service') note('crashes', `the responder did not answer $SRV.PING: ${ping}`);
-    if (serviceNc.isClosed()) note('disconnects', 'the service connection is closed');
-    if (serviceNc.info?.client_id !== clientId) note('disconnects', 'the service connection was made anew');
-    for (const event of connectionEvents) note('disconnects', `the service connection reported ${event}`);
+    probe.checkConnection();
     for (const failure of legitFailures) note('disconnects', `legitimate request ${failure}`);
 
-    const count = (kind: Kind): number => findings.filter((finding) => finding.kind === kind).length;
-    recordHostileCounts('systems-service', {
-      tried: { requests, messages },
-      found: {
-        crashes: count('crashes'),
-        disconnects: count('disconnects'),
-        errors5xx: count('errors5xx'),
-        collisions: count('collisions'),
-        timeouts: count('timeouts'),
-        wrongAnswers: count('wrongAnswers'),
-      },
-    });
+    probe.record('systems-service', { requests, messages });
     expect(findings).toEqual([]);
     expect(listed.length).toBe(expected.size);
   });
