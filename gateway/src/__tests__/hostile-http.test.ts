@@ -1,11 +1,10 @@
-import { STATUS_CODES } from 'node:http';
 import { resolve } from 'node:path';
 import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
 import { createSeededRandom, recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { createHostileRequests } from './hostile-requests';
-import { exchangeRaw, type RawExchange } from './raw-http';
+import { exchangeRaw, findErrorAnswerProblems, type RawExchange } from './raw-http';
 import { createRogueReplies, type RogueReply } from './rogue-replies';
 import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
 
@@ -110,20 +109,11 @@ function judge(
   }
   if (code < 200 || code > 599) findings.push({ kind: 'nonJson', what: `final status ${code}` });
   if (code >= 400) {
-    if (status[2] !== (STATUS_CODES[code] ?? status[2]))
-      findings.push({ kind: 'nonJson', what: `status line "${code} ${status[2]}"` });
-    if (!head.includes('\r\ncontent-type: application/json'))
-      findings.push({ kind: 'nonJson', what: `${code} not JSON` });
+    for (const what of findErrorAnswerProblems(code, status[2], head, body, isHead === true)) {
+      findings.push({ kind: 'nonJson', what });
+    }
     // A response to HEAD has the headers of the answer and no body.
     if (isHead) return findings;
-    try {
-      const parsed = JSON.parse(body) as { error?: unknown; code?: unknown };
-      if (typeof parsed.error !== 'string' || typeof parsed.code !== 'string') {
-        findings.push({ kind: 'nonJson', what: `${code} body ${body.slice(0, 80)}` });
-      }
-    } catch {
-      findings.push({ kind: 'nonJson', what: `${code} body not JSON: ${JSON.stringify(body.slice(0, 80))}` });
-    }
   }
   // The gateway's own request id wins over anything a reply says.
   if (requestId && !head.includes(`\r\nx-request-id: ${requestId}\r\n`)) {

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { connect } from 'node:net';
 
 export interface RawResponse {
@@ -119,4 +120,30 @@ export function exchangeRaw(
     socket.write(typeof request === 'string' ? Buffer.from(request, 'latin1') : request);
     if (options.halfClose) socket.end();
   });
+}
+
+/**
+ * What is wrong with an error answer (4xx/5xx) as a restbus edge must give it: the status's own reason phrase, a
+ * JSON content type and an `{error, code}` body (a HEAD answer has no body to look at). Empty when nothing is.
+ */
+export function findErrorAnswerProblems(
+  code: number,
+  reason: string,
+  head: string,
+  body: string,
+  isHead: boolean,
+): string[] {
+  const problems: string[] = [];
+  if (reason !== (STATUS_CODES[code] ?? reason)) problems.push(`status line "${code} ${reason}"`);
+  if (!head.includes('\r\ncontent-type: application/json')) problems.push(`${code} not JSON`);
+  if (isHead) return problems;
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; code?: unknown };
+    if (typeof parsed.error !== 'string' || typeof parsed.code !== 'string') {
+      problems.push(`${code} body ${body.slice(0, 80)}`);
+    }
+  } catch {
+    problems.push(`${code} body not JSON: ${JSON.stringify(body.slice(0, 80))}`);
+  }
+  return problems;
 }

@@ -1,8 +1,7 @@
-import { STATUS_CODES } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createSeededRandom, recordHostileCounts } from '@restbus/infra/testing';
-import { exchangeRaw, type RawExchange } from '../../../gateway/src/__tests__/raw-http';
+import { exchangeRaw, findErrorAnswerProblems, type RawExchange } from '../../../gateway/src/__tests__/raw-http';
 import type { MockServer } from '../server/start-mock-server';
 import { createHostileMockRequests, type HostileMockRequest } from './hostile-mock-requests';
 import { sampleFiles, serveProject, writeProject } from './sample-project';
@@ -139,20 +138,8 @@ function judge(exchange: RawExchange, request: HostileMockRequest, server: 'open
     }
   }
   if (code >= 400 && !DECLARED_BODIES.has(body)) {
-    if (status[2] !== (STATUS_CODES[code] ?? status[2])) {
-      findings.push({ kind: 'nonJson', what: `status line "${code} ${status[2]}"` });
-    }
-    if (!head.includes('\r\ncontent-type: application/json'))
-      findings.push({ kind: 'nonJson', what: `${code} not JSON` });
-    // A response to HEAD has the headers of the answer and no body.
-    if (isHead) return findings;
-    try {
-      const parsed = JSON.parse(body) as { error?: unknown; code?: unknown };
-      if (typeof parsed.error !== 'string' || typeof parsed.code !== 'string') {
-        findings.push({ kind: 'nonJson', what: `${code} body ${body.slice(0, 80)}` });
-      }
-    } catch {
-      findings.push({ kind: 'nonJson', what: `${code} body not JSON: ${JSON.stringify(body.slice(0, 80))}` });
+    for (const what of findErrorAnswerProblems(code, status[2], head, body, isHead)) {
+      findings.push({ kind: 'nonJson', what });
     }
   }
   return findings;
