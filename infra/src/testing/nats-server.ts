@@ -1,3 +1,4 @@
+import { connect, type NatsConnection } from 'nats';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,27 @@ function spawnServer(config: string): Promise<{ child: ChildProcess; output: () 
   });
 }
 
+/**
+ * Waits until JetStream answers: the client port opens first, and on a restart JetStream is still recovering its
+ * store for a while, when a KV request would time out. A test starts once the server is whole.
+ */
+async function waitForJetStream(url: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    let nc: NatsConnection | undefined;
+    try {
+      nc = await connect({ servers: url, timeout: 1000 });
+      await nc.jetstreamManager({ timeout: 1000 });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`JetStream did not become ready: ${String(err)}\n${output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await nc?.close();
+    }
+  }
+}
+
 async function stopChild(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -75,6 +97,7 @@ export async function startNatsServer(options: { maxPayload?: number } = {}): Pr
     const spawned = await spawnServer(await writeConfig());
     child = spawned.child;
     port = await waitForPortsFile(dir, spawned.child, spawned.output);
+    await waitForJetStream(`nats://127.0.0.1:${port}`, spawned.output);
   };
   await start();
   return {
