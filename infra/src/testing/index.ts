@@ -1,5 +1,5 @@
-export { startNatsServer } from './nats-server';
-export type { TestNatsServer } from './nats-server';
+export { startNatsCluster, startNatsServer } from './nats-server';
+export type { TestNatsCluster, TestNatsServer } from './nats-server';
 export { createRequestMessage } from './create-request-message';
 export { startHelloResponder } from './bench/hello-responder';
 export { median, summarize } from './bench/load-result';

@@ -2,18 +2,36 @@ import { connect, type NatsConnection } from 'nats';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 export interface TestNatsServer {
   /** `nats://127.0.0.1:<port>` */
   readonly url: string;
   readonly port: number;
+  /** The server process, while it runs. */
+  readonly pid: number | undefined;
   /** Stops the server; the store directory survives until `dispose`. */
   stop(): Promise<void>;
+  /** Kills the server (SIGKILL): no goodbye to clients or peers. */
+  kill(): Promise<void>;
+  /** Puts the server in lame duck mode (SIGUSR2) and resolves once it has closed every client and exited. */
+  enterLameDuck(): Promise<void>;
+  /** The server's last lines of output (for a failing test's message). */
+  output(): string;
   /** Starts the server again on the same port and store (after `stop`). */
   start(): Promise<void>;
   /** Stops the server and removes its files. */
   dispose(): Promise<void>;
+}
+
+/** Where a cluster member listens for routes and which routes it dials (every member's, its own included). */
+export interface ClusterMembership {
+  name: string;
+  clientPort: number;
+  routePort: number;
+  routes: string[];
+  lameDuckSeconds?: number;
 }
 
 const NOT_FOUND =
@@ -66,10 +84,10 @@ async function waitForJetStream(url: string, output: () => string): Promise<void
   }
 }
 
-async function stopChild(child: ChildProcess | undefined): Promise<void> {
+async function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
@@ -79,28 +97,42 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
  * Starts a real nats-server (with JetStream, on a port it picks itself) for a test, in a fresh directory.
  * Fails with a clear message when nats-server is not installed: a missing server is never a skipped test.
  */
-export async function startNatsServer(options: { maxPayload?: number } = {}): Promise<TestNatsServer> {
+export async function startNatsServer(
+  options: { maxPayload?: number; name?: string; cluster?: ClusterMembership } = {},
+): Promise<TestNatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'restbus-nats-'));
-  let port = -1;
+  let port = options.cluster?.clientPort ?? -1;
   const writeConfig = async (): Promise<string> => {
     const config = join(dir, 'nats-server.conf');
     const store = join(dir, 'jetstream');
+    const { cluster } = options;
     await writeFile(
       config,
       `listen: "127.0.0.1:${port}"\nports_file_dir: "${dir}"\njetstream { store_dir: "${store}" }\n` +
-        (options.maxPayload ? `max_payload: ${options.maxPayload}\n` : ''),
+        (options.name ? `server_name: "${options.name}"\n` : '') +
+        (options.maxPayload ? `max_payload: ${options.maxPayload}\n` : '') +
+        (cluster
+          ? `cluster { name: "${cluster.name}", listen: "127.0.0.1:${cluster.routePort}", routes: [${cluster.routes
+              .map((route) => `"${route}"`)
+              .join(', ')}] }\nlame_duck_duration: "${cluster.lameDuckSeconds ?? 30}s"\nlame_duck_grace_period: "1s"\n`
+          : ''),
     );
     return config;
   };
   let child: ChildProcess | undefined;
-  const start = async (): Promise<void> => {
+  let output = (): string => '';
+  const start = async ({ waitForJetStream: wait = true } = {}): Promise<void> => {
     const spawned = await spawnServer(await writeConfig());
     child = spawned.child;
+    output = spawned.output;
     port = await waitForPortsFile(dir, spawned.child, spawned.output);
-    await waitForJetStream(`nats://127.0.0.1:${port}`, spawned.output);
+    if (wait) await waitForJetStream(`nats://127.0.0.1:${port}`, spawned.output);
   };
-  await start();
+  await (options.cluster ? start({ waitForJetStream: false }) : start());
   return {
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
     get url() {
       return `nats://127.0.0.1:${port}`;
     },
@@ -108,10 +140,93 @@ export async function startNatsServer(options: { maxPayload?: number } = {}): Pr
       return port;
     },
     stop: () => stopChild(child),
-    start,
+    kill: () => stopChild(child, 'SIGKILL'),
+    async enterLameDuck() {
+      if (!child || child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGUSR2');
+      await exited;
+    },
+    output: () => output(),
+    start: () => start(),
     async dispose() {
       await stopChild(child);
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestNatsCluster {
+  readonly nodes: readonly TestNatsServer[];
+  /** Every node's URL, comma-separated: what `-n` takes. */
+  readonly urls: string;
+  /** The node that leads a stream now (asked of any live node). */
+  leaderOf(stream: string): Promise<TestNatsServer>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts three (or `size`) real nats-servers with routes to each other and JetStream clustered, and resolves once
+ * JetStream answers on every node. Ports are chosen free and kept, so a node that is stopped starts again where
+ * it was. Lame duck mode lasts `lameDuckSeconds` (30 s by default, as nats-server's own default is 2 min).
+ */
+export async function startNatsCluster(
+  options: { size?: number; lameDuckSeconds?: number; maxPayload?: number } = {},
+): Promise<TestNatsCluster> {
+  const size = options.size ?? 3;
+  const ports = await Promise.all(Array.from({ length: size * 2 }, () => findFreePort()));
+  const routes = Array.from({ length: size }, (_, i) => `nats://127.0.0.1:${ports[size + i]}`);
+  const name = `restbus-test-${ports[0]}`;
+  const nodes = await Promise.all(
+    Array.from({ length: size }, (_, i) =>
+      startNatsServer({
+        name: `n${i + 1}`,
+        maxPayload: options.maxPayload,
+        cluster: {
+          name,
+          clientPort: ports[i],
+          routePort: ports[size + i],
+          routes,
+          lameDuckSeconds: options.lameDuckSeconds,
+        },
+      }),
+    ),
+  );
+  await Promise.all(nodes.map((node) => waitForJetStream(node.url, node.output)));
+  const byName = new Map(nodes.map((node, i) => [`n${i + 1}`, node]));
+  return {
+    nodes,
+    urls: nodes.map((node) => node.url).join(','),
+    async leaderOf(stream) {
+      for (const node of nodes) {
+        if (node.pid === undefined) continue;
+        let nc: NatsConnection | undefined;
+        try {
+          nc = await connect({ servers: node.url, timeout: 1000 });
+          const info = await (await nc.jetstreamManager({ timeout: 2000 })).streams.info(stream);
+          const leader = byName.get(info.cluster?.leader ?? '');
+          if (leader) return leader;
+        } catch {
+          // that node is down or not yet current: ask the next
+        } finally {
+          await nc?.close();
+        }
+      }
+      throw new Error(`no node knows the leader of ${stream}`);
+    },
+    async dispose() {
+      await Promise.all(nodes.map((node) => node.dispose()));
     },
   };
 }
