@@ -61,9 +61,19 @@ export type {
 } from './executive/create-executive';
 export { runExecutive } from './executive/run-executive';
 export { createMemoryCollection } from './store/collection';
-export type { Collection } from './store/collection';
+export type { Collection, Page, PageRequest, Read } from './store/collection';
 export { openKvCollection } from './store/kv-collection';
-export { openStore, storeSetting } from './store/open-store';
+export type { KvCollectionOptions } from './store/kv-collection';
+export { kvReplicasSetting, openStore, storeSetting } from './store/open-store';
+export type { StoreSettings } from './store/open-store';
+export {
+  DEFAULT_PAGE_LIMIT,
+  MAX_PAGE_LIMIT,
+  STALE_HEADER,
+  describePage,
+  measureReplyRoom,
+  readPageRequest,
+} from './store/page-query';
 export { describeInvalidId, MAX_ID_BYTES } from './store/record-id';
 export type { StoreKind } from './store/open-store';
 export { readJsonBody } from './wire/read-json-body';

@@ -22,6 +22,7 @@ export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logge
   return (data) =>
     new Promise<ResponseMessage>((resolve, reject) => {
       let settled = false;
+      const deadline = performance.now() + deadlineMs;
       const timer = setTimeout(() => {
         settled = true;
         reject(new RestbusError('HANDLER_FAILED', `the handler did not call back within ${deadlineMs} ms`));
@@ -37,7 +38,7 @@ export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logge
         else resolve(response as ResponseMessage);
       };
       try {
-        const result = runInHandlerScope({ fail: cb, logger }, () => handler(data, cb));
+        const result = runInHandlerScope({ fail: cb, logger, deadline }, () => handler(data, cb));
         if (result && typeof (result as Promise<unknown>).then === 'function') {
           (result as Promise<ResponseMessage | void>).then(
             (response) => {

@@ -6,11 +6,22 @@ import { RestbusError } from '../errors/restbus-error';
 interface HandlerScope {
   fail: (err: unknown) => void;
   logger: Logger;
+  /** When the handler's answer is due (performance.now() time): what the code it calls may spend waiting. */
+  deadline?: number;
 }
 
 // Promises keep the async context they were created in, so a rejection nobody handles can still be traced back
 // to the request whose handler left it behind (Node runs 'unhandledRejection' listeners in that context).
 const scope = new AsyncLocalStorage<HandlerScope>();
+
+/**
+ * Milliseconds left before the running handler's answer is due, or undefined outside a handler. Lets a store
+ * retry through an election for as long as the caller will wait, and not a moment longer.
+ */
+export function remainingHandlerTime(): number | undefined {
+  const deadline = scope.getStore()?.deadline;
+  return deadline === undefined ? undefined : deadline - performance.now();
+}
 
 /** Runs a handler so that anything it leaves behind that rejects unhandled fails its request (see below). */
 export function runInHandlerScope<T>(handlerScope: HandlerScope, run: () => T): T {

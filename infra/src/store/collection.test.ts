@@ -2,6 +2,8 @@ import { connect, type NatsConnection } from 'nats';
 import { startNatsServer, type TestNatsServer } from '../testing';
 import { createMemoryCollection, type Collection } from './collection';
 import { openKvCollection } from './kv-collection';
+import pino from 'pino';
+import { runInHandlerScope } from '../executive/handler-scope';
 
 let server: TestNatsServer;
 let nc: NatsConnection;
@@ -24,6 +26,14 @@ async function waitUntil(condition: () => Promise<boolean>, limitMs = 10_000): P
   }
 }
 
+/** Runs `call` as a handler would, with its answer due in `ms`. */
+function withDeadline<R>(ms: number, call: () => Promise<R>): Promise<R> {
+  return runInHandlerScope(
+    { fail: () => undefined, logger: pino({ level: 'silent' }), deadline: performance.now() + ms },
+    call,
+  );
+}
+
 interface Item {
   name: string;
 }
@@ -35,7 +45,7 @@ const implementations: Array<[string, () => Promise<Collection<Item>>]> = [
 
 describe.each(implementations)('a %s collection', (_name, open) => {
   it('lists nothing at first', async () => {
-    expect(await (await open()).list()).toEqual([]);
+    expect((await (await open()).list()).items).toEqual([]);
   });
 
   it('lists in insertion order, a replaced value keeping its place', async () => {
@@ -44,15 +54,15 @@ describe.each(implementations)('a %s collection', (_name, open) => {
     await items.put('a', { name: 'A' });
     await items.put('c/with spaces & ünïcode', { name: 'C' });
     await items.put('b', { name: 'B2' });
-    expect(await items.list()).toEqual([{ name: 'B2' }, { name: 'A' }, { name: 'C' }]);
-    expect(await items.get('c/with spaces & ünïcode')).toEqual({ name: 'C' });
+    expect((await items.list()).items).toEqual([{ name: 'B2' }, { name: 'A' }, { name: 'C' }]);
+    expect((await items.get('c/with spaces & ünïcode')).value).toEqual({ name: 'C' });
   });
 
   it('creates only when the id is free', async () => {
     const items = await open();
     expect(await items.create('x', { name: 'first' })).toBe(true);
     expect(await items.create('x', { name: 'second' })).toBe(false);
-    expect(await items.get('x')).toEqual({ name: 'first' });
+    expect((await items.get('x')).value).toEqual({ name: 'first' });
   });
 
   it('removes one value, then clears all', async () => {
@@ -61,10 +71,10 @@ describe.each(implementations)('a %s collection', (_name, open) => {
     await items.put('b', { name: 'B' });
     expect(await items.remove('a')).toBe(true);
     expect(await items.remove('a')).toBe(false);
-    expect(await items.get('a')).toBeUndefined();
-    expect(await items.list()).toEqual([{ name: 'B' }]);
+    expect((await items.get('a')).value).toBeUndefined();
+    expect((await items.list()).items).toEqual([{ name: 'B' }]);
     await items.clear();
-    expect(await items.list()).toEqual([]);
+    expect((await items.list()).items).toEqual([]);
     expect(await items.create('b', { name: 'again' })).toBe(true);
   });
 
@@ -78,7 +88,7 @@ describe.each(implementations)('a %s collection', (_name, open) => {
     await expect(items.put(id, { name: 'x' })).rejects.toMatchObject(refused);
     await expect(items.get(id)).rejects.toMatchObject(refused);
     await expect(items.remove(id)).rejects.toMatchObject(refused);
-    expect(await items.list()).toEqual([]);
+    expect((await items.list()).items).toEqual([]);
   });
 
   it('keeps "\udfff" and "\ufffd" apart: the first is refused, the second stored', async () => {
@@ -87,10 +97,32 @@ describe.each(implementations)('a %s collection', (_name, open) => {
     expect(await items.create('\ufffd', { name: 'replacement' })).toBe(true);
   });
 
+  it('pages a list by count and by bytes, the cursor leading on in insertion order after the value it names is gone', async () => {
+    const items = await open();
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await items.put(name, { name });
+    const first = await items.list({ limit: 2 });
+    expect(first.items).toEqual([{ name: 'a' }, { name: 'b' }]);
+    expect(first.next).toEqual(expect.any(String));
+    await items.remove('b');
+    const second = await items.list({ limit: 2, cursor: first.next });
+    expect(second.items).toEqual([{ name: 'c' }, { name: 'd' }]);
+    const last = await items.list({ limit: 2, cursor: second.next });
+    expect(last).toMatchObject({ items: [{ name: 'e' }] });
+    expect(last.next).toBeUndefined();
+    // Bytes cut a page short, but never to nothing: a list always moves on.
+    expect((await items.list({ maxBytes: 40 })).items.length).toBeLessThan(4);
+    expect((await items.list({ maxBytes: 1 })).items).toEqual([{ name: 'a' }]);
+  });
+
+  it('refuses a cursor it did not give out as REQUEST_INVALID', async () => {
+    const items = await open();
+    await expect(items.list({ cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'REQUEST_INVALID' });
+  });
+
   it('loses no update when writers race on one id', async () => {
     const items = await open();
     await Promise.all(Array.from({ length: 20 }, (_, i) => items.put('hot', { name: String(i) })));
-    expect(await items.list()).toHaveLength(1);
+    expect((await items.list()).items).toHaveLength(1);
   });
 });
 
@@ -100,13 +132,13 @@ describe('a JetStream KV collection', () => {
     const items = await openKvCollection<Item>(nc, name);
     await items.put('a', { name: 'A' });
     await items.put('b', { name: 'B' });
-    expect(await items.list()).toHaveLength(2);
+    expect((await items.list()).items).toHaveLength(2);
     const jsm = await nc.jetstreamManager();
     await jsm.streams.purge(`KV_${name}`);
-    expect(await items.list()).toEqual([]);
-    expect(await items.get('a')).toBeUndefined();
+    expect((await items.list()).items).toEqual([]);
+    expect((await items.get('a')).value).toBeUndefined();
     await items.put('c', { name: 'C' });
-    expect(await items.list()).toEqual([{ name: 'C' }]);
+    expect((await items.list()).items).toEqual([{ name: 'C' }]);
   });
 
   it('forgets a key purged from the stream by subject', async () => {
@@ -114,26 +146,32 @@ describe('a JetStream KV collection', () => {
     const items = await openKvCollection<Item>(nc, name);
     await items.put('a', { name: 'A' });
     await items.put('b', { name: 'B' });
-    expect(await items.list()).toHaveLength(2);
+    expect((await items.list()).items).toHaveLength(2);
     const jsm = await nc.jetstreamManager();
     const key = Buffer.from('a', 'utf8').toString('base64url');
     await jsm.streams.purge(`KV_${name}`, { filter: `$KV.${name}.${key}` });
-    expect(await items.list()).toEqual([{ name: 'B' }]);
+    expect((await items.list()).items).toEqual([{ name: 'B' }]);
   });
 
-  it('answers STORE_UNAVAILABLE, not a bare error, while NATS is down, and serves again once it is back', async () => {
+  it('serves reads from its copy marked stale while NATS is down, answers writes STORE_UNAVAILABLE within the deadline, and serves again once NATS is back', async () => {
     const name = `outage${bucket++}`;
     const own = await connect({ servers: server.url, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
     try {
       const items = await openKvCollection<Item>(own, name);
       await items.put('a', { name: 'A' });
       await server.stop();
-      await expect(items.get('a')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', status: 503 });
-      await expect(items.put('b', { name: 'B' })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
-      await expect(items.list()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      // Reads answer from the service's copy, saying it may be stale; a write waits out the caller's deadline.
+      expect(await items.get('a')).toEqual({ value: { name: 'A' }, stale: true });
+      expect(await items.list()).toEqual({ items: [{ name: 'A' }], stale: true });
+      const started = performance.now();
+      await expect(withDeadline(600, () => items.put('b', { name: 'B' }))).rejects.toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        status: 503,
+      });
+      expect(performance.now() - started).toBeLessThan(600);
       await server.start();
-      await waitUntil(async () => (await items.get('a').catch(() => undefined)) !== undefined);
-      expect(await items.get('a')).toEqual({ name: 'A' });
+      await waitUntil(async () => (await items.get('a').catch(() => undefined))?.value !== undefined);
+      expect((await items.get('a')).value).toEqual({ name: 'A' });
     } finally {
       await own.close();
     }
@@ -148,7 +186,7 @@ describe('a JetStream KV collection', () => {
     const other = await connect({ servers: server.url });
     try {
       const second = await openKvCollection<Item>(other, name);
-      expect(await second.list()).toEqual([{ name: 'Luke' }]);
+      expect((await second.list()).items).toEqual([{ name: 'Luke' }]);
     } finally {
       await other.close();
     }

@@ -1,144 +1,162 @@
-import { JSONCodec, type KV, type KvEntry, type NatsConnection, type QueuedIterator, type StreamState } from 'nats';
-import type { Collection } from './collection';
-import { RestbusError } from '../errors/restbus-error';
+import { JSONCodec, type KvEntry, type NatsConnection, type StreamState } from 'nats';
+import pino, { type Logger } from 'pino';
+import { cutPage, type Collection } from './collection';
+import { openBucket, STORE_REQUEST_MS } from './open-bucket';
 import { assertValidId } from './record-id';
-
-/** What is stored per key: the value, and once it has been replaced, the revision that created it. */
-interface Stored<T> {
-  value: T;
-  order?: number;
-}
+import { shareRequest } from './share-request';
+import {
+  isStreamMissing,
+  isUnavailable,
+  mayHaveBeenApplied,
+  retryWhileUnavailable,
+  storeBudget,
+  toStoreError,
+  within,
+} from './store-errors';
+import { startStreamCopy, type Stored, type StreamCopy } from './stream-copy';
 
 // Only a create can conflict, and each conflict means the key now exists; the bound only stops a livelock.
 const MAX_ATTEMPTS = 10;
-const CATCH_UP_MS = 1000;
+// How long a read waits for the stream to confirm its last sequence before it answers from the copy, marked stale.
+const CONFIRM_MS = 750;
+// How long the copy may lag behind a confirmed sequence before its watch is taken for dead and started afresh.
+const STALL_MS = 300;
+const OPEN_WAIT_MS = 30_000;
 
 // KV keys allow only [-/_=.a-zA-Z0-9]; ids are any text, so they are stored base64url-encoded.
 // Checked here too, where ids become subjects, so that no service can send an oversized subject by mistake.
 const toKey = (id: string): string => Buffer.from(assertValidId(id), 'utf8').toString('base64url');
 
-// How nats.js and JetStream say "not now": no connection, no JetStream leader or peers, no answer in time.
-const UNAVAILABLE_CODES = new Set(['TIMEOUT', '503', 'CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'DISCONNECT']);
-const UNAVAILABLE_MESSAGE = /timeout|no responders|temporarily unavailable|insufficient resources|not connected/i;
-
-/**
- * A failure of the store as the client should hear it: one that will pass (NATS restarting, a JetStream leader
- * being elected) is `STORE_UNAVAILABLE` (503 with Retry-After), anything else stays what it is (500).
- */
-function toStoreError(err: unknown, bucket: string): unknown {
-  if (err instanceof RestbusError) return err;
-  const { code, message } = err as { code?: unknown; message?: unknown };
-  if (UNAVAILABLE_CODES.has(String(code)) || UNAVAILABLE_MESSAGE.test(String(message))) {
-    return new RestbusError('STORE_UNAVAILABLE', `the store (${bucket}) is not available just now; retry shortly`, {
-      cause: err,
-    });
-  }
-  return err;
-}
-
-async function guarded<R>(bucket: string, operation: () => Promise<R>): Promise<R> {
-  try {
-    return await operation();
-  } catch (err) {
-    throw toStoreError(err, bucket);
-  }
-}
-
 function isLive(entry: KvEntry | null): entry is KvEntry {
   return entry !== null && entry.operation === 'PUT';
 }
 
+const isConflict = (err: unknown): boolean => /wrong last sequence|key exists/i.test(String((err as Error).message));
+
+export interface KvCollectionOptions {
+  /** Replicas of the bucket; by default min(3, JetStream peers). */
+  replicas?: number;
+  logger?: Logger;
+}
+
 /**
- * A {@link Collection} in a JetStream key-value bucket (file storage, one value per key): an acknowledged write
- * survives restarts of the service and of NATS, and every replica sees it. Creation uses the bucket's
- * compare-and-set (`create`), so of two replicas creating one id exactly one wins; a replacement is a plain put.
- * Insertion order is the revision that created a key; a replacement carries that revision forward.
+ * A {@link Collection} in a JetStream key-value bucket (file storage, one value per key, replicated on a
+ * cluster): an acknowledged write survives restarts of the service and of NATS, and the loss of a node.
+ *
+ * Reads (lists and single values) are answered from the service's own copy of the bucket, fed by a watch, after
+ * the stream confirms its last sequence and the copy has reached it: a write acknowledged anywhere before the read
+ * began is in the answer. When the stream cannot confirm in time (a leader election, NATS out of reach), the copy
+ * answers as it is, marked stale. A copy that stops following (a lost consumer, a NATS restart, a purge, a
+ * deleted stream) is started afresh while the old one keeps answering.
+ *
+ * Writes are retried while the store is only unavailable, for as long as the handler's deadline allows. Creation
+ * uses the bucket's compare-and-set, so of two replicas creating one id exactly one wins; a replacement is a plain
+ * put. Insertion order is the revision that created a key; a replacement carries that revision forward.
  */
-export async function openKvCollection<T>(nc: NatsConnection, bucket: string): Promise<Collection<T>> {
-  const kv: KV = await nc.jetstream().views.kv(bucket, { history: 1 });
-  const jsm = await nc.jetstreamManager();
+export async function openKvCollection<T>(
+  nc: NatsConnection,
+  bucket: string,
+  options: KvCollectionOptions = {},
+): Promise<Collection<T>> {
+  const logger = (options.logger ?? pino({ level: 'silent' })).child({ component: 'store', bucket });
+  const stream = `KV_${bucket}`;
   const codec = JSONCodec<Stored<T>>();
+  // At start JetStream may still be electing its leaders (a cluster coming up): opening waits for it a while.
+  let kv = await retryWhileUnavailable(
+    bucket,
+    () => openBucket(nc, bucket, { replicas: options.replicas, logger }),
+    undefined,
+    OPEN_WAIT_MS,
+  );
+  const jsm = await nc.jetstreamManager({ timeout: STORE_REQUEST_MS });
+  const askState = async (): Promise<StreamState> => (await jsm.streams.info(stream)).state;
+  // Reads share these requests, and a reader waits for one sent after it asked: one lost in an election must
+  // not hold the readers after it for longer than they would wait anyway.
+  const quick = await nc.jetstreamManager({ timeout: CONFIRM_MS });
+  const confirmState = shareRequest(async () => (await quick.streams.info(stream)).state);
 
-  // Every replica keeps a copy of the bucket, fed by a watch (initial values, then every change), so that a list
-  // costs one request instead of one per key. Before answering from it, the copy catches up with the stream's
-  // last sequence at that moment: a write acknowledged anywhere before the list began is in it.
-  const copy = new Map<string, { stored: Stored<T>; revision: number }>();
-  let seen = 0;
-  const waiters: Array<{ sequence: number; resolve: () => void }> = [];
-  let watch: QueuedIterator<KvEntry> = await follow();
+  const startCopy = (): Promise<StreamCopy<T>> =>
+    startStreamCopy<T>({
+      kv,
+      bucket,
+      decode: (data) => codec.decode(data),
+      lastSequence: async () => (await askState()).last_seq,
+      initialMs: STORE_REQUEST_MS,
+    });
+  let copy = await retryWhileUnavailable(bucket, startCopy, undefined, OPEN_WAIT_MS);
+  let restarting: Promise<void> | undefined;
+  let closed = false;
 
-  async function follow(): Promise<QueuedIterator<KvEntry>> {
-    const current = await kv.watch();
-    void (async () => {
-      for await (const entry of current) {
-        if (entry.operation === 'PUT')
-          copy.set(entry.key, { stored: codec.decode(entry.value), revision: entry.revision });
-        else copy.delete(entry.key);
-        seen = Math.max(seen, entry.revision);
-        for (let i = waiters.length - 1; i >= 0; i--) {
-          if (waiters[i].sequence <= seen) waiters.splice(i, 1)[0].resolve();
-        }
+  /** Replaces the copy with a fresh one; the old one answers until the new one has loaded. */
+  function restartCopy(why: string): Promise<void> {
+    restarting ??= (async () => {
+      try {
+        const fresh = await startCopy();
+        if (closed) return fresh.stop();
+        const old = copy;
+        copy = fresh;
+        old.stop();
+        logger.info({ why, sequence: fresh.seen }, `started a fresh copy of ${bucket} (${why})`);
+      } finally {
+        restarting = undefined;
       }
     })();
-    return current;
+    return restarting;
   }
 
-  /** Starts the copy afresh: the stream lost messages that no watch reports (a purge, or it was recreated). */
-  async function resync(): Promise<void> {
-    watch.stop();
-    copy.clear();
-    seen = 0;
-    watch = await follow();
+  /** A stream deleted behind the service's back is made again (empty), with the replicas asked for. */
+  async function recreateIfMissing(err: unknown): Promise<void> {
+    if (!isStreamMissing(err)) return;
+    logger.warn(`the stream of ${bucket} was deleted; creating it again`);
+    kv = await openBucket(nc, bucket, { replicas: options.replicas, logger });
+    await restartCopy('the stream was deleted');
   }
 
-  function waitFor(sequence: number): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const index = waiters.indexOf(waiter);
-        if (index >= 0) waiters.splice(index, 1);
-        reject(new RestbusError('STORE_UNAVAILABLE', `the store's copy of ${bucket} is behind; retry shortly`));
-      }, CATCH_UP_MS);
-      const waiter = {
-        sequence,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      waiters.push(waiter);
-    });
-  }
-
-  /** True when the copy holds what the stream no longer has: messages purged, or a stream made anew. */
-  function lostMessages(state: StreamState): boolean {
-    if (seen > state.last_seq) return true;
-    let upToLast = 0;
-    for (const { revision } of copy.values()) {
-      if (revision > state.last_seq) continue;
-      if (revision < state.first_seq) return true;
-      upToLast++;
-    }
-    // With history 1 the stream keeps one message per key ever written: fewer than the copy's keys means a purge.
-    return upToLast > state.messages;
-  }
-
-  async function catchUp(): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const { state } = await jsm.streams.info(`KV_${bucket}`);
-      if (state.messages === 0) {
-        // Purged to nothing: no watch entry will say so.
-        copy.clear();
-        seen = state.last_seq;
-        return;
+  /** Brings the copy up to the stream's last sequence; resolves true when it could not, and the copy may be stale. */
+  async function confirmCopy(): Promise<boolean> {
+    const started = performance.now();
+    const left = (): number => storeBudget() - (performance.now() - started);
+    let state: StreamState;
+    try {
+      state = await within(confirmState(), Math.min(CONFIRM_MS, left()));
+    } catch (err) {
+      if (isStreamMissing(err)) {
+        await recreateIfMissing(err).catch((cause: unknown) => {
+          throw toStoreError(cause, bucket);
+        });
+        return false;
       }
-      if (seen < state.last_seq) await waitFor(state.last_seq);
-      if (!lostMessages(state) || attempt > 0) return;
-      await resync();
+      if (isUnavailable(err)) return true;
+      throw toStoreError(err, bucket);
     }
+    try {
+      if (copy.lostMessages(state)) await within(restartCopy('messages were purged'), left());
+      if (await copy.reaches(state.last_seq, Math.min(STALL_MS, left()))) return false;
+      await within(restartCopy(`the copy stopped at ${copy.seen} of ${state.last_seq}`), left());
+    } catch (err) {
+      if (!isUnavailable(err)) throw toStoreError(err, bucket);
+    }
+    return copy.seen < state.last_seq;
   }
 
-  async function write(id: string, value: T, mayReplace: boolean): Promise<boolean> {
-    const key = toKey(id);
+  /** Runs a write until it is through or the deadline; `uncertain` says whether a failed attempt may have landed. */
+  function write<R>(attempt: (uncertain: boolean) => Promise<R>): Promise<R> {
+    let uncertain = false;
+    return retryWhileUnavailable(
+      bucket,
+      async () => {
+        try {
+          return await attempt(uncertain);
+        } catch (err) {
+          if (mayHaveBeenApplied(err)) uncertain = true;
+          throw err;
+        }
+      },
+      recreateIfMissing,
+    );
+  }
+
+  async function store(key: string, value: T, mayReplace: boolean, uncertain: boolean): Promise<boolean> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const existing = await kv.get(key);
       if (!isLive(existing)) {
@@ -147,52 +165,57 @@ export async function openKvCollection<T>(nc: NatsConnection, bucket: string): P
           return true;
         } catch (err) {
           // Another writer created it first: read again (and replace it, or report it taken).
-          if (!/wrong last sequence|key exists/i.test((err as Error).message)) throw err;
+          if (!isConflict(err)) throw err;
           continue;
         }
       }
-      if (!mayReplace) return false;
+      // What is there may be this very create, stored by an attempt whose answer was lost.
+      if (!mayReplace) return uncertain && JSON.stringify(codec.decode(existing.value).value) === JSON.stringify(value);
       // A replacement is last-writer-wins, as any PUT; it only carries the key's place in the order forward.
       const order = codec.decode(existing.value).order ?? existing.revision;
       await kv.put(key, codec.encode({ value, order }));
       return true;
     }
-    throw new Error(`could not write ${bucket}/${id}: too many concurrent writers`);
+    throw new Error(`could not write ${bucket}: too many concurrent writers on one key`);
   }
 
   return {
-    list: () =>
-      guarded(bucket, async () => {
-        await catchUp();
-        const all = [...copy.values()];
-        all.sort((a, b) => (a.stored.order ?? a.revision) - (b.stored.order ?? b.revision));
-        return all.map(({ stored }) => structuredClone(stored.value));
-      }),
-    get: (id) =>
-      guarded(bucket, async () => {
-        const entry = await kv.get(toKey(id));
-        return isLive(entry) ? codec.decode(entry.value).value : undefined;
-      }),
-    create: (id, value) => guarded(bucket, () => write(id, value, false)),
-    put: (id, value) =>
-      guarded(bucket, async () => {
-        await write(id, value, true);
-      }),
-    remove: (id) =>
-      guarded(bucket, async () => {
-        const key = toKey(id);
-        if (!isLive(await kv.get(key))) return false;
+    async list(page) {
+      const stale = await confirmCopy();
+      return { ...cutPage(copy.sorted(), page), stale };
+    },
+    async get(id) {
+      const key = toKey(id);
+      const stale = await confirmCopy();
+      return { value: copy.get(key)?.value, stale };
+    },
+    async create(id, value) {
+      const key = toKey(id);
+      return write((uncertain) => store(key, value, false, uncertain));
+    },
+    async put(id, value) {
+      const key = toKey(id);
+      await write((uncertain) => store(key, value, true, uncertain));
+    },
+    async remove(id) {
+      const key = toKey(id);
+      return write(async (uncertain) => {
+        // Gone already: by an earlier attempt of this very call whose answer was lost, or it never was.
+        if (!isLive(await kv.get(key))) return uncertain;
         await kv.delete(key);
         return true;
-      }),
-    clear: () =>
-      guarded(bucket, async () => {
-        // Per-key delete markers (not a stream purge), so that every replica's copy sees the keys go.
-        await catchUp();
-        await Promise.all([...copy.keys()].map((key) => kv.delete(key)));
-      }),
+      });
+    },
+    async clear() {
+      // Per-key delete markers (not a stream purge), so that every replica's copy sees the keys go.
+      if (await confirmCopy()) {
+        throw toStoreError(new Error('temporarily unavailable: the stream did not confirm its keys'), bucket);
+      }
+      await Promise.all(copy.keys().map((key) => write(() => kv.delete(key))));
+    },
     async close() {
-      watch.stop();
+      closed = true;
+      copy.stop();
     },
   };
 }

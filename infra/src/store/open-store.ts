@@ -1,9 +1,16 @@
 import type { NatsConnection } from 'nats';
+import type { Logger } from 'pino';
 import type { SettingSpec } from '../config/load-config';
 import { createMemoryCollection, type Collection } from './collection';
 import { openKvCollection } from './kv-collection';
 
 export type StoreKind = 'jetstream' | 'memory';
+
+/** The settings of a service with state. */
+export interface StoreSettings {
+  store: StoreKind;
+  kvReplicas?: number;
+}
 
 export const storeSetting: SettingSpec = {
   key: 'store',
@@ -13,7 +20,24 @@ export const storeSetting: SettingSpec = {
   schema: { enum: ['jetstream', 'memory'], default: 'jetstream' },
 };
 
+export const kvReplicasSetting: SettingSpec = {
+  key: 'kvReplicas',
+  flags: '--kvReplicas <n>',
+  aliases: ['--kv-replicas'],
+  env: 'KV_REPLICAS',
+  description: "copies JetStream keeps of the service's bucket (a bucket with fewer is raised at start)",
+  defaultText: 'min(3, JetStream peers)',
+  schema: { type: 'integer', minimum: 1, maximum: 5 },
+};
+
 /** Opens a service's collection in the configured store. */
-export function openStore<T>(kind: StoreKind, nc: NatsConnection, bucket: string): Promise<Collection<T>> {
-  return kind === 'memory' ? Promise.resolve(createMemoryCollection<T>()) : openKvCollection<T>(nc, bucket);
+export function openStore<T>(
+  settings: StoreSettings,
+  nc: NatsConnection,
+  bucket: string,
+  logger: Logger,
+): Promise<Collection<T>> {
+  return settings.store === 'memory'
+    ? Promise.resolve(createMemoryCollection<T>())
+    : openKvCollection<T>(nc, bucket, { replicas: settings.kvReplicas, logger });
 }

@@ -17,6 +17,8 @@ export interface TestNatsServer {
   kill(): Promise<void>;
   /** Puts the server in lame duck mode (SIGUSR2) and resolves once it has closed every client and exited. */
   enterLameDuck(): Promise<void>;
+  /** Puts the server in lame duck mode (SIGUSR2) and returns at once, while it still holds its clients. */
+  signalLameDuck(): void;
   /** The server's last lines of output (for a failing test's message). */
   output(): string;
   /** Starts the server again on the same port and store (after `stop`). */
@@ -147,6 +149,9 @@ export async function startNatsServer(
       child.kill('SIGUSR2');
       await exited;
     },
+    signalLameDuck() {
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGUSR2');
+    },
     output: () => output(),
     start: () => start(),
     async dispose() {
@@ -171,7 +176,7 @@ export interface TestNatsCluster {
   readonly nodes: readonly TestNatsServer[];
   /** Every node's URL, comma-separated: what `-n` takes. */
   readonly urls: string;
-  /** The node that leads a stream now (asked of any live node). */
+  /** The live node that leads a stream, once one does (asked of every live node until one names it). */
   leaderOf(stream: string): Promise<TestNatsServer>;
   dispose(): Promise<void>;
 }
@@ -209,21 +214,26 @@ export async function startNatsCluster(
     nodes,
     urls: nodes.map((node) => node.url).join(','),
     async leaderOf(stream) {
-      for (const node of nodes) {
-        if (node.pid === undefined) continue;
-        let nc: NatsConnection | undefined;
-        try {
-          nc = await connect({ servers: node.url, timeout: 1000 });
-          const info = await (await nc.jetstreamManager({ timeout: 2000 })).streams.info(stream);
-          const leader = byName.get(info.cluster?.leader ?? '');
-          if (leader) return leader;
-        } catch {
-          // that node is down or not yet current: ask the next
-        } finally {
-          await nc?.close();
+      // During an election no node names a leader: ask again until one does (or 20 s pass).
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        for (const node of nodes) {
+          if (node.pid === undefined) continue;
+          let nc: NatsConnection | undefined;
+          try {
+            nc = await connect({ servers: node.url, timeout: 1000 });
+            const info = await (await nc.jetstreamManager({ timeout: 2000 })).streams.info(stream);
+            const leader = byName.get(info.cluster?.leader ?? '');
+            if (leader?.pid !== undefined) return leader;
+          } catch {
+            // that node is down or not yet current: ask the next
+          } finally {
+            await nc?.close();
+          }
         }
+        if (Date.now() > deadline) throw new Error(`no node knows the leader of ${stream}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      throw new Error(`no node knows the leader of ${stream}`);
     },
     async dispose() {
       await Promise.all(nodes.map((node) => node.dispose()));

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { describeInvalidId, type Collection, type RequestMessage, type ResponseMessage } from '@restbus/infra';
+import {
+  STALE_HEADER,
+  describeInvalidId,
+  describePage,
+  readPageRequest,
+  type Collection,
+  type RequestMessage,
+  type ResponseMessage,
+} from '@restbus/infra';
 import { parseNewPerson, parsePerson, type Person } from './person';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -22,10 +30,16 @@ type PersonHandler = (data: RequestMessage) => Promise<ResponseMessage>;
  * The person API, one handler per operation of person-api.yml. Each answers every outcome, HTTP errors included,
  * as an ordinary response; only a broken store makes one fail (the executive answers that 500).
  */
-export function createPersonHandlers(persons: Collection<Person>): Record<string, PersonHandler> {
+export function createPersonHandlers(
+  persons: Collection<Person>,
+  /** Bytes a reply's body may take (what fits in one NATS message): a list is cut into pages that fit. */
+  replyRoom: () => number,
+): Record<string, PersonHandler> {
   return {
-    async listPersons() {
-      return json(200, await persons.list());
+    async listPersons({ request }) {
+      const wanted = readPageRequest(request, replyRoom());
+      const page = await persons.list(wanted);
+      return json(200, page.items, describePage(page, wanted));
     },
 
     async createPerson({ request }) {
@@ -45,8 +59,9 @@ export function createPersonHandlers(persons: Collection<Person>): Record<string
       const id = request.parameters.uri.personId;
       const refused = refuseId(id);
       if (refused) return refused;
-      const person = await persons.get(id);
-      return person ? json(200, person) : notFound(id);
+      const { value: person, stale } = await persons.get(id);
+      const headers: Record<string, string> = stale ? { [STALE_HEADER]: 'true' } : {};
+      return person ? json(200, person, headers) : { ...notFound(id), headers: { ...JSON_HEADERS, ...headers } };
     },
 
     async putPerson({ request }) {

@@ -77,7 +77,7 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
       what: string,
       method: 'get' | 'post' | 'delete',
       uri: '/systems' | '/systems/{systemId}',
-      options: { id?: string; body?: string; contentType?: string | string[] },
+      options: { id?: string; body?: string; contentType?: string | string[]; query?: Record<string, string> },
       allowed: readonly number[],
     ): Promise<ResponseMessage | undefined> => {
       requests++;
@@ -88,7 +88,7 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
         uri,
         headers,
         body: options.body ?? '',
-        parameters: { query: {}, uri: options.id === undefined ? {} : { systemId: options.id } },
+        parameters: { query: options.query ?? {}, uri: options.id === undefined ? {} : { systemId: options.id } },
       });
       return exchange(nc, what, `easer.${method}_${uri}`, message, allowed);
     };
@@ -247,7 +247,7 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
     await Promise.all([runPooled(all, WIDTH), legitRun, replyToRogue]);
 
     // The store, read back: exactly the systems made, each under its own id.
-    const list = await call(legit, 'list', 'get', '/systems', {}, [200]);
+    const list = await call(legit, 'list', 'get', '/systems', { query: { limit: '1000' } }, [200]);
     // Whatever lands in the bucket behind the service's back is listed too, and need not be a system.
     const listed = (list?.body as Array<System | null> | undefined) ?? [];
     const listedIds = listed.map((system) => String(system?.id));

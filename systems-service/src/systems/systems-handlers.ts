@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
+  STALE_HEADER,
   describeInvalidId,
+  describePage,
+  readPageRequest,
   type Callback,
   type Collection,
   type RequestMessage,
@@ -24,10 +27,13 @@ type SystemsHandler = (data: RequestMessage, cb: Callback) => void;
  */
 export function createSystemsHandlers(
   systems: Collection<System>,
+  /** Bytes a reply's body may take (what fits in one NATS message): a list is cut into pages that fit. */
+  replyRoom: () => number,
 ): Record<'getSystems' | 'postSystems' | 'deleteSystems' | 'getSystem', SystemsHandler> {
   return {
-    getSystems(_data, cb) {
-      systems.list().then((list) => cb(null, json(200, list)), cb);
+    getSystems({ request }, cb) {
+      const wanted = readPageRequest(request, replyRoom());
+      systems.list(wanted).then((page) => cb(null, json(200, page.items, describePage(page, wanted))), cb);
     },
 
     postSystems({ request }, cb) {
@@ -68,12 +74,10 @@ export function createSystemsHandlers(
         cb(null, json(400, { error: `systemId: ${problem}` }));
         return;
       }
-      systems
-        .get(id)
-        .then(
-          (system) => cb(null, system ? json(200, system) : json(404, { error: `no system has the id "${id}"` })),
-          cb,
-        );
+      systems.get(id).then(({ value: system, stale }) => {
+        const headers: Record<string, string> = stale ? { [STALE_HEADER]: 'true' } : {};
+        cb(null, system ? json(200, system, headers) : json(404, { error: `no system has the id "${id}"` }, headers));
+      }, cb);
     },
   };
 }

@@ -1,0 +1,186 @@
+import { connect, type NatsConnection } from 'nats';
+import pino from 'pino';
+import { runInHandlerScope } from '../executive/handler-scope';
+import { startNatsCluster, startNatsServer, type TestNatsCluster, type TestNatsServer } from '../testing';
+import type { Collection } from './collection';
+import { openKvCollection } from './kv-collection';
+
+interface Item {
+  name: string;
+}
+
+const silent = pino({ level: 'silent' });
+let bucket = 0;
+
+/** Runs `call` as a handler would, with its answer due in `ms`. */
+function withDeadline<R>(ms: number, call: () => Promise<R>): Promise<R> {
+  return runInHandlerScope({ fail: () => undefined, logger: silent, deadline: performance.now() + ms }, call);
+}
+
+const names = async (items: Collection<Item>): Promise<string[]> => (await items.list()).items.map((item) => item.name);
+
+describe('a JetStream KV collection on one NATS server', () => {
+  let server: TestNatsServer;
+  let own: NatsConnection;
+  let other: NatsConnection;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  beforeEach(async () => {
+    own = await connect({ servers: server.url, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
+    other = await connect({ servers: server.url, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
+  });
+  afterEach(async () => {
+    await own.close();
+    await other.close();
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
+
+  it('catches up by itself after NATS restarted while it was idle, listing a write made elsewhere afterwards', async () => {
+    const name = `idle${bucket++}`;
+    const idle = await openKvCollection<Item>(own, name);
+    const writer = await openKvCollection<Item>(other, name);
+    await writer.put('a', { name: 'A' });
+    expect(await names(idle)).toEqual(['A']);
+    await server.stop();
+    await server.start();
+    await writer.put('b', { name: 'B' });
+    const page = await withDeadline(1500, () => idle.list());
+    expect(page).toEqual({ items: [{ name: 'A' }, { name: 'B' }], stale: false });
+    expect(await withDeadline(1500, () => idle.get('b'))).toEqual({ value: { name: 'B' }, stale: false });
+  });
+
+  it('follows when the consumer feeding its copy is deleted behind its back', async () => {
+    const name = `lostconsumer${bucket++}`;
+    const items = await openKvCollection<Item>(own, name);
+    const writer = await openKvCollection<Item>(other, name);
+    await writer.put('a', { name: 'A' });
+    expect(await names(items)).toEqual(['A']);
+    const jsm = await other.jetstreamManager();
+    const consumers = await jsm.consumers.list(`KV_${name}`).next();
+    expect(consumers.length).toBeGreaterThan(0);
+    for (const consumer of consumers) await jsm.consumers.delete(`KV_${name}`, consumer.name);
+    await writer.put('b', { name: 'B' });
+    expect(await withDeadline(1500, () => items.list())).toEqual({
+      items: [{ name: 'A' }, { name: 'B' }],
+      stale: false,
+    });
+  });
+
+  it('makes its stream again when it was deleted behind its back: lists nothing, then takes writes', async () => {
+    const name = `deleted${bucket++}`;
+    const items = await openKvCollection<Item>(own, name);
+    await items.put('a', { name: 'A' });
+    await (await other.jetstreamManager()).streams.delete(`KV_${name}`);
+    expect(await withDeadline(1500, () => items.list())).toEqual({ items: [], stale: false });
+    await withDeadline(1500, () => items.put('b', { name: 'B' }));
+    expect(await names(items)).toEqual(['B']);
+    expect((await items.get('a')).value).toBeUndefined();
+  });
+
+  it('answers a write that cannot be stored before the deadline STORE_UNAVAILABLE in time, and stores it later only if the bus took it', async () => {
+    const name = `deadline${bucket++}`;
+    const items = await openKvCollection<Item>(own, name);
+    await server.stop();
+    const started = performance.now();
+    await expect(withDeadline(400, () => items.put('late', { name: 'late' }))).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
+    expect(performance.now() - started).toBeLessThan(400);
+    await server.start();
+  });
+});
+
+describe('a JetStream KV collection on a three-node cluster', () => {
+  let cluster: TestNatsCluster;
+
+  beforeAll(async () => {
+    cluster = await startNatsCluster();
+  });
+  afterAll(async () => {
+    await cluster?.dispose();
+  });
+
+  it('creates its bucket with three replicas, and raises one made with a single replica to three, saying so once', async () => {
+    const nc = await connect({ servers: cluster.urls.split(',') });
+    try {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+      const fresh = `replicated${bucket++}`;
+      await openKvCollection<Item>(nc, fresh, { logger });
+      const jsm = await nc.jetstreamManager();
+      expect((await jsm.streams.info(`KV_${fresh}`)).config.num_replicas).toBe(3);
+
+      const single = `single${bucket++}`;
+      await nc.jetstream().views.kv(single, { history: 1, replicas: 1 });
+      await openKvCollection<Item>(nc, single, { logger });
+      expect((await jsm.streams.info(`KV_${single}`)).config.num_replicas).toBe(3);
+      const raised = lines.filter((line) => line.includes('raised the replicas'));
+      expect(raised).toHaveLength(1);
+      expect(raised[0]).toContain(`raised the replicas of ${single} from 1 to 3`);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it('keeps answering every read while the node leading its stream is killed, and loses no acknowledged write', async () => {
+    const name = `election${bucket++}`;
+    const setup = await connect({ servers: cluster.urls.split(',') });
+    await openKvCollection<Item>(setup, name);
+    await setup.close();
+    const leader = await cluster.leaderOf(`KV_${name}`);
+    // The service's connection is on a node that survives: what is measured is the store, not a reconnect.
+    const survivors = cluster.nodes.filter((node) => node !== leader).map((node) => node.url);
+    const nc = await connect({ servers: survivors, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
+    try {
+      const items = await openKvCollection<Item>(nc, name);
+      const acknowledged: string[] = [];
+      const failedWrites: unknown[] = [];
+      const failedReads: unknown[] = [];
+      let staleReads = 0;
+      let reads = 0;
+      let running = true;
+      const writer = (async () => {
+        for (let i = 0; running; i++) {
+          const id = `p${i}`;
+          await withDeadline(10_000, () => items.put(id, { name: id })).then(
+            () => acknowledged.push(id),
+            (err: unknown) => failedWrites.push(err),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      const reader = (async () => {
+        while (running) {
+          reads++;
+          await withDeadline(1500, () => items.list()).then(
+            (page) => (staleReads += page.stale ? 1 : 0),
+            (err: unknown) => failedReads.push(err),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await leader.kill();
+      await cluster.leaderOf(`KV_${name}`); // a new leader is elected
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      running = false;
+      await Promise.all([writer, reader]);
+      process.stderr.write(
+        `leader killed: ${reads} reads (${staleReads} stale, ${failedReads.length} failed), ` +
+          `${acknowledged.length} writes acknowledged, ${failedWrites.length} failed\n`,
+      );
+      expect(failedReads).toEqual([]);
+      expect(failedWrites).toEqual([]);
+      const final = await withDeadline(5000, () => items.list({ limit: 1000 }));
+      expect(final.stale).toBe(false);
+      expect(final.items.map((item) => item.name)).toEqual(acknowledged);
+    } finally {
+      await nc.close();
+      await leader.start();
+    }
+  }, 60_000);
+});
