@@ -6,6 +6,7 @@ import {
   SERVICE_ERROR_CODE_HEADER,
   SERVICE_ERROR_HEADER,
   decodeResponseMessage,
+  type HttpMethod,
   type IncomingRequest,
   type NatsLink,
   type ResponseMessage,
@@ -61,6 +62,12 @@ function toRestbusError(err: unknown, topic: string, maxPayload: number | undefi
   return new RestbusError('INTERNAL', 'the request could not be forwarded', { cause: err });
 }
 
+/**
+ * The methods whose call may be sent again when the connection it went out on was lost (RFC 9110 §9.2.2): the
+ * same call twice has the effect of once. POST and PATCH are never repeated.
+ */
+const IDEMPOTENT_METHODS = new Set<HttpMethod>(['get', 'head', 'put', 'delete', 'options', 'trace']);
+
 /** A reply flagged with the NATS services error headers becomes that status with a JSON `{error}` body. */
 function toReply(msg: Msg): ResponseMessage {
   // get() answers "" for an absent header as for an empty one: an empty code is still a (broken) error reply.
@@ -113,7 +120,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     if (maxPayload !== undefined && data.length > maxPayload) throw tooLargeForBus(data.length, maxPayload);
     let msg: Msg;
     try {
-      msg = await mux.request(endpoint.topic, data, headers, timeoutMs);
+      msg = await mux.request(endpoint.topic, data, headers, timeoutMs, IDEMPOTENT_METHODS.has(endpoint.desc.method));
     } catch (err) {
       throw toRestbusError(err, endpoint.topic, maxPayload);
     }

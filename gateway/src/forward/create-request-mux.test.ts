@@ -1,4 +1,4 @@
-import { connect, headers, type NatsConnection } from 'nats';
+import { connect, Events, headers, type NatsConnection } from 'nats';
 import { RestbusError } from '@restbus/infra';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { createRequestMux } from './create-request-mux';
@@ -62,5 +62,41 @@ describe('createRequestMux', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await own.close();
     expect(await pending).toBe('NATS_UNAVAILABLE');
+  });
+});
+
+describe('createRequestMux across a lost connection', () => {
+  it('sends a retryable call made while the connection was down once when it is back, and another call never', async () => {
+    const own = await startNatsServer();
+    const conn = await connect({ servers: own.url, maxReconnectAttempts: -1, reconnectTimeWait: 50 });
+    try {
+      // The responder shares the mux's connection: nats.js subscribes it again before anything is published on
+      // the new connection, so the call cannot meet "no responders" while a second client is reconnecting.
+      const deliveries = new Map<string, number>();
+      conn.subscribe('count', {
+        callback: (_err, msg) => {
+          deliveries.set(msg.string(), (deliveries.get(msg.string()) ?? 0) + 1);
+          msg.respond(msg.data);
+        },
+      });
+      await conn.flush();
+      const mux = createRequestMux(conn);
+      const disconnected = (async () => {
+        for await (const status of conn.status()) if (status.type === Events.Disconnect) return;
+      })();
+      await own.stop();
+      await disconnected;
+      const get = mux.request('count', text('get'), headers(), 5000, true);
+      const post = codeOf(mux.request('count', text('post'), headers(), 1000));
+      await own.start();
+      expect((await get).string()).toBe('get');
+      expect(await post).toBe('NATS_UNAVAILABLE');
+      // nats.js empties its outbound buffer at each connection attempt: what was published while the server was
+      // away never went out, and only the mux's second publish did.
+      expect(deliveries).toEqual(new Map([['get', 1]]));
+    } finally {
+      await conn.close();
+      await own.dispose();
+    }
   });
 });

@@ -1,16 +1,26 @@
-import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
+import { createInbox, DebugEvents, Events, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
 import { RestbusError } from '@restbus/infra';
 
 interface Pending {
   resolve: (msg: Msg) => void;
-  reject: (err: RestbusError) => void;
+  reject: (err: unknown) => void;
   deadline: number;
   timeoutMs: number;
+  subject: string;
+  data: Uint8Array;
+  headers: MsgHdrs;
+  /** How many more times the call may be published when the connection it went out on is lost: 1 or 0. */
+  retries: number;
+  /** The connection attempt the call was handed to nats.js on (see `attempt` in createRequestMux). */
+  attempt: number;
 }
 
 export interface RequestMux {
-  /** Publishes `data` to `subject` with a reply address on the mux inbox and resolves with the first reply. */
-  request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number): Promise<Msg>;
+  /**
+   * Publishes `data` to `subject` with a reply address on the mux inbox and resolves with the first reply. A
+   * `retryable` call (an idempotent method) is published once more if the connection is lost before its reply.
+   */
+  request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number, retryable?: boolean): Promise<Msg>;
   /** Requests waiting for a reply. */
   pending(): number;
 }
@@ -22,17 +32,29 @@ const SWEEP_MS = 25;
  * `request()` costly on a hot path: a timer and a promise race per call, and an Error (with its stack trace)
  * created for every request that completes. Timeouts are swept every 25 ms, so a 504 comes at most that late.
  * A no-responders status (the server's empty 503 reply) rejects at once.
+ *
+ * When the connection is lost (its server died), a call in flight may never be answered: the request or its reply
+ * went down with the server. On reconnect, each retryable call is published once more with the same reply token,
+ * so that whichever reply comes first answers it and the other finds no one waiting; its deadline stays. Any
+ * other call keeps waiting, since its reply may still come over the new connection, and at its deadline it is
+ * rejected with NATS_UNAVAILABLE, not UPSTREAM_TIMEOUT: it may or may not have been applied.
  */
 export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): RequestMux {
   const inbox = `${createInbox(inboxPrefix)}.`;
   const waiting = new Map<string, Pending>();
   let next = 0;
+  // Numbers nats.js' connection attempts (a disconnect, then each dial). nats.js 2.x empties its outbound buffer
+  // when it starts a dial: a call published before the dial that succeeded was written to the lost connection or
+  // thrown away, and one published during that dial is sent by nats.js once connected. The status events come a
+  // few microtasks late, so a call published in that gap counts as older: it may go out twice, which only a
+  // retryable call can.
+  let attempt = 0;
 
   nc.subscribe(`${inbox}*`, {
     callback: (_err, msg) => {
       const token = msg.subject.slice(inbox.length);
       const call = waiting.get(token);
-      if (!call) return; // a reply that came after its timeout
+      if (!call) return; // a reply that came after its timeout, or the second reply of a call published twice
       waiting.delete(token);
       if (msg.data.length === 0 && msg.headers?.code === 503) {
         call.reject(new RestbusError('NO_RESPONDER', 'no service answers on this subject'));
@@ -49,10 +71,38 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
     for (const [token, call] of waiting) {
       if (call.deadline > now) continue;
       waiting.delete(token);
-      call.reject(new RestbusError('UPSTREAM_TIMEOUT', `the service did not reply within ${call.timeoutMs} ms`));
+      call.reject(
+        call.attempt === attempt
+          ? new RestbusError('UPSTREAM_TIMEOUT', `the service did not reply within ${call.timeoutMs} ms`)
+          : new RestbusError(
+              'NATS_UNAVAILABLE',
+              'the message bus connection was lost while the call was in flight; it may or may not have been applied',
+            ),
+      );
     }
   }, SWEEP_MS);
   sweep.unref();
+
+  function publishAgain(): void {
+    for (const [token, call] of waiting) {
+      if (call.attempt === attempt || call.retries === 0) continue;
+      call.retries--;
+      call.attempt = attempt;
+      try {
+        nc.publish(call.subject, call.data, { reply: `${inbox}${token}`, headers: call.headers });
+      } catch (err) {
+        waiting.delete(token);
+        call.reject(err);
+      }
+    }
+  }
+
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === Events.Disconnect || status.type === DebugEvents.Reconnecting) attempt++;
+      else if (status.type === Events.Reconnect) publishAgain();
+    }
+  })();
 
   void nc.closed().then(() => {
     clearInterval(sweep);
@@ -62,10 +112,20 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   });
 
   return {
-    request(subject, data, headers, timeoutMs) {
+    request(subject, data, headers, timeoutMs, retryable = false) {
       const token = (next++).toString(36);
       return new Promise<Msg>((resolve, reject) => {
-        waiting.set(token, { resolve, reject, deadline: performance.now() + timeoutMs, timeoutMs });
+        waiting.set(token, {
+          resolve,
+          reject,
+          deadline: performance.now() + timeoutMs,
+          timeoutMs,
+          subject,
+          data,
+          headers,
+          retries: retryable ? 1 : 0,
+          attempt,
+        });
         try {
           nc.publish(subject, data, { reply: `${inbox}${token}`, headers });
         } catch (err) {
