@@ -172,6 +172,41 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
       await stack!.restartService('nats');
       await until(async () => JSON.stringify(await listIds()) === '["luke","leia"]', 60_000);
     });
+
+    it('answers both lists, with writes made after it, within 5 s of NATS restarting while the services were idle', async () => {
+      // The services were idle through the restart: their copies must follow the stream again by themselves.
+      await stack!.restartService('nats');
+      const restarted = Date.now();
+      await until(async () => (await fetch(url('/persons'))).status === 200, 30_000);
+      const healthy = Date.now();
+      const han = { id: 'han', familyName: 'Solo', givenName: 'Han' };
+      await until(async () => {
+        const put = await fetch(url('/persons/han'), {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(han),
+        });
+        return put.status === 200;
+      }, 5000);
+      const system = await fetch(url('/systems'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'after-restart', name: 'after the restart' }),
+      });
+      expect([201, 409]).toContain(system.status);
+      await until(async () => (await listIds()).includes('han'), 5000);
+      await until(async () => {
+        const response = await fetch(url('/systems?limit=1000'));
+        const systems = (await response.json()) as Array<{ id: string }>;
+        return response.status === 200 && systems.some((one) => one.id === 'after-restart');
+      }, 5000);
+      process.stderr.write(
+        `NATS restart with idle services: lists answered ${healthy - restarted} ms after the restart, ` +
+          `with the new writes ${Date.now() - healthy} ms later\n`,
+      );
+      expect(Date.now() - healthy).toBeLessThan(5000);
+      await fetch(url('/persons/han'), { method: 'DELETE' });
+    });
   });
 
   describe('failover', () => {

@@ -86,6 +86,7 @@ export async function openKvCollection<T>(
   let copy = await retryWhileUnavailable(bucket, startCopy, undefined, OPEN_WAIT_MS);
   let restarting: Promise<void> | undefined;
   let closed = false;
+  let unconfirmed = false;
 
   /** Replaces the copy with a fresh one; the old one answers until the new one has loaded. */
   function restartCopy(why: string): Promise<void> {
@@ -116,10 +117,20 @@ export async function openKvCollection<T>(
   async function confirmCopy(): Promise<boolean> {
     const started = performance.now();
     const left = (): number => storeBudget() - (performance.now() - started);
+    // Once the stream has failed to answer, the reads after it do not each wait the full time in turn: they are
+    // answered from the copy at once while one request at a time asks again, until the stream answers.
+    if (unconfirmed) {
+      void confirmState().then(
+        () => (unconfirmed = false),
+        () => undefined,
+      );
+      return true;
+    }
     let state: StreamState;
     try {
       state = await within(confirmState(), Math.min(CONFIRM_MS, left()));
     } catch (err) {
+      if (isUnavailable(err)) unconfirmed = true;
       if (isStreamMissing(err)) {
         await recreateIfMissing(err).catch((cause: unknown) => {
           throw toStoreError(cause, bucket);
