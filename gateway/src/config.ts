@@ -3,18 +3,18 @@ import {
   inboxPrefixSetting,
   logFormatSetting,
   logLevelSetting,
-  natsUriSetting,
+  natsConnectionSettings,
   readPackageVersion,
   topicPrefixSetting,
   type HttpLimitConfig,
   type LogFormat,
+  type NatsConnectionConfig,
   type ProgramSpec,
 } from '@restbus/infra';
 
-export interface GatewayConfig extends Partial<HttpLimitConfig> {
+export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionConfig {
   restApiPath: string[];
   port: number;
-  natsUri: string;
   topicPrefix: string;
   inboxPrefix: string;
   useMessaging: boolean;
@@ -52,7 +52,7 @@ export const gatewayProgram: ProgramSpec = {
       description: 'HTTP port',
       schema: { type: 'integer', minimum: 0, maximum: 65535, default: 3007 },
     },
-    natsUriSetting,
+    ...natsConnectionSettings,
     topicPrefixSetting,
     inboxPrefixSetting,
     {

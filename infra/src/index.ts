@@ -6,11 +6,18 @@ export {
   inboxPrefixSetting,
   logFormatSetting,
   logLevelSetting,
+  natsCaSetting,
+  natsCertSetting,
+  natsConnectionSettings,
+  natsCredsSetting,
+  natsKeySetting,
+  natsTlsSetting,
   natsUriSetting,
   toHttpLimits,
+  toNatsLinkOptions,
   topicPrefixSetting,
 } from './config/common-settings';
-export type { HttpLimitConfig } from './config/common-settings';
+export type { HttpLimitConfig, NatsConnectionConfig } from './config/common-settings';
 export type { ArgumentSpec, LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
 export { ErrorCodes, RestbusError, isRestbusError } from './errors/restbus-error';
 export type { ErrorCode } from './errors/restbus-error';
@@ -18,6 +25,7 @@ export { createLogger } from './logging/create-logger';
 export type { LogFormat, Logger, LoggerOptions } from './logging/create-logger';
 export { createNatsLink } from './nats/create-nats-link';
 export type { NatsLink, NatsLinkOptions } from './nats/create-nats-link';
+export type { NatsSecurity, NatsTlsFiles } from './nats/to-nats-security-options';
 export { startResponder } from './nats/start-responder';
 export type { Responder, ResponderOptions, Route, RouteContext, RouteHandler } from './nats/start-responder';
 export { pingService } from './healthcheck/ping-service';

@@ -1,7 +1,14 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer, createNatsLink, describeListenError, toHttpLimits, type Logger } from '@restbus/infra';
+import {
+  createHttpServer,
+  createNatsLink,
+  describeListenError,
+  toHttpLimits,
+  toNatsLinkOptions,
+  type Logger,
+} from '@restbus/infra';
 import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
 import { createGateway } from '../http/create-gateway';
@@ -25,9 +32,11 @@ const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${p
 
 /** Loads the API, connects to NATS when forwarding (in the background: the gateway serves while NATS is away), listens. */
 export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
+  // Checked even when not forwarding: a broken NATS setting exits 2 at start, not on the day -u is added.
+  const natsLinkOptions = toNatsLinkOptions(config);
   const endpoints = await loadApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
   const link = config.useMessaging
-    ? createNatsLink({ servers: config.natsUri, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
+    ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
     : undefined;
   const validator = config.validate ? createRequestValidator(endpoints) : undefined;
   for (const reason of validator?.skipped() ?? []) logger.warn({ reason }, 'operation left unvalidated');

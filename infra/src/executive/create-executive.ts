@@ -5,8 +5,10 @@ import {
   inboxPrefixSetting,
   logFormatSetting,
   logLevelSetting,
-  natsUriSetting,
+  natsConnectionSettings,
+  toNatsLinkOptions,
   topicPrefixSetting,
+  type NatsConnectionConfig,
 } from '../config/common-settings';
 import { loadConfig, type SettingSpec } from '../config/load-config';
 import { RestbusError } from '../errors/restbus-error';
@@ -17,8 +19,7 @@ import { adaptHandler, type Handler } from './adapt-handler';
 import { guardUnhandledRejections } from './handler-scope';
 
 /** The settings every service has. */
-export interface ServiceConfig {
-  natsUri: string;
+export interface ServiceConfig extends NatsConnectionConfig {
   topicPrefix: string;
   inboxPrefix: string;
   logLevel: string;
@@ -43,7 +44,7 @@ export interface ExecutiveOptions<C> {
   name: string;
   version: string;
   description: string;
-  /** Settings of this service beside the common ones (NATS URL, topic prefix, log level and format, handler timeout). */
+  /** Settings of this service beside the common ones (NATS connection, topic prefix, log level and format, handler timeout). */
   settings?: readonly SettingSpec[];
   startups: ReadonlyArray<Startup<C>>;
   argv: readonly string[];
@@ -90,7 +91,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
           version: options.version,
           description: options.description,
           settings: [
-            natsUriSetting,
+            ...natsConnectionSettings,
             topicPrefixSetting,
             inboxPrefixSetting,
             logLevelSetting,
@@ -101,6 +102,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
         },
         { argv: options.argv, env: options.env },
       );
+      const natsLinkOptions = toNatsLinkOptions(config);
       const logger =
         options.logger ??
         createLogger({
@@ -111,7 +113,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
         });
       shutdowns.push(guardUnhandledRejections(logger));
       const link = createNatsLink({
-        servers: config.natsUri,
+        ...natsLinkOptions,
         name: options.name,
         inboxPrefix: config.inboxPrefix,
         logger,

@@ -1,11 +1,13 @@
 import { connect, Events, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { toNatsServersAndAuth } from './nats-connect-options';
+import { toNatsSecurityOptions, type NatsSecurity } from './to-nats-security-options';
 import { RestbusError } from '../errors/restbus-error';
 
 const RETRY_MS = 500;
+const RECONNECT_MS = 1000;
 
-export interface NatsLinkOptions {
+export interface NatsLinkOptions extends NatsSecurity {
   servers: string | string[];
   /** Connection name shown by the server's monitoring. */
   name: string;
@@ -48,11 +50,22 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
   const logger = options.logger.child({ component: 'nats' });
   // `-n a,b,c` names a cluster; credentials come out of the URLs into connect options, and out of every log line.
   const { servers, ...auth } = toNatsServersAndAuth(options.servers);
+  const security = toNatsSecurityOptions(options, servers, (problem) =>
+    logger.warn(
+      { credsFile: options.credsFile, problem },
+      `the NATS credentials file ${options.credsFile} ${problem}; reconnecting with the one read before`,
+    ),
+  );
   const where = servers.join(', ');
   let connection: NatsConnection | undefined;
   let connected = false;
   let closing = false;
   let wake = (): void => undefined;
+  // The server being left because it entered lame duck mode, until the link is on another one.
+  let leaving: string | undefined;
+  // Reconnect attempts to make without waiting, so that leaving a lame-duck server does not sit out nats.js' wait
+  // on a server it connected to less than reconnectTimeWait ago (the lame-duck one itself, refused at once).
+  let immediateDials = 0;
 
   // Our own first-connect loop instead of nats.js' waitOnFirstConnect, so that drain() can stop it.
   async function connectUntilConnected(): Promise<NatsConnection> {
@@ -64,11 +77,20 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
         return await connect({
           servers,
           ...auth,
+          ...security,
           ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
           name: options.name,
           // Once connected, reconnect forever.
           maxReconnectAttempts: -1,
-          reconnectTimeWait: 1000,
+          reconnectTimeWait: RECONNECT_MS,
+          // nats.js' own delay (reconnectTimeWait plus up to 100 ms of jitter, 1 s with TLS), skipped while leaving.
+          reconnectDelayHandler: () => {
+            if (immediateDials > 0) {
+              immediateDials--;
+              return 0;
+            }
+            return RECONNECT_MS + Math.floor(Math.random() * (security.tls ? 1000 : 100));
+          },
           timeout: 2000,
           // Async stack traces cost about a fifth of the request/reply throughput and we never print them.
           noAsyncTraces: true,
@@ -109,22 +131,49 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
   async function watchStatus(nc: NatsConnection): Promise<void> {
     // nats.js reports reconnect attempts as their own events; only the change of state is worth a line.
     for await (const status of nc.status()) {
-      if (status.type === Events.Disconnect && connected) {
+      if (status.type === Events.Disconnect) {
+        if (connected && leaving === undefined)
+          logger.warn({ server: status.data }, `lost NATS at ${String(status.data)}; reconnecting until it is back`);
         connected = false;
-        logger.warn({ server: status.data }, `lost NATS at ${String(status.data)}; reconnecting until it is back`);
       } else if (status.type === Events.Reconnect) {
         connected = true;
-        logger.info({ server: status.data }, `reconnected to NATS at ${String(status.data)}`);
+        if (leaving !== undefined) {
+          logger.info(
+            { server: status.data, left: leaving },
+            `moved to NATS at ${String(status.data)}: ${leaving} is entering lame duck mode`,
+          );
+          leaving = undefined;
+          immediateDials = 0;
+        } else {
+          logger.info({ server: status.data }, `reconnected to NATS at ${String(status.data)}`);
+        }
       } else if (status.type === Events.Error) {
         // nats.js gives the server's error code here, not an Error (e.g. a permission violation on a subject).
         logger.error({ reason: status.data, context: status.permissionContext }, 'NATS reported an error');
       } else if (status.type === Events.LDM) {
-        logger.warn(
-          { server: status.data },
-          'the NATS server is entering lame duck mode and will close the connection soon',
-        );
+        leaveLameDuck(nc, String(status.data));
       }
     }
+  }
+
+  /**
+   * A server in lame duck mode has closed its listener and will close our connection within its lame duck
+   * duration; moving now, while the others take new clients, beats being cut off later. nats.js dials its list in
+   * turn, the lame-duck server first (refused at once), then the next; the cluster's announcements (nats.js'
+   * ignoreClusterUpdates is left off) put the other nodes on that list when -n names only one.
+   */
+  function leaveLameDuck(nc: NatsConnection, server: string): void {
+    // The lame-duck server's INFO lists the cluster's other client URLs; without them, the -n list may name some.
+    const bare = (url: string): string => url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+    const gossiped = (nc.info?.connect_urls ?? []).filter((url) => bare(url) !== bare(server));
+    if (closing || (gossiped.length === 0 && servers.length < 2)) {
+      logger.warn({ server }, 'the NATS server is entering lame duck mode and will close the connection soon');
+      return;
+    }
+    leaving = server;
+    immediateDials = servers.length + gossiped.length;
+    // Rejected only when the connection is closing or draining, when staying is right.
+    nc.reconnect().catch(() => undefined);
   }
 
   void logClose();
