@@ -6,17 +6,27 @@ interface ComposeService {
   restart?: string;
   profiles?: string[];
   healthcheck?: unknown;
+  environment?: Record<string, string>;
+  volumes?: string[];
 }
 
-const compose = parse(readFileSync(resolve(__dirname, '../../docker-compose.yml'), 'utf8'), {
-  merge: true,
-}) as { services: Record<string, ComposeService> };
+function readCompose(file: string): { services: Record<string, ComposeService> } {
+  return parse(readFileSync(resolve(__dirname, '../..', file), 'utf8'), { merge: true }) as {
+    services: Record<string, ComposeService>;
+  };
+}
 
-const longRunning = Object.entries(compose.services).filter(([, service]) => !service.profiles);
+function longRunningOf(compose: { services: Record<string, ComposeService> }): string[] {
+  return Object.entries(compose.services)
+    .filter(([, service]) => !service.profiles)
+    .map(([name]) => name);
+}
 
 describe('the compose file', () => {
+  const compose = readCompose('docker-compose.yml');
+
   it('has the long-running services of the stack (NATS, two person services, systems, gateway, mock server)', () => {
-    expect(longRunning.map(([name]) => name).sort()).toEqual([
+    expect(longRunningOf(compose).sort()).toEqual([
       'gateway',
       'mock-server',
       'nats',
@@ -26,10 +36,46 @@ describe('the compose file', () => {
     ]);
   });
 
-  it.each(longRunning.map(([name]) => name))(
-    'brings %s back when it dies, and lets `docker compose stop` stop it',
-    (name) => {
-      expect(compose.services[name].restart).toBe('unless-stopped');
-    },
-  );
+  it.each(longRunningOf(compose))('brings %s back when it dies, and lets `docker compose stop` stop it', (name) => {
+    expect(compose.services[name].restart).toBe('unless-stopped');
+  });
+});
+
+describe('the cluster compose file', () => {
+  const compose = readCompose('docker-compose.cluster.yml');
+  const natsNodes = ['nats-1', 'nats-2', 'nats-3'];
+  const natsClients = [
+    'gateway-1',
+    'gateway-2',
+    'person-service-1',
+    'person-service-2',
+    'systems-service-1',
+    'systems-service-2',
+  ];
+
+  it('has three NATS nodes, two gateways behind a load balancer and two replicas of each service', () => {
+    expect(longRunningOf(compose).sort()).toEqual([...natsClients, 'lb', ...natsNodes].sort());
+  });
+
+  it.each(longRunningOf(compose))('brings %s back when it dies, and lets `docker compose stop` stop it', (name) => {
+    expect(compose.services[name].restart).toBe('unless-stopped');
+  });
+
+  it.each(longRunningOf(compose))('gives %s a health check', (name) => {
+    expect(compose.services[name].healthcheck).toBeDefined();
+  });
+
+  it.each(natsClients)('gives %s every NATS node, so that it can move when one leaves', (name) => {
+    expect(compose.services[name].environment?.NATS_URL).toBe(
+      'nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222',
+    );
+  });
+
+  it('keeps each NATS node on a volume of its own, under its own server name', () => {
+    const volumes = natsNodes.map((node) =>
+      compose.services[node].volumes?.find((volume) => volume.endsWith(':/data')),
+    );
+    expect(volumes).toEqual(['nats-1-data:/data', 'nats-2-data:/data', 'nats-3-data:/data']);
+    expect(natsNodes.map((node) => compose.services[node].environment?.NATS_SERVER_NAME)).toEqual(natsNodes);
+  });
 });

@@ -50,7 +50,7 @@ export function assertDockerAvailable(): void {
 }
 
 /** Compose v2 (`docker compose`) when the CLI has it, else the standalone v1 `docker-compose`. */
-function isStandaloneCompose(): boolean {
+export function isStandaloneCompose(): boolean {
   if (process.env.COMPOSE_STANDALONE) return process.env.COMPOSE_STANDALONE === 'true';
   if (runs('docker', ['compose', 'version'])) return false;
   if (runs('docker-compose', ['version'])) return true;
@@ -62,7 +62,7 @@ function isStandaloneCompose(): boolean {
  * script again first: it does nothing in half a second, or re-seeds the npm cache image after a lockfile change,
  * which `npm ci` inside the image build would otherwise fail on.
  */
-function refreshOfflineImages(): void {
+export function refreshOfflineImages(): void {
   const envFile = resolve(REPO_ROOT, '.env');
   if (!existsSync(envFile) || !readFileSync(envFile, 'utf8').startsWith('# written by infra/scripts/prepare-docker.sh'))
     return;

@@ -4,8 +4,9 @@
 #   1. installs docker.io, docker-compose, nats-server and busybox-static from Debian when missing (root);
 #   2. starts dockerd when no engine answers;
 #   3. when the official base images cannot be had (not present, and `docker pull` fails), builds local stand-ins
-#      from the host's node and Debian's nats-server with `docker import`, plus a node image whose npm cache is
-#      seeded from our lockfile so that `npm ci` inside `docker build` needs no network;
+#      from the host's node, Debian's nats-server and Debian's haproxy package (unpacked, not installed) with
+#      `docker import`, plus a node image whose npm cache is seeded from our lockfile so that `npm ci` inside
+#      `docker build` needs no network;
 #   4. writes the chosen base images to the project's `.env` (read by docker compose v1 and v2) and prints them
 #      as `export` lines for the caller to eval.
 #
@@ -18,8 +19,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OFFICIAL_NODE=node:20-bookworm-slim
 OFFICIAL_NATS=$(sed -n 's/^ARG NATS_IMAGE=//p' "$ROOT/infra/Dockerfile")
+OFFICIAL_LB=$(sed -n 's/^ARG LB_IMAGE=//p' "$ROOT/infra/docker/lb/Dockerfile")
 LOCAL_NODE=local/node:20-bookworm-slim
 LOCAL_NATS=local/nats:2-alpine
+LOCAL_LB=local/haproxy:2.6
 LOCAL_NODE_OFFLINE=${NODE_OFFLINE_IMAGE:-local/restbus-node-offline:20-bookworm-slim}
 RECIPE=3 # bump when the stand-in recipe below changes, so existing stand-ins are rebuilt
 
@@ -58,7 +61,7 @@ start_dockerd() {
 registry_images_available() {
   [ "${RESTBUS_OFFLINE:-0}" = 1 ] && return 1
   local image
-  for image in "$OFFICIAL_NODE" "$OFFICIAL_NATS"; do
+  for image in "$OFFICIAL_NODE" "$OFFICIAL_NATS" "$OFFICIAL_LB"; do
     # A stand-in tagged with the official name does not count as the official image.
     if docker image inspect "$image" >/dev/null 2>&1 && [ -z "$(label_of "$image" org.restbus.stand-in)" ]; then
       continue
@@ -68,12 +71,20 @@ registry_images_available() {
   done
 }
 
-# Copies a binary and the shared libraries ldd lists into a root file system.
+# Copies a binary and the shared libraries ldd lists into a root file system. Libraries are looked up on the host
+# and, when a fourth argument names a tree of unpacked packages, there first; they keep their path inside it.
 copy_with_libs() {
-  local rootfs=$1 binary=$2 target=$3 lib
+  local rootfs=$1 binary=$2 target=$3 unpacked=${4:-} libs lib path
   install -D -m 0755 "$binary" "$rootfs$target"
-  for lib in $(ldd "$binary" | grep -o '/[^ ]*'); do
-    [ -e "$rootfs$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
+  if [ -n "$unpacked" ]; then
+    libs=$(LD_LIBRARY_PATH=$(find "$unpacked" -name '*.so*' -printf '%h\n' | sort -u | paste -sd:) ldd "$binary")
+  else
+    libs=$(ldd "$binary")
+  fi
+  if grep -q 'not found' <<<"$libs"; then die "$binary needs libraries that are not here: $(grep 'not found' <<<"$libs" | tr -s ' \t\n' ' ')"; fi
+  for lib in $(grep -o '/[^ ]*' <<<"$libs"); do
+    path=${lib#"$unpacked"}
+    [ -e "$rootfs$path" ] || install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$path"
   done
 }
 
@@ -162,6 +173,76 @@ SH
   rm -rf "$rootfs"
 }
 
+# Unpacks a Debian package, and every package it depends on that this machine lacks, into a folder (dpkg-deb -x):
+# nothing is installed, so no service of it starts on the host.
+unpack_with_dependencies() {
+  local dir=$1 queue=("$2") seen=' ' pkg dep deb
+  mkdir -p "$dir/debs" "$dir/root"
+  # apt downloads as its sandbox user when that user can reach the folder (else it warns and downloads as root).
+  chmod 0755 "$dir"
+  chown _apt "$dir/debs" 2>/dev/null || true
+  while [ ${#queue[@]} -gt 0 ]; do
+    pkg=${queue[0]}
+    queue=("${queue[@]:1}")
+    case "$seen" in *" $pkg "*) continue ;; esac
+    seen="$seen$pkg "
+    (cd "$dir/debs" && apt-get download -qq "$pkg" >&2) || die "apt-get download $pkg failed"
+    # First alternatives only; virtual packages (<name>) are provided by something installed or listed anyway.
+    for dep in $(apt-cache depends --no-recommends --no-suggests "$pkg" | sed -n 's/^  Depends: \([^<].*\)$/\1/p'); do
+      dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q 'install ok installed' || queue+=("$dep")
+    done
+  done
+  for deb in "$dir"/debs/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
+}
+
+# HAProxy as the official alpine image lays it out: binary in /usr/local/sbin, configuration in
+# /usr/local/etc/haproxy, user haproxy (99), the same entrypoint; busybox gives the health check its wget. The stop
+# signal (SIGUSR1) is set by infra/docker/lb/Dockerfile: docker import cannot set one.
+build_lb_stand_in() {
+  local version want work rootfs
+  version=$(apt-cache policy haproxy | sed -n 's/^ *Candidate: //p')
+  if [ -z "$version" ] || [ "$version" = '(none)' ]; then
+    [ "$(id -u)" -eq 0 ] || die "apt knows no haproxy package: run apt-get update, or this script as root"
+    apt-get update -qq >&2
+    version=$(apt-cache policy haproxy | sed -n 's/^ *Candidate: //p')
+  fi
+  want="$version-r$RECIPE"
+  if [ "$(label_of "$LOCAL_LB" offline.lb.version)" = "$want" ]; then return 0; fi
+  log "building $LOCAL_LB from Debian's haproxy $version"
+  work=$(mktemp -d)
+  unpack_with_dependencies "$work" haproxy
+  rootfs=$work/image
+  copy_with_libs "$rootfs" "$work/root/usr/sbin/haproxy" /usr/local/sbin/haproxy "$work/root"
+  add_busybox "$rootfs"
+  printf 'root:x:0:0:root:/root:/bin/sh\nhaproxy:x:99:99::/var/lib/haproxy:/bin/false\n' >"$rootfs/etc/passwd"
+  printf 'root:x:0:\nhaproxy:x:99:\n' >"$rootfs/etc/group"
+  install -d -o 99 -g 99 "$rootfs/var/lib/haproxy"
+  mkdir -p "$rootfs/usr/local/etc/haproxy" "$rootfs/usr/local/bin"
+  # The official image's entrypoint: flags go to haproxy, which runs in the foreground as master and worker.
+  cat >"$rootfs/usr/local/bin/docker-entrypoint.sh" <<'SH'
+#!/bin/sh
+set -e
+if [ "${1#-}" != "$1" ]; then
+  set -- haproxy "$@"
+fi
+if [ "$1" = 'haproxy' ]; then
+  shift
+  set -- haproxy -W -db "$@"
+fi
+exec "$@"
+SH
+  chmod 0755 "$rootfs/usr/local/bin/docker-entrypoint.sh"
+  tar -C "$rootfs" -c . | docker import \
+    --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+    --change "LABEL offline.lb.version=$want org.restbus.stand-in=$OFFICIAL_LB" \
+    --change 'USER haproxy' \
+    --change 'WORKDIR /var/lib/haproxy' \
+    --change 'ENTRYPOINT ["docker-entrypoint.sh"]' \
+    --change 'CMD ["haproxy", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]' \
+    - "$LOCAL_LB" >/dev/null
+  rm -rf "$work"
+}
+
 # What the seed is made from, relative to the checkout: the root manifest and lockfile, .npmrc when present, and
 # every workspace's package.json (npm ci checks them against the lockfile).
 seed_inputs() {
@@ -227,11 +308,13 @@ main() {
   log "no image registry reachable: using local stand-in base images"
   build_node_stand_in
   build_nats_stand_in
+  build_lb_stand_in
   build_seeded_node
   local vars=(
     "NODE_IMAGE=$LOCAL_NODE_OFFLINE"
     "RUNTIME_IMAGE=$LOCAL_NODE"
     "NATS_IMAGE=$LOCAL_NATS"
+    "LB_IMAGE=$LOCAL_LB"
   )
   write_env_file "${vars[@]}"
   printf 'export %s\n' "${vars[@]}"

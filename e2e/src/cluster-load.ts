@@ -1,0 +1,192 @@
+/** One request of a load run, as the client saw it. */
+export interface Outcome {
+  /** Milliseconds since the run started, when the request was sent. */
+  at: number;
+  kind: 'read' | 'write';
+  /** HTTP status; 0 when no answer came (connection refused or reset, or the client's own timeout). */
+  status: number;
+  retryAfter: boolean;
+  /** For a write answered 2xx: the id it stored. */
+  storedId?: string;
+  ms: number;
+}
+
+export interface LoadOptions {
+  baseUrl: string;
+  /** Requests started per second, half reads and half writes. */
+  ratePerSecond: number;
+  durationMs: number;
+  /** The client gives up on a request after this long (status 0). */
+  timeoutMs?: number;
+  /** Called once, this many ms into the run (a fault to inject); the run goes on meanwhile. */
+  faultAtMs?: number;
+  fault?: () => Promise<void>;
+}
+
+export interface LoadRun {
+  outcomes: Outcome[];
+  /** When the fault was injected, ms into the run. */
+  faultAt?: number;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+async function send(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; retryAfter: boolean }> {
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    return { status: response.status, retryAfter: response.headers.has('retry-after') };
+  } catch {
+    return { status: 0, retryAfter: false };
+  }
+}
+
+/**
+ * Sends a fixed rate of requests for a fixed time, whatever the answers: reads (`GET /persons/{id}` of a person
+ * stored before, or the list) and writes (`PUT /persons/{id}` of a new person each time, so that every
+ * acknowledged write can be looked for afterwards). Bounded: rate × duration requests, each with a timeout.
+ */
+export async function runLoad(options: LoadOptions, known: string[]): Promise<LoadRun> {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const outcomes: Outcome[] = [];
+  const inFlight: Array<Promise<void>> = [];
+  const started = Date.now();
+  const interval = 1000 / options.ratePerSecond;
+  const total = Math.floor((options.durationMs / 1000) * options.ratePerSecond);
+  const run: LoadRun = { outcomes };
+  let faultDone: Promise<void> | undefined;
+  for (let i = 0; i < total; i++) {
+    const due = started + i * interval;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const at = Date.now() - started;
+    if (!faultDone && options.fault && at >= (options.faultAtMs ?? Infinity)) {
+      run.faultAt = at;
+      faultDone = options.fault();
+    }
+    const write = i % 2 === 1;
+    inFlight.push(
+      (async () => {
+        const begun = Date.now();
+        if (write) {
+          const id = `load-${started}-${i}`;
+          const { status, retryAfter } = await send(
+            `${options.baseUrl}/persons/${id}`,
+            {
+              method: 'PUT',
+              headers: JSON_HEADERS,
+              body: JSON.stringify({ id, familyName: 'Load', givenName: `${i}` }),
+            },
+            timeoutMs,
+          );
+          if (status >= 200 && status < 300) known.push(id);
+          outcomes.push({
+            at,
+            kind: 'write',
+            status,
+            retryAfter,
+            ms: Date.now() - begun,
+            ...(status === 200 ? { storedId: id } : {}),
+          });
+        } else {
+          const path = i % 4 === 0 || known.length === 0 ? '/persons?limit=10' : `/persons/${known[i % known.length]}`;
+          const { status, retryAfter } = await send(`${options.baseUrl}${path}`, { method: 'GET' }, timeoutMs);
+          outcomes.push({ at, kind: 'read', status, retryAfter, ms: Date.now() - begun });
+        }
+      })(),
+    );
+  }
+  await Promise.all(inFlight);
+  await faultDone;
+  outcomes.sort((a, b) => a.at - b.at);
+  return run;
+}
+
+export interface LoadSummary {
+  reads: number;
+  failedReads: number;
+  writes: number;
+  failedWrites: number;
+  /** Failed writes answered other than 503 with Retry-After. */
+  writesFailedOtherwise: number;
+  p50: number;
+  p99: number;
+}
+
+const percentile = (values: number[], p: number): number => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+export function summarizeLoad(outcomes: readonly Outcome[]): LoadSummary {
+  const ok = (outcome: Outcome): boolean => outcome.status >= 200 && outcome.status < 300;
+  const reads = outcomes.filter((outcome) => outcome.kind === 'read');
+  const writes = outcomes.filter((outcome) => outcome.kind === 'write');
+  const failedWrites = writes.filter((outcome) => !ok(outcome));
+  return {
+    reads: reads.length,
+    failedReads: reads.filter((outcome) => !ok(outcome)).length,
+    writes: writes.length,
+    failedWrites: failedWrites.length,
+    writesFailedOtherwise: failedWrites.filter((outcome) => outcome.status !== 503 || !outcome.retryAfter).length,
+    p50: percentile(
+      outcomes.map((outcome) => outcome.ms),
+      50,
+    ),
+    p99: percentile(
+      outcomes.map((outcome) => outcome.ms),
+      99,
+    ),
+  };
+}
+
+/** Requests and failures per second of the run: the timeline around a fault. */
+export function toTimeline(
+  outcomes: readonly Outcome[],
+): Array<{ second: number; requests: number; errors: number; p99: number }> {
+  const seconds = new Map<number, Outcome[]>();
+  for (const outcome of outcomes) {
+    const second = Math.floor(outcome.at / 1000);
+    seconds.set(second, [...(seconds.get(second) ?? []), outcome]);
+  }
+  return [...seconds.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([second, group]) => ({
+      second,
+      requests: group.length,
+      errors: group.filter((outcome) => outcome.status < 200 || outcome.status >= 300).length,
+      p99: percentile(
+        group.map((outcome) => outcome.ms),
+        99,
+      ),
+    }));
+}
+
+export function formatTimeline(timeline: ReturnType<typeof toTimeline>, faultAt?: number): string {
+  const lines = ['second  requests  errors  p99 ms'];
+  for (const row of timeline) {
+    const mark = faultAt !== undefined && Math.floor(faultAt / 1000) === row.second ? '  <- fault' : '';
+    lines.push(
+      `${String(row.second).padStart(6)}  ${String(row.requests).padStart(8)}  ${String(row.errors).padStart(6)}  ${String(row.p99).padStart(6)}${mark}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Every id in `ids` that the list (followed page by page through its Link headers) does not hold. */
+export async function findMissing(baseUrl: string, ids: readonly string[]): Promise<string[]> {
+  const listed = new Set<string>();
+  let next: string | undefined = '?limit=1000';
+  for (let page = 0; next !== undefined && page < 1000; page++) {
+    const response: Response = await fetch(`${baseUrl}/persons${next}`);
+    if (response.status !== 200) throw new Error(`GET /persons${next} answered ${response.status}`);
+    for (const person of (await response.json()) as Array<{ id: string }>) listed.add(person.id);
+    next = /^<(\?[^>]*)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+  }
+  return ids.filter((id) => !listed.has(id));
+}

@@ -1,0 +1,157 @@
+import { findMissing, formatTimeline, runLoad, summarizeLoad, toTimeline, type LoadRun } from './cluster-load';
+import { GATEWAYS, NATS_NODES, startClusterStack, type ClusterStack, type NatsNode } from './cluster-stack';
+
+// Bounded load: a fixed rate for a fixed time, half reads and half writes, on a 2-core machine running ten
+// containers. Figures are printed for the record.
+const RATE = 40;
+
+function report(title: string, run: LoadRun): ReturnType<typeof summarizeLoad> {
+  const summary = summarizeLoad(run.outcomes);
+  process.stdout.write(
+    `\n${title}: ${summary.reads} reads (${summary.failedReads} failed), ${summary.writes} writes ` +
+      `(${summary.failedWrites} failed, ${summary.writesFailedOtherwise} of them other than 503 + Retry-After); ` +
+      `p50 ${summary.p50} ms, p99 ${summary.p99} ms\n${formatTimeline(toTimeline(run.outcomes), run.faultAt)}\n`,
+  );
+  return summary;
+}
+
+// Building the images dominates a cold run; a warm start of the ten containers takes under a minute.
+jest.setTimeout(300_000);
+
+// One stack for the whole file: starting three NATS nodes, four services, two gateways and HAProxy is the slow part.
+// HAProxy -> gateway x2 -> NATS cluster x3 -> person-service x2 and systems-service x2.
+describe('the cluster stack', () => {
+  let stack: ClusterStack | undefined;
+  const url = (path: string): string => `${stack!.lbUrl}${path}`;
+
+  beforeAll(async () => {
+    stack = await startClusterStack();
+    process.stdout.write(`e2e: cluster project ${stack.projectName} is healthy, load balancer at ${stack.lbUrl}\n`);
+  });
+
+  // Tear down always: a failed test must not leave containers behind.
+  afterAll(async () => {
+    await stack?.down();
+  });
+
+  it('serves persons through the load balancer from both gateways', async () => {
+    const served = await Promise.all(GATEWAYS.map((gateway) => stack!.requestsServedBy(gateway)));
+    const created = await fetch(url('/persons'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ familyName: 'Organa', givenName: 'Leia' }),
+    });
+    expect(created.status).toBe(201);
+    const leia = (await created.json()) as { id: string };
+    const location = created.headers.get('location');
+    expect(location).toBe(`/persons/${leia.id}`);
+    // Round robin: of four reads, each gateway answers some.
+    for (let i = 0; i < 4; i++) {
+      const read = await fetch(url(location!));
+      expect(read.status).toBe(200);
+      expect(await read.json()).toEqual({ id: leia.id, familyName: 'Organa', givenName: 'Leia' });
+    }
+    const after = await Promise.all(GATEWAYS.map((gateway) => stack!.requestsServedBy(gateway)));
+    expect(after[0] - served[0]).toBeGreaterThan(0);
+    expect(after[1] - served[1]).toBeGreaterThan(0);
+    expect(after[0] - served[0] + after[1] - served[1]).toBe(5);
+  });
+
+  it('loses one gateway: the load balancer stops sending to it, and only requests in flight on it may fail', async () => {
+    const known: string[] = [];
+    const run = await runLoad(
+      {
+        baseUrl: stack!.lbUrl,
+        ratePerSecond: RATE,
+        durationMs: 12_000,
+        faultAtMs: 3000,
+        fault: () => stack!.kill('gateway-1'),
+      },
+      known,
+    );
+    const summary = report('gateway-1 killed', run);
+    // In flight on the killed gateway at that moment: at most the requests of its last second there.
+    const failed = run.outcomes.filter((outcome) => outcome.status < 200 || outcome.status >= 300);
+    expect(failed.length).toBeLessThanOrEqual(RATE / 2);
+    expect(failed.every((outcome) => Math.abs(outcome.at - run.faultAt!) < 2000)).toBe(true);
+    expect(summary.failedReads + summary.failedWrites).toBe(failed.length);
+    expect(await findMissing(stack!.lbUrl, known)).toEqual([]);
+    await stack!.start('gateway-1');
+  });
+
+  it('loses the NATS node leading the persons stream under load: no read fails, no acknowledged write is lost', async () => {
+    const leader = await stack!.leaderOf('KV_persons');
+    expect(leader).toBeDefined();
+    const known: string[] = [];
+    let killedAt = 0;
+    const run = await runLoad(
+      {
+        baseUrl: stack!.lbUrl,
+        ratePerSecond: RATE,
+        durationMs: 20_000,
+        faultAtMs: 3000,
+        fault: async () => {
+          killedAt = Date.now();
+          await stack!.kill(leader!);
+        },
+      },
+      known,
+    );
+    const summary = report(`NATS leader ${leader} killed`, run);
+    expect(summary.failedReads).toBe(0);
+    expect(summary.writesFailedOtherwise).toBe(0);
+    const duringElection = run.outcomes.filter(
+      (outcome) => outcome.kind === 'write' && outcome.at >= run.faultAt! && outcome.at < run.faultAt! + 10_000,
+    );
+    const failedDuringElection = duringElection.filter((outcome) => outcome.status !== 200).length;
+    expect(failedDuringElection).toBeLessThanOrEqual(duringElection.length * 0.05);
+    expect(await findMissing(stack!.lbUrl, known)).toEqual([]);
+
+    // The node rejoins; from then on every answer is a 200 within 15 s.
+    await stack!.start(leader!);
+    const rejoined = Date.now();
+    let healthySince: number | undefined;
+    while (Date.now() - rejoined < 15_000) {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => fetch(`${stack!.lbUrl}/persons/${known[i % known.length]}`)),
+      );
+      if (answers.every((answer) => answer.status === 200)) {
+        healthySince ??= Date.now();
+        if (Date.now() - healthySince > 2000) break;
+      } else healthySince = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(healthySince).toBeDefined();
+    process.stdout.write(
+      `leader ${leader} killed ${killedAt ? 'and rejoined' : ''}: all answers 200 again ${healthySince! - rejoined} ms after its restart\n`,
+    );
+  });
+
+  it('restarts the three NATS nodes one at a time, lame duck first, without a failed request', async () => {
+    const known: string[] = [];
+    const restartAll = async (): Promise<void> => {
+      for (const node of NATS_NODES as readonly NatsNode[]) {
+        await stack!.enterLameDuck(node);
+        await stack!.start(node);
+        // The next node leaves only once the streams have a leader again and the node is current.
+        for (let i = 0; i < 100 && !(await stack!.leaderOf('KV_persons')); i++)
+          await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    let restarted: Promise<void> | undefined;
+    const run = await runLoad(
+      {
+        baseUrl: stack!.lbUrl,
+        ratePerSecond: RATE,
+        durationMs: 60_000,
+        faultAtMs: 2000,
+        fault: () => (restarted = restartAll()),
+      },
+      known,
+    );
+    await restarted;
+    const summary = report('rolling restart of nats-1, nats-2, nats-3 (lame duck first)', run);
+    expect(summary.failedReads + summary.failedWrites).toBe(0);
+    expect(await findMissing(stack!.lbUrl, known)).toEqual([]);
+  });
+});
