@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,14 @@ async function echo(nc: NatsConnection): Promise<string> {
   } finally {
     sub.unsubscribe();
   }
+}
+
+function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { env, timeout: 10_000 }, (err, stdout) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }),
+    );
+  });
 }
 
 /** The first line the link logs: connected, or why not. */
@@ -76,7 +85,7 @@ describe('a link to a server that requires TLS and verifies client certificates'
 
   // The server refuses the certificate after the client has finished its side of the TLS 1.3 handshake, so all
   // nats.js sees is a connection that never answers: the link says "not reachable" with the reason TIMEOUT.
-  it('is what a service started by the executive gets from --natsCa, --natsCert and --natsKey', async () => {
+  it('is what a service started by the executive gets from --natsCa, --natsCert and --natsKey, and its container health check from NATS_CA, NATS_CERT and NATS_KEY', async () => {
     const executive = createExecutive({
       name: 'tls-service',
       version: '0.0.0',
@@ -99,6 +108,17 @@ describe('a link to a server that requires TLS and verifies client certificates'
       const { nc } = await executive.start();
       expect(nc.info?.tls_required).toBe(true);
       expect(await echo(nc)).toBe('ping');
+      // The container health check reads the same files from the same variables.
+      const env = { ...process.env, NATS_URL: server.url, NATS_CA: pki.caFile };
+      const healthcheck = join(__dirname, '../../dist/healthcheck/main.js');
+      const withoutCert = await runNode([healthcheck, 'tls-service'], env);
+      expect(withoutCert.code).toBe(1);
+      const withCert = await runNode([healthcheck, 'tls-service'], {
+        ...env,
+        NATS_CERT: pki.clientCertFile,
+        NATS_KEY: pki.clientKeyFile,
+      });
+      expect(withCert).toMatchObject({ code: 0, stdout: expect.stringContaining('tls-service') });
     } finally {
       await executive.stop();
     }
