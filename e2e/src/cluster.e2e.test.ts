@@ -10,7 +10,11 @@ function report(title: string, run: LoadRun): ReturnType<typeof summarizeLoad> {
   process.stdout.write(
     `\n${title}: ${summary.reads} reads (${summary.failedReads} failed), ${summary.writes} writes ` +
       `(${summary.failedWrites} failed, ${summary.writesFailedOtherwise} of them other than 503 + Retry-After); ` +
-      `p50 ${summary.p50} ms, p99 ${summary.p99} ms\n${formatTimeline(toTimeline(run.outcomes), run.faultAt)}\n`,
+      `p50 ${summary.p50} ms, p99 ${summary.p99} ms\n${formatTimeline(toTimeline(run.outcomes), run.faultAt)}\n` +
+      run.outcomes
+        .filter((outcome) => outcome.status < 200 || outcome.status >= 300)
+        .map((outcome) => `  failed ${outcome.kind} at ${outcome.at} ms: ${outcome.status} after ${outcome.ms} ms\n`)
+        .join(''),
   );
   return summary;
 }
@@ -98,6 +102,7 @@ describe('the cluster stack', () => {
       known,
     );
     const summary = report(`NATS leader ${leader} killed`, run);
+    const rejoining = stack!.start(leader!);
     expect(summary.failedReads).toBe(0);
     expect(summary.writesFailedOtherwise).toBe(0);
     const duringElection = run.outcomes.filter(
@@ -108,7 +113,7 @@ describe('the cluster stack', () => {
     expect(await findMissing(stack!.lbUrl, known)).toEqual([]);
 
     // The node rejoins; from then on every answer is a 200 within 15 s.
-    await stack!.start(leader!);
+    await rejoining;
     const rejoined = Date.now();
     let healthySince: number | undefined;
     while (Date.now() - rejoined < 15_000) {
@@ -128,6 +133,7 @@ describe('the cluster stack', () => {
   });
 
   it('restarts the three NATS nodes one at a time, lame duck first, without a failed request', async () => {
+    await Promise.all(NATS_NODES.map((node) => stack!.waitUntilHealthy(node, 60_000)));
     const known: string[] = [];
     const restartAll = async (): Promise<void> => {
       for (const node of NATS_NODES as readonly NatsNode[]) {

@@ -53,6 +53,7 @@ describe('when the NATS node the gateway is connected to dies with calls in flig
   const deliveries = new Map<string, number>();
   const answers = new Map<string, Answer>();
   let slowGet: { status: number; text: string };
+  let fresh: { status: number; body: string };
 
   beforeAll(async () => {
     cluster = await startNatsCluster();
@@ -79,6 +80,7 @@ describe('when the NATS node the gateway is connected to dies with calls in flig
         const status = msg.subject.startsWith('easer.post_') ? 201 : 200;
         const reply = (): void => msg.respond(JSON.stringify({ status, body: { delivery } }));
         if (msg.subject.endsWith('/slow')) held.push(reply);
+        else if (msg.subject.endsWith('/fresh')) reply();
         else if (msg.subject.endsWith('/items') || msg.subject.endsWith('/items/{itemId}')) {
           if (delivery === 2) reply();
         }
@@ -96,6 +98,7 @@ describe('when the NATS node the gateway is connected to dies with calls in flig
         testEndpoint('get', '/slow'),
         testEndpoint('post', '/slow'),
         testEndpoint('get', '/silent'),
+        testEndpoint('post', '/fresh'),
       ],
       { link, timeoutMs: TIMEOUT_MS },
     );
@@ -118,14 +121,22 @@ describe('when the NATS node the gateway is connected to dies with calls in flig
     await deliveriesReach(() => deliveries.size === calls.length + 1);
     await sleepUntil(sent + KILL_AFTER_MS);
     const reconnected = waitForStatus(nc, Events.Reconnect);
+    const disconnected = waitForStatus(nc, Events.Disconnect);
     await gatewayNode.kill();
+    await disconnected;
+    // A call that arrives while the gateway is between servers.
+    const freshDone = fetch(`${gateway.url}/fresh`, {
+      method: 'POST',
+      headers: { 'x-request-id': 'fresh', 'content-type': 'application/json' },
+      body: '{}',
+    }).then(async (response) => (fresh = { status: response.status, body: await response.text() }));
     await reconnected;
     reconnectedTo = nc.getServer();
     // The GET on /slow went out again: its first reply now comes after that second publish. (Bounded by the
     // calls' deadline, so that a gateway that does not publish again fails the tests below instead of hanging.)
     await Promise.race([deliveriesReach(() => deliveries.get('slow-get') === 2), sleepUntil(sent + TIMEOUT_MS)]);
     for (const reply of held) reply();
-    await Promise.all([...inFlight, slowGetDone]);
+    await Promise.all([...inFlight, slowGetDone, freshDone]);
   }, 30_000);
 
   afterAll(async () => {
@@ -191,5 +202,10 @@ describe('when the NATS node the gateway is connected to dies with calls in flig
       // A deadline restarted by the second publish would come KILL_AFTER_MS later.
       expect(answer.at - answer.sent).toBeLessThan(TIMEOUT_MS + 500);
     }
+  });
+
+  it('holds a POST that arrives while it moves to another node until it is there, then sends it once', () => {
+    expect({ status: fresh.status, deliveries: deliveries.get('fresh') }).toEqual({ status: 201, deliveries: 1 });
+    expect(JSON.parse(fresh.body)).toEqual({ delivery: 1 });
   });
 });

@@ -102,12 +102,20 @@ function decodeErrorBody(data: Uint8Array, status: number): ResponseMessage | un
   }
 }
 
+// nats.js moves to another server of a cluster within about a second (its reconnect wait on the lost one).
+const FAILOVER_WAIT_MS = 3000;
+
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { link, timeoutMs } = options;
   let mux: RequestMux | undefined;
   return async (endpoint, request, trace) => {
+    // A call that comes while the link moves to another server (its server died or left) waits for the move, as
+    // long as a move takes; in an outage longer than that it is answered at once.
+    if (!link.isConnected() && !(await link.waitForConnection(Math.min(FAILOVER_WAIT_MS, timeoutMs)))) {
+      throw new RestbusError('NATS_UNAVAILABLE', 'the message bus is not reachable');
+    }
     const nc = link.current();
-    if (!nc || !link.isConnected()) throw new RestbusError('NATS_UNAVAILABLE', 'the message bus is not reachable');
+    if (!nc) throw new RestbusError('NATS_UNAVAILABLE', 'the message bus is not reachable');
     // The link keeps one connection for its life (nats.js reconnects it), so one mux serves every call.
     mux ??= createRequestMux(nc, options.inboxPrefix);
     const headers = natsHeaders();

@@ -24,6 +24,12 @@ export interface NatsLink {
   current(): NatsConnection | undefined;
   /** True while connected (false before the first connect, while reconnecting and after close). */
   isConnected(): boolean;
+  /**
+   * Resolves true once connected, waiting while the link moves to another server: at most `ms` counted from when
+   * the connection was lost. False at once when it was lost longer ago (an outage, not a move), before the first
+   * connect, and after close.
+   */
+  waitForConnection(ms: number): Promise<boolean>;
   /** Drains subscriptions and pending publishes, then closes; safe to call before the connection exists. */
   drain(): Promise<void>;
 }
@@ -59,6 +65,8 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
   const where = servers.join(', ');
   let connection: NatsConnection | undefined;
   let connected = false;
+  let lostAt = 0;
+  const reconnectWaiters = new Set<(connected: boolean) => void>();
   let closing = false;
   let wake = (): void => undefined;
   // The server being left because it entered lame duck mode, until the link is on another one.
@@ -134,9 +142,11 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
       if (status.type === Events.Disconnect) {
         if (connected && leaving === undefined)
           logger.warn({ server: status.data }, `lost NATS at ${String(status.data)}; reconnecting until it is back`);
+        if (connected) lostAt = performance.now();
         connected = false;
       } else if (status.type === Events.Reconnect) {
         connected = true;
+        for (const waiter of reconnectWaiters) waiter(true);
         if (leaving !== undefined) {
           logger.info(
             { server: status.data, left: leaving },
@@ -182,6 +192,7 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     if (!nc) return;
     const err = await nc.closed();
     connected = false;
+    for (const waiter of reconnectWaiters) waiter(false);
     if (err) logger.error({ err }, 'NATS connection closed with an error');
     else logger.info('NATS connection closed');
   }
@@ -190,6 +201,20 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     ready: () => connecting,
     current: () => connection,
     isConnected: () => connected && connection !== undefined && !connection.isClosed(),
+    waitForConnection(ms) {
+      if (connected && connection && !connection.isClosed()) return Promise.resolve(true);
+      const left = lostAt + ms - performance.now();
+      if (!connection || connection.isClosed() || closing || left <= 0) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        const done = (result: boolean): void => {
+          clearTimeout(timer);
+          reconnectWaiters.delete(done);
+          resolve(result);
+        };
+        const timer = setTimeout(() => done(false), left);
+        reconnectWaiters.add(done);
+      });
+    },
     async drain() {
       closing = true;
       wake();

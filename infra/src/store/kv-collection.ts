@@ -141,9 +141,11 @@ export async function openKvCollection<T>(
       throw toStoreError(err, bucket);
     }
     try {
-      if (copy.lostMessages(state)) await within(restartCopy('messages were purged'), left());
+      if (copy.lostMessages(state)) await within(restartCopy('messages were purged'), Math.min(CONFIRM_MS, left()));
       if (await copy.reaches(state.last_seq, Math.min(STALL_MS, left()))) return false;
-      await within(restartCopy(`the copy stopped at ${copy.seen} of ${state.last_seq}`), left());
+      // A fresh watch may take long to start just after an election: the read does not wait for it longer than
+      // for the stream, and answers from the copy it has meanwhile (the restart goes on).
+      await within(restartCopy(`the copy stopped at ${copy.seen} of ${state.last_seq}`), Math.min(CONFIRM_MS, left()));
     } catch (err) {
       if (!isUnavailable(err)) throw toStoreError(err, bucket);
     }
