@@ -6,6 +6,8 @@ export interface Outcome {
   /** HTTP status; 0 when no answer came (connection refused or reset, or the client's own timeout). */
   status: number;
   retryAfter: boolean;
+  /** A read the service answered from its copy while the store could not confirm it (X-Restbus-Stale). */
+  stale?: boolean;
   /** For a write answered 2xx: the id it stored. */
   storedId?: string;
   ms: number;
@@ -31,17 +33,23 @@ export interface LoadRun {
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-async function send(
-  url: string,
-  init: RequestInit,
-  timeoutMs: number,
-): Promise<{ status: number; retryAfter: boolean }> {
+interface Answer {
+  status: number;
+  retryAfter: boolean;
+  stale: boolean;
+}
+
+async function send(url: string, init: RequestInit, timeoutMs: number): Promise<Answer> {
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     await response.arrayBuffer();
-    return { status: response.status, retryAfter: response.headers.has('retry-after') };
+    return {
+      status: response.status,
+      retryAfter: response.headers.has('retry-after'),
+      stale: response.headers.get('x-restbus-stale') === 'true',
+    };
   } catch {
-    return { status: 0, retryAfter: false };
+    return { status: 0, retryAfter: false, stale: false };
   }
 }
 
@@ -74,7 +82,7 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
         const begun = Date.now();
         if (write) {
           const id = `load-${started}-${i}`;
-          const { status, retryAfter } = await send(
+          const { status, retryAfter, stale } = await send(
             `${options.baseUrl}/persons/${id}`,
             {
               method: 'PUT',
@@ -85,6 +93,7 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
           );
           if (status >= 200 && status < 300) known.push(id);
           outcomes.push({
+            stale,
             at,
             kind: 'write',
             status,
@@ -94,8 +103,8 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
           });
         } else {
           const path = i % 4 === 0 || known.length === 0 ? '/persons?limit=10' : `/persons/${known[i % known.length]}`;
-          const { status, retryAfter } = await send(`${options.baseUrl}${path}`, { method: 'GET' }, timeoutMs);
-          outcomes.push({ at, kind: 'read', status, retryAfter, ms: Date.now() - begun });
+          const { status, retryAfter, stale } = await send(`${options.baseUrl}${path}`, { method: 'GET' }, timeoutMs);
+          outcomes.push({ at, kind: 'read', status, retryAfter, stale, ms: Date.now() - begun });
         }
       })(),
     );
@@ -109,6 +118,8 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
 export interface LoadSummary {
   reads: number;
   failedReads: number;
+  /** Reads answered from a service's copy, marked stale. */
+  staleReads: number;
   writes: number;
   failedWrites: number;
   /** Failed writes answered other than 503 with Retry-After. */
@@ -131,6 +142,7 @@ export function summarizeLoad(outcomes: readonly Outcome[]): LoadSummary {
   return {
     reads: reads.length,
     failedReads: reads.filter((outcome) => !ok(outcome)).length,
+    staleReads: reads.filter((outcome) => outcome.stale).length,
     writes: writes.length,
     failedWrites: failedWrites.length,
     writesFailedOtherwise: failedWrites.filter((outcome) => outcome.status !== 503 || !outcome.retryAfter).length,

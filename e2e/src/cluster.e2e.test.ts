@@ -8,7 +8,7 @@ const RATE = 40;
 function report(title: string, run: LoadRun): ReturnType<typeof summarizeLoad> {
   const summary = summarizeLoad(run.outcomes);
   process.stdout.write(
-    `\n${title}: ${summary.reads} reads (${summary.failedReads} failed), ${summary.writes} writes ` +
+    `\n${title}: ${summary.reads} reads (${summary.failedReads} failed, ${summary.staleReads} stale), ${summary.writes} writes ` +
       `(${summary.failedWrites} failed, ${summary.writesFailedOtherwise} of them other than 503 + Retry-After); ` +
       `p50 ${summary.p50} ms, p99 ${summary.p99} ms\n${formatTimeline(toTimeline(run.outcomes), run.faultAt)}\n` +
       run.outcomes
