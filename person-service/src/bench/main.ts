@@ -1,134 +1,116 @@
-// `npm run bench:services`: GET /persons (100 stored) and PUT through gateway + person-service (JetStream store),
-// against the raw NATS request/reply round trip measured in the same run.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+// `npm run bench:services`: gateway + person-service (JetStream store) against the framework-free forwarder
+// (node:http + nats.js request to a trivial responder, as in bench:gateway) and the raw NATS round trip, all
+// measured in the same run on one nats-server, so that the ratios hold on whatever machine runs it.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pingService } from '@restbus/infra';
-import { measureRawNats, median, runWrk, startNatsServer, type LoadResult } from '@restbus/infra/testing';
+import { runWrk, startNatsServer, type LoadResult } from '@restbus/infra/testing';
+import { findFreePort, forkTarget, startProgram, stopProcess, waitUntil } from './bench-processes';
+import { createBenchResults, type BenchResults } from './bench-results';
+import { formatBenchReport } from './format-bench-report';
+import { storePersons } from './store-persons';
+import { writePutScript } from './write-put-script';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROOT = resolve(__dirname, '../../..');
+const CONNECTIONS = [64, 1];
+const PERSONS = 100;
+// `memory` runs person-service without JetStream: what the read path costs without the store's round trips.
+const STORE = process.env.BENCH_STORE ?? 'jetstream';
+// The subject the forwarder and the raw loop call (target-main.js): under the gateway's prefix, beside /persons.
+const HELLO_SUBJECT = 'easer.get_/hello';
 
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
+const FORWARDER = 'framework-free forwarder (hello)';
+const EMPTY = 'GET /persons (0 persons)';
+const LIST = `GET /persons (${PERSONS} persons)`;
+const PUT = 'PUT /persons/{personId}';
+const RAW = 'raw NATS request/reply (hello)';
+
+interface Stack {
+  forwarder: string;
+  gateway: string;
+  stop(): Promise<void>;
 }
 
-function start(args: string[]): ChildProcess {
-  return spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+/** The hello responder and the forwarder in front of it; person-service and the gateway in front of that. */
+async function startStack(natsUrl: string): Promise<Stack> {
+  const children: ChildProcess[] = [];
+  const stop = async (): Promise<void> => void (await Promise.all(children.map(stopProcess)));
+  try {
+    const responder = await forkTarget(['responder', natsUrl, HELLO_SUBJECT]);
+    children.push(responder.process);
+    const forwarder = await forkTarget(['plain', natsUrl]);
+    children.push(forwarder.process);
+    const port = await findFreePort();
+    const gateway = `http://127.0.0.1:${port}`;
+    const api = 'person-service/person-api.yml';
+    children.push(startProgram(['person-service/dist/main.js', '-n', natsUrl, '--store', STORE, '-l', 'warn']));
+    children.push(
+      startProgram(['gateway/dist/main.js', '-r', api, '-u', '-n', natsUrl, '-p', `${port}`, '-l', 'warn']),
+    );
+    await waitUntil(async () => (await pingService(natsUrl, 'person-service', 500)) !== '', 'person-service');
+    await waitUntil(async () => (await fetch(`${gateway}/-/ready`)).ok, 'the gateway');
+    return { forwarder: `http://127.0.0.1:${forwarder.port}`, gateway, stop };
+  } catch (err) {
+    await stop();
+    throw err;
   }
-  throw new Error(`${what} did not come up`);
 }
 
-const fmt = (value: number, digits = 2): string => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+/** The raw NATS round trip to the hello responder, from its own process as in bench:gateway. */
+async function measureRawNats(natsUrl: string, connections: number): Promise<LoadResult> {
+  const raw = await forkTarget(['raw', natsUrl, String(connections), String(SECONDS)]);
+  if (!raw.result) throw new Error('the raw NATS loop reported no result');
+  return raw.result;
+}
+
+/** One round: the forwarder and the empty list, then (with the persons stored) the full list, PUT and raw NATS. */
+async function measureRound(stack: Stack, natsUrl: string, putScript: string, results: BenchResults): Promise<void> {
+  await storePersons(stack.gateway, 0);
+  for (const connections of CONNECTIONS) {
+    results.record(FORWARDER, connections, await runWrk(`${stack.forwarder}/hello`, connections, SECONDS));
+    results.record(EMPTY, connections, await runWrk(`${stack.gateway}/persons`, connections, SECONDS));
+  }
+  await storePersons(stack.gateway, PERSONS);
+  for (const connections of CONNECTIONS) {
+    results.record(LIST, connections, await runWrk(`${stack.gateway}/persons`, connections, SECONDS));
+    results.record(PUT, connections, await runWrk(`${stack.gateway}/persons/p7`, connections, SECONDS, putScript));
+    results.record(RAW, connections, await measureRawNats(natsUrl, connections));
+  }
+}
 
 async function main(): Promise<void> {
+  const loadBefore = loadavg()[0];
   const dir = await mkdtemp(join(tmpdir(), 'restbus-bench-services-'));
   const nats = await startNatsServer();
-  const port = await freePort();
-  const children = [
-    start(['person-service/dist/main.js', '-n', nats.url, '-l', 'warn']),
-    start([
-      'gateway/dist/main.js',
-      '-r',
-      'person-service/person-api.yml',
-      '-u',
-      '-n',
-      nats.url,
-      '-p',
-      String(port),
-      '-l',
-      'warn',
-    ]),
-    start(['-e', `require('@restbus/infra/testing').startHelloResponder(${JSON.stringify(nats.url)}, 'bench.hello')`]),
-  ];
-  const base = `http://127.0.0.1:${port}`;
+  let stack: Stack | undefined;
   try {
-    await until(async () => (await pingService(nats.url, 'person-service', 500)) !== '', 'person-service');
-    await until(async () => (await fetch(`${base}/-/ready`)).ok, 'the gateway');
-    await fetch(`${base}/persons`, { method: 'DELETE' });
-    for (let i = 0; i < 100; i++) {
-      const person = { id: `p${i}`, familyName: `Family ${i}`, givenName: `Given ${i}` };
-      const response = await fetch(`${base}/persons/${person.id}`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(person),
-      });
-      if (!response.ok) throw new Error(`seeding failed: ${response.status}`);
-    }
+    stack = await startStack(nats.url);
     const putScript = join(dir, 'put.lua');
-    await writeFile(
-      putScript,
-      // Each request replaces one of the 100 stored persons, picked at random.
-      [
-        'wrk.method = "PUT"',
-        'wrk.headers["Content-Type"] = "application/json"',
-        'request = function()',
-        '  local id = "p" .. math.random(0, 99)',
-        `  return wrk.format(nil, "/persons/" .. id, nil, '{"id":"' .. id .. '","familyName":"Bench","givenName":"Put"}')`,
-        'end',
-        '',
-      ].join('\n'),
-    );
-
-    const runs = new Map<string, LoadResult[]>();
-    const record = (key: string, result: LoadResult): void => {
-      runs.set(key, [...(runs.get(key) ?? []), result]);
-    };
-    await runWrk(`${base}/persons`, 16, 1); // warm-up
+    await writePutScript(putScript, PERSONS);
+    // Warm-up: JIT, connections, the store's copy.
+    await runWrk(`${stack.forwarder}/hello`, 16, 1);
+    await runWrk(`${stack.gateway}/persons`, 16, 1);
+    const results = createBenchResults(FORWARDER);
     for (let round = 1; round <= ROUNDS; round++) {
       process.stderr.write(`round ${round}/${ROUNDS}\n`);
-      for (const connections of [64, 1]) {
-        record(`GET /persons (100 persons)|${connections}`, await runWrk(`${base}/persons`, connections, SECONDS));
-        record(
-          `PUT /persons/{personId}|${connections}`,
-          await runWrk(`${base}/persons/p7`, connections, SECONDS, putScript),
-        );
-        record(
-          `raw NATS request/reply|${connections}`,
-          await measureRawNats(nats.url, 'bench.hello', connections, SECONDS),
-        );
-      }
+      await measureRound(stack, nats.url, putScript, results);
     }
-    const lines = [
-      `Medians of ${ROUNDS} rounds of ${SECONDS} s (wrk, 1 thread); ratios against the raw NATS request/reply round trip at the same concurrency.`,
-      '',
-      '| call | connections | requests/s | p50 ms | p99 ms | throughput vs raw NATS | p99 vs raw NATS |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
-    ];
-    const summary = (key: string) => {
-      const list = runs.get(key) ?? [];
-      return {
-        rps: median(list.map((r) => r.requestsPerSecond)),
-        p50: median(list.map((r) => r.p50)),
-        p99: median(list.map((r) => r.p99)),
-      };
-    };
-    for (const connections of [64, 1]) {
-      const raw = summary(`raw NATS request/reply|${connections}`);
-      for (const name of ['GET /persons (100 persons)', 'PUT /persons/{personId}', 'raw NATS request/reply']) {
-        const s = summary(`${name}|${connections}`);
-        lines.push(
-          `| ${name} | ${connections} | ${fmt(s.rps, 0)} | ${fmt(s.p50, 3)} | ${fmt(s.p99, 3)} | ${fmt(s.rps / raw.rps)}x | ${fmt(s.p99 / raw.p99)}x |`,
-        );
-      }
-    }
-    process.stdout.write(`${lines.join('\n')}\n`);
+    const report = formatBenchReport({
+      results,
+      reference: FORWARDER,
+      scenarios: [FORWARDER, EMPTY, LIST, PUT, RAW],
+      reads: [EMPTY, LIST],
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      load: { before: loadBefore, after: loadavg()[0], cores: availableParallelism() },
+    });
+    process.stdout.write(`person-service store: ${STORE}\n${report}`);
   } finally {
-    for (const child of children) child.kill('SIGKILL');
+    await stack?.stop();
     await nats.dispose();
     await rm(dir, { recursive: true, force: true });
   }
