@@ -184,3 +184,41 @@ describe('a JetStream KV collection on a three-node cluster', () => {
     }
   }, 60_000);
 });
+
+describe('a JetStream KV collection whose copy is behind while the stream elects a leader', () => {
+  let cluster: TestNatsCluster;
+
+  beforeAll(async () => {
+    cluster = await startNatsCluster();
+  });
+  afterAll(async () => {
+    await cluster?.dispose();
+  });
+
+  it('asks the stream replicas for a value its copy lacks before it answers that the value is absent', async () => {
+    const name = `behind${bucket++}`;
+    const setup = await connect({ servers: cluster.urls.split(',') });
+    await openKvCollection<Item>(setup, name);
+    await setup.close();
+    const leader = await cluster.leaderOf(`KV_${name}`);
+    const survivors = cluster.nodes.filter((node) => node !== leader).map((node) => node.url);
+    const own = await connect({ servers: survivors, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
+    const other = await connect({ servers: survivors, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
+    try {
+      const reader = await openKvCollection<Item>(own, name);
+      const writer = await openKvCollection<Item>(other, name);
+      // The reader's copy stops following: its consumer is gone; then a write it does not see.
+      const jsm = await other.jetstreamManager();
+      for (const consumer of await jsm.consumers.list(`KV_${name}`).next())
+        await jsm.consumers.delete(`KV_${name}`, consumer.name);
+      await writer.put('late', { name: 'late' });
+      await leader.kill();
+      const read = await withDeadline(3000, () => reader.get('late'));
+      expect(read).toEqual({ value: { name: 'late' }, stale: true });
+    } finally {
+      await own.close();
+      await other.close();
+      await leader.start();
+    }
+  }, 30_000);
+});

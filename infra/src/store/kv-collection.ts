@@ -200,7 +200,16 @@ export async function openKvCollection<T>(
     async get(id) {
       const key = toKey(id);
       const stale = await confirmCopy();
-      return { value: copy.get(key)?.value, stale };
+      const entry = copy.get(key);
+      if (entry || !stale) return { value: entry?.value, stale };
+      // A copy that may be behind says "absent" only after the stream's replicas were asked (a direct get, which
+      // any replica answers, also while a leader is being elected): a write acknowledged there is not a 404.
+      try {
+        const found = await retryWhileUnavailable(bucket, () => kv.get(key));
+        return { value: isLive(found) ? codec.decode(found.value).value : undefined, stale: true };
+      } catch {
+        return { value: undefined, stale: true };
+      }
     },
     async create(id, value) {
       const key = toKey(id);
