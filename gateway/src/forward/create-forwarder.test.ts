@@ -267,6 +267,23 @@ describe('failures', () => {
     await expectError(await fetch(`${gateway.url}/items`), 503, 'NO_RESPONDER');
   });
 
+  it('sends a call again when no service listens yet and one subscribes within its timeout, delivering it once', async () => {
+    let deliveries = 0;
+    const call = fetch(`${gateway.url}/items`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    subscription = nc.subscribe('easer.get_/items', {
+      callback: (_err, msg) => {
+        deliveries++;
+        msg.respond(JSON.stringify({ status: 200, body: { back: true } }));
+      },
+    });
+    await nc.flush();
+    const response = await call;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ back: true });
+    expect(deliveries).toBe(1);
+  });
+
   it('answers 504 UPSTREAM_TIMEOUT when the service does not reply in time', async () => {
     subscription = nc.subscribe('easer.get_/silent', { callback: () => undefined });
     await nc.flush();

@@ -104,6 +104,9 @@ function decodeErrorBody(data: Uint8Array, status: number): ResponseMessage | un
 
 // nats.js moves to another server of a cluster within about a second (its reconnect wait on the lost one).
 const FAILOVER_WAIT_MS = 3000;
+// How long a call waits for a service to subscribe again when none listens (a failover takes ~0.1-1 s).
+const NO_RESPONDER_WAIT_MS = 1000;
+const FIRST_PAUSE_MS = 25;
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { link, timeoutMs } = options;
@@ -126,12 +129,22 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const data = encodeRequestMessage(endpoint, request);
     const maxPayload = nc.info?.max_payload;
     if (maxPayload !== undefined && data.length > maxPayload) throw tooLargeForBus(data.length, maxPayload);
-    let msg: Msg;
-    try {
-      msg = await mux.request(endpoint.topic, data, headers, timeoutMs, IDEMPOTENT_METHODS.has(endpoint.desc.method));
-    } catch (err) {
-      throw toRestbusError(err, endpoint.topic, maxPayload);
+    const retryable = IDEMPOTENT_METHODS.has(endpoint.desc.method);
+    const started = performance.now();
+    for (let pause = FIRST_PAUSE_MS; ; pause *= 2) {
+      const left = timeoutMs - (performance.now() - started);
+      try {
+        return toReply(await mux.request(endpoint.topic, data, headers, left, retryable));
+      } catch (err) {
+        // No responders means nobody received the call, so sending it again is safe for any method: while the
+        // services move to another NATS server (theirs died or left), their subscriptions are briefly nowhere.
+        const waited = performance.now() - started;
+        const noResponder = err instanceof RestbusError && err.code === 'NO_RESPONDER';
+        if (!noResponder || waited + pause > Math.min(NO_RESPONDER_WAIT_MS, timeoutMs)) {
+          throw toRestbusError(err, endpoint.topic, maxPayload);
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
-    return toReply(msg);
   };
 }
