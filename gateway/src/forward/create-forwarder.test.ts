@@ -11,6 +11,8 @@ const endpoints = [
   endpoint('put', '/items/{itemId}'),
   endpoint('post', '/items'),
   endpoint('get', '/silent'),
+  endpoint('get', '/unserved'),
+  endpoint('get', '/moving'),
 ];
 
 let server: TestNatsServer;
@@ -267,16 +269,31 @@ describe('failures', () => {
     await expectError(await fetch(`${gateway.url}/items`), 503, 'NO_RESPONDER');
   });
 
-  it('sends a call again when no service listens yet and one subscribes within its timeout, delivering it once', async () => {
-    let deliveries = 0;
-    const call = fetch(`${gateway.url}/items`);
+  it('answers 503 NO_RESPONDER at once on a subject no service has answered, without waiting for one', async () => {
+    const call = fetch(`${gateway.url}/unserved`);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    subscription = nc.subscribe('easer.get_/items', {
-      callback: (_err, msg) => {
-        deliveries++;
-        msg.respond(JSON.stringify({ status: 200, body: { back: true } }));
-      },
-    });
+    await respondWith('easer.get_/unserved', { status: 200, body: { late: true } });
+    await expectError(await call, 503, 'NO_RESPONDER');
+  });
+
+  it('sends a call again when the service that answered its subject is gone and subscribes again within its timeout, delivering it once', async () => {
+    let deliveries = 0;
+    const serve = () =>
+      nc.subscribe('easer.get_/moving', {
+        callback: (_err, msg) => {
+          deliveries++;
+          msg.respond(JSON.stringify({ status: 200, body: { back: true } }));
+        },
+      });
+    subscription = serve();
+    await nc.flush();
+    expect((await fetch(`${gateway.url}/moving`)).status).toBe(200);
+    subscription.unsubscribe();
+    await nc.flush();
+    deliveries = 0;
+    const call = fetch(`${gateway.url}/moving`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    subscription = serve();
     await nc.flush();
     const response = await call;
     expect(response.status).toBe(200);

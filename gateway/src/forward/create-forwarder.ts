@@ -67,6 +67,8 @@ function toRestbusError(err: unknown, topic: string, maxPayload: number | undefi
  * same call twice has the effect of once. POST and PATCH are never repeated.
  */
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(['get', 'head', 'put', 'delete', 'options', 'trace']);
+/** The methods that only read (§9.2.1): one whose reply is late may be sent once more, to whichever replica takes it. */
+const SAFE_METHODS = new Set<HttpMethod>(['get', 'head', 'options', 'trace']);
 
 /** A reply flagged with the NATS services error headers becomes that status with a JSON `{error}` body. */
 function toReply(msg: Msg): ResponseMessage {
@@ -107,10 +109,15 @@ const FAILOVER_WAIT_MS = 3000;
 // How long a call waits for a service to subscribe again when none listens (a failover takes ~0.1-1 s).
 const NO_RESPONDER_WAIT_MS = 1000;
 const FIRST_PAUSE_MS = 25;
+// A subject answered this recently whose service is now gone is taken to be moving to another NATS server; one
+// that has not been answered for longer (or never) has no service, and its calls are answered 503 at once.
+const RECENTLY_SERVED_MS = 10_000;
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { link, timeoutMs } = options;
   let mux: RequestMux | undefined;
+  // One entry per topic of the route table, so it is bounded by the loaded documents.
+  const servedAt = new Map<string, number>();
   return async (endpoint, request, trace) => {
     // A call that comes while the link moves to another server (its server died or left) waits for the move, as
     // long as a move takes; in an outage longer than that it is answered at once.
@@ -129,18 +136,25 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const data = encodeRequestMessage(endpoint, request);
     const maxPayload = nc.info?.max_payload;
     if (maxPayload !== undefined && data.length > maxPayload) throw tooLargeForBus(data.length, maxPayload);
-    const retryable = IDEMPOTENT_METHODS.has(endpoint.desc.method);
+    const { method } = endpoint.desc;
+    const resend = {
+      retryable: IDEMPOTENT_METHODS.has(method),
+      hedgeAfterMs: SAFE_METHODS.has(method) ? timeoutMs / 2 : undefined,
+    };
     const started = performance.now();
     for (let pause = FIRST_PAUSE_MS; ; pause *= 2) {
       const left = timeoutMs - (performance.now() - started);
       try {
-        return toReply(await mux.request(endpoint.topic, data, headers, left, retryable));
+        const reply = await mux.request(endpoint.topic, data, headers, left, resend);
+        servedAt.set(endpoint.topic, performance.now());
+        return toReply(reply);
       } catch (err) {
         // No responders means nobody received the call, so sending it again is safe for any method: while the
         // services move to another NATS server (theirs died or left), their subscriptions are briefly nowhere.
-        const waited = performance.now() - started;
+        const now = performance.now();
+        const moving = now - (servedAt.get(endpoint.topic) ?? -Infinity) < RECENTLY_SERVED_MS;
         const noResponder = err instanceof RestbusError && err.code === 'NO_RESPONDER';
-        if (!noResponder || waited + pause > Math.min(NO_RESPONDER_WAIT_MS, timeoutMs)) {
+        if (!noResponder || !moving || now - started + pause > Math.min(NO_RESPONDER_WAIT_MS, timeoutMs)) {
           throw toRestbusError(err, endpoint.topic, maxPayload);
         }
         await new Promise((resolve) => setTimeout(resolve, pause));

@@ -65,6 +65,57 @@ describe('createRequestMux', () => {
   });
 });
 
+describe('createRequestMux with a hedged call', () => {
+  // Drops the first request it gets on each payload, as a NATS node that dies with a call in it does.
+  const seen = new Map<string, number>();
+  beforeAll(async () => {
+    service.subscribe('lossy', {
+      callback: (_err, msg) => {
+        const count = (seen.get(msg.string()) ?? 0) + 1;
+        seen.set(msg.string(), count);
+        if (count > 1) msg.respond(msg.data);
+      },
+    });
+    await service.flush();
+  });
+
+  it('sends a hedged call once more when its reply is late, and is answered by the second', async () => {
+    const mux = createRequestMux(nc);
+    const reply = await mux.request('lossy', text('hedged'), headers(), 2000, { hedgeAfterMs: 100 });
+    expect(reply.string()).toBe('hedged');
+    expect(seen.get('hedged')).toBe(2);
+  });
+
+  it('sends a call that is not hedged only once, even when it is retryable', async () => {
+    const mux = createRequestMux(nc);
+    expect(await codeOf(mux.request('lossy', text('once'), headers(), 300, { retryable: true }))).toBe(
+      'UPSTREAM_TIMEOUT',
+    );
+    expect(seen.get('once')).toBe(1);
+  });
+
+  it('answers a hedged call with the first of its two replies and drops the other', async () => {
+    const mux = createRequestMux(nc);
+    let deliveries = 0;
+    const slow = service.subscribe('slow', {
+      callback: (_err, msg) => {
+        const nth = ++deliveries;
+        setTimeout(() => msg.respond(text(String(nth))), 200);
+      },
+    });
+    await service.flush();
+    try {
+      const reply = await mux.request('slow', text('x'), headers(), 2000, { hedgeAfterMs: 50 });
+      expect(reply.string()).toBe('1');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(deliveries).toBe(2);
+      expect(mux.pending()).toBe(0);
+    } finally {
+      slow.unsubscribe();
+    }
+  });
+});
+
 describe('createRequestMux across a lost connection', () => {
   it('sends a retryable call made while the connection was down once when it is back, and another call never', async () => {
     const own = await startNatsServer();
@@ -86,7 +137,7 @@ describe('createRequestMux across a lost connection', () => {
       })();
       await own.stop();
       await disconnected;
-      const get = mux.request('count', text('get'), headers(), 5000, true);
+      const get = mux.request('count', text('get'), headers(), 5000, { retryable: true });
       const post = codeOf(mux.request('count', text('post'), headers(), 1000));
       await own.start();
       expect((await get).string()).toBe('get');

@@ -9,18 +9,27 @@ interface Pending {
   subject: string;
   data: Uint8Array;
   headers: MsgHdrs;
-  /** How many more times the call may be published when the connection it went out on is lost: 1 or 0. */
+  /** How many more times the call may be published (connection lost, or no reply by `hedgeAt`): 1 or 0. */
   retries: number;
+  /** When a safe call with no reply yet is published once more (Infinity: never). */
+  hedgeAt: number;
   /** The connection attempt the call was handed to nats.js on (see `attempt` in createRequestMux). */
   attempt: number;
 }
 
-export interface RequestMux {
+export interface ResendOptions {
+  /** An idempotent call: published once more if the connection is lost before its reply. */
+  retryable?: boolean;
   /**
-   * Publishes `data` to `subject` with a reply address on the mux inbox and resolves with the first reply. A
-   * `retryable` call (an idempotent method) is published once more if the connection is lost before its reply.
+   * A safe call (GET, HEAD): also published once more when no reply came this many milliseconds after it was
+   * sent, since a request or reply can be lost with a NATS node that died while the call's connection survived.
    */
-  request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number, retryable?: boolean): Promise<Msg>;
+  hedgeAfterMs?: number;
+}
+
+export interface RequestMux {
+  /** Publishes `data` to `subject` with a reply address on the mux inbox and resolves with the first reply. */
+  request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number, resend?: ResendOptions): Promise<Msg>;
   /** Requests waiting for a reply. */
   pending(): number;
 }
@@ -38,6 +47,10 @@ const SWEEP_MS = 25;
  * so that whichever reply comes first answers it and the other finds no one waiting; its deadline stays. Any
  * other call keeps waiting, since its reply may still come over the new connection, and at its deadline it is
  * rejected with NATS_UNAVAILABLE, not UPSTREAM_TIMEOUT: it may or may not have been applied.
+ *
+ * A node that dies can also take a call with it while the gateway's own connection stays: the service that got
+ * it was connected there, or the reply was routed through it. A hedged call is published once more when its reply
+ * is late, with the same token, so one of the two answers it.
  */
 export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): RequestMux {
   const inbox = `${createInbox(inboxPrefix)}.`;
@@ -69,6 +82,7 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   const sweep = setInterval(() => {
     const now = performance.now();
     for (const [token, call] of waiting) {
+      if (call.hedgeAt <= now && call.retries > 0) publish(token, call);
       if (call.deadline > now) continue;
       waiting.delete(token);
       call.reject(
@@ -83,17 +97,21 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   }, SWEEP_MS);
   sweep.unref();
 
+  function publish(token: string, call: Pending): void {
+    call.retries--;
+    call.hedgeAt = Infinity;
+    call.attempt = attempt;
+    try {
+      nc.publish(call.subject, call.data, { reply: `${inbox}${token}`, headers: call.headers });
+    } catch (err) {
+      waiting.delete(token);
+      call.reject(err);
+    }
+  }
+
   function publishAgain(): void {
     for (const [token, call] of waiting) {
-      if (call.attempt === attempt || call.retries === 0) continue;
-      call.retries--;
-      call.attempt = attempt;
-      try {
-        nc.publish(call.subject, call.data, { reply: `${inbox}${token}`, headers: call.headers });
-      } catch (err) {
-        waiting.delete(token);
-        call.reject(err);
-      }
+      if (call.attempt !== attempt && call.retries > 0) publish(token, call);
     }
   }
 
@@ -112,18 +130,21 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   });
 
   return {
-    request(subject, data, headers, timeoutMs, retryable = false) {
+    request(subject, data, headers, timeoutMs, resend = {}) {
       const token = (next++).toString(36);
+      const now = performance.now();
+      const hedgeAt = resend.hedgeAfterMs === undefined ? Infinity : now + resend.hedgeAfterMs;
       return new Promise<Msg>((resolve, reject) => {
         waiting.set(token, {
           resolve,
           reject,
-          deadline: performance.now() + timeoutMs,
+          deadline: now + timeoutMs,
           timeoutMs,
           subject,
           data,
           headers,
-          retries: retryable ? 1 : 0,
+          retries: resend.retryable || hedgeAt < Infinity ? 1 : 0,
+          hedgeAt,
           attempt,
         });
         try {
