@@ -72,7 +72,7 @@ export { createMemoryCollection } from './store/collection';
 export type { Collection, Page, PageRequest, Read } from './store/collection';
 export { openKvCollection } from './store/kv-collection';
 export type { KvCollectionOptions } from './store/kv-collection';
-export { kvReplicasSetting, openStore, storeSetting } from './store/open-store';
+export { kvReplicasSetting, openStore, readsSetting, storeSetting } from './store/open-store';
 export type { StoreSettings } from './store/open-store';
 export {
   DEFAULT_PAGE_LIMIT,

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-import { kvReplicasSetting, readPackageVersion, runExecutive, storeSetting } from '@restbus/infra';
+import { kvReplicasSetting, readPackageVersion, readsSetting, runExecutive, storeSetting } from '@restbus/infra';
 import { registerPersons, type PersonServiceSettings } from './persons/register-persons';
 
 runExecutive<PersonServiceSettings>({
   name: 'person-service',
   version: readPackageVersion(__dirname),
   description: 'The person API: answers the request messages the gateway sends for person-api.yml',
-  settings: [storeSetting, kvReplicasSetting],
+  settings: [storeSetting, kvReplicasSetting, readsSetting],
   startups: [registerPersons],
 });

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-import { kvReplicasSetting, readPackageVersion, runExecutive, storeSetting } from '@restbus/infra';
+import { kvReplicasSetting, readPackageVersion, readsSetting, runExecutive, storeSetting } from '@restbus/infra';
 import { registerSystems, type SystemsServiceSettings } from './systems/register-systems';
 
 runExecutive<SystemsServiceSettings>({
   name: 'systems-service',
   version: readPackageVersion(__dirname),
   description: 'The systems API: getSystems, postSystems, deleteSystems and getSystem over NATS',
-  settings: [storeSetting, kvReplicasSetting],
+  settings: [storeSetting, kvReplicasSetting, readsSetting],
   startups: [registerSystems],
 });

@@ -41,6 +41,7 @@ interface Item {
 const implementations: Array<[string, () => Promise<Collection<Item>>]> = [
   ['memory', async () => createMemoryCollection<Item>()],
   ['JetStream KV', () => openKvCollection<Item>(nc, `test${bucket++}`)],
+  ['JetStream KV (reads announced)', () => openKvCollection<Item>(nc, `test${bucket++}`, { reads: 'announced' })],
 ];
 
 describe.each(implementations)('a %s collection', (_name, open) => {

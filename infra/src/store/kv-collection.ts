@@ -2,6 +2,7 @@ import { JSONCodec, type KvEntry, type NatsConnection, type StreamState } from '
 import pino, { type Logger } from 'pino';
 import { cutPage, type Collection } from './collection';
 import { openBucket, STORE_REQUEST_MS } from './open-bucket';
+import { startReadHorizon } from './read-horizon';
 import { assertValidId } from './record-id';
 import { shareRequest } from './share-request';
 import {
@@ -33,9 +34,14 @@ function isLive(entry: KvEntry | null): entry is KvEntry {
 
 const isConflict = (err: unknown): boolean => /wrong last sequence|key exists/i.test(String((err as Error).message));
 
+/** How a read makes sure the copy has every acknowledged write: see person-service/README.md. */
+export type ReadConsistency = 'confirmed' | 'announced';
+
 export interface KvCollectionOptions {
   /** Replicas of the bucket; by default min(3, JetStream peers). */
   replicas?: number;
+  /** By default `confirmed`: every read asks the stream (shared by the reads that arrive together). */
+  reads?: ReadConsistency;
   logger?: Logger;
 }
 
@@ -47,7 +53,9 @@ export interface KvCollectionOptions {
  * the stream confirms its last sequence and the copy has reached it: a write acknowledged anywhere before the read
  * began is in the answer. When the stream cannot confirm in time (a leader election, NATS out of reach), the copy
  * answers as it is, marked stale. A copy that stops following (a lost consumer, a NATS restart, a purge, a
- * deleted stream) is started afresh while the old one keeps answering.
+ * deleted stream) is started afresh while the old one keeps answering. With `reads: 'announced'` a read asks the
+ * stream only once a second (and after a delete or a reconnect); otherwise it waits for the copy to reach the
+ * writes the replicas announced, which costs no round trip.
  *
  * Writes are retried while the store is only unavailable, for as long as the handler's deadline allows. Creation
  * uses the bucket's compare-and-set, so of two replicas creating one id exactly one wins; a replacement is a plain
@@ -87,6 +95,7 @@ export async function openKvCollection<T>(
   let restarting: Promise<void> | undefined;
   let closed = false;
   let unconfirmed = false;
+  const horizon = options.reads === 'announced' ? startReadHorizon(nc, bucket) : undefined;
 
   /** Replaces the copy with a fresh one; the old one answers until the new one has loaded. */
   function restartCopy(why: string): Promise<void> {
@@ -152,6 +161,17 @@ export async function openKvCollection<T>(
     return copy.seen < state.last_seq;
   }
 
+  /** Makes the copy ready for a read; resolves true when it could not, and the copy may be stale. */
+  async function prepareRead(): Promise<boolean> {
+    if (horizon && !horizon.mustConfirm() && (await copy.reaches(horizon.known, Math.min(STALL_MS, storeBudget())))) {
+      return false;
+    }
+    const askedAt = performance.now();
+    const stale = await confirmCopy();
+    if (!stale) horizon?.confirmed(copy.seen, askedAt);
+    return stale;
+  }
+
   /** Runs a write until it is through or the deadline; `uncertain` says whether a failed attempt may have landed. */
   function write<R>(attempt: (uncertain: boolean) => Promise<R>): Promise<R> {
     let uncertain = false;
@@ -174,7 +194,8 @@ export async function openKvCollection<T>(
       const existing = await kv.get(key);
       if (!isLive(existing)) {
         try {
-          await kv.create(key, codec.encode({ value }));
+          const sequence = await kv.create(key, codec.encode({ value }));
+          horizon?.announce(sequence);
           return true;
         } catch (err) {
           // Another writer created it first: read again (and replace it, or report it taken).
@@ -183,10 +204,15 @@ export async function openKvCollection<T>(
         }
       }
       // What is there may be this very create, stored by an attempt whose answer was lost.
-      if (!mayReplace) return uncertain && JSON.stringify(codec.decode(existing.value).value) === JSON.stringify(value);
+      if (!mayReplace) {
+        const mine = uncertain && JSON.stringify(codec.decode(existing.value).value) === JSON.stringify(value);
+        if (mine) horizon?.announce(undefined);
+        return mine;
+      }
       // A replacement is last-writer-wins, as any PUT; it only carries the key's place in the order forward.
       const order = codec.decode(existing.value).order ?? existing.revision;
-      await kv.put(key, codec.encode({ value, order }));
+      const sequence = await kv.put(key, codec.encode({ value, order }));
+      horizon?.announce(sequence);
       return true;
     }
     throw new Error(`could not write ${bucket}: too many concurrent writers on one key`);
@@ -194,12 +220,12 @@ export async function openKvCollection<T>(
 
   return {
     async list(page) {
-      const stale = await confirmCopy();
+      const stale = await prepareRead();
       return { ...cutPage(copy.sorted(), page), stale };
     },
     async get(id) {
       const key = toKey(id);
-      const stale = await confirmCopy();
+      const stale = await prepareRead();
       const entry = copy.get(key);
       if (entry || !stale) return { value: entry?.value, stale };
       // A copy that may be behind says "absent" only after the stream's replicas were asked (a direct get, which
@@ -223,8 +249,12 @@ export async function openKvCollection<T>(
       const key = toKey(id);
       return write(async (uncertain) => {
         // Gone already: by an earlier attempt of this very call whose answer was lost, or it never was.
-        if (!isLive(await kv.get(key))) return uncertain;
+        if (!isLive(await kv.get(key))) {
+          if (uncertain) horizon?.announce(undefined);
+          return uncertain;
+        }
         await kv.delete(key);
+        horizon?.announce(undefined);
         return true;
       });
     },
@@ -233,10 +263,15 @@ export async function openKvCollection<T>(
       if (await confirmCopy()) {
         throw toStoreError(new Error('temporarily unavailable: the stream did not confirm its keys'), bucket);
       }
-      await Promise.all(copy.keys().map((key) => write(() => kv.delete(key))));
+      try {
+        await Promise.all(copy.keys().map((key) => write(() => kv.delete(key))));
+      } finally {
+        horizon?.announce(undefined);
+      }
     },
     async close() {
       closed = true;
+      horizon?.stop();
       copy.stop();
     },
   };

@@ -2,7 +2,7 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import type { SettingSpec } from '../config/load-config';
 import { createMemoryCollection, type Collection } from './collection';
-import { openKvCollection } from './kv-collection';
+import { openKvCollection, type ReadConsistency } from './kv-collection';
 
 export type StoreKind = 'jetstream' | 'memory';
 
@@ -10,6 +10,7 @@ export type StoreKind = 'jetstream' | 'memory';
 export interface StoreSettings {
   store: StoreKind;
   kvReplicas?: number;
+  reads?: ReadConsistency;
 }
 
 export const storeSetting: SettingSpec = {
@@ -30,6 +31,15 @@ export const kvReplicasSetting: SettingSpec = {
   schema: { type: 'integer', minimum: 1, maximum: 5 },
 };
 
+export const readsSetting: SettingSpec = {
+  key: 'reads',
+  flags: '--reads <consistency>',
+  env: 'READS',
+  description:
+    'how a read is sure to see every acknowledged write: confirmed (asks the stream, shared by reads arriving together) or announced (waits for the writes the replicas announce; asks the stream once a second)',
+  schema: { enum: ['confirmed', 'announced'], default: 'confirmed' },
+};
+
 /** Opens a service's collection in the configured store. */
 export function openStore<T>(
   settings: StoreSettings,
@@ -39,5 +49,5 @@ export function openStore<T>(
 ): Promise<Collection<T>> {
   return settings.store === 'memory'
     ? Promise.resolve(createMemoryCollection<T>())
-    : openKvCollection<T>(nc, bucket, { replicas: settings.kvReplicas, logger });
+    : openKvCollection<T>(nc, bucket, { replicas: settings.kvReplicas, reads: settings.reads, logger });
 }

@@ -19,6 +19,8 @@ const CONNECTIONS = [64, 1];
 const PERSONS = 100;
 // `memory` runs person-service without JetStream: what the read path costs without the store's round trips.
 const STORE = process.env.BENCH_STORE ?? 'jetstream';
+// `announced` runs person-service with --reads announced: reads wait for announced writes, not for the stream.
+const READS = process.env.BENCH_READS ?? 'confirmed';
 // The subject the forwarder and the raw loop call (target-main.js): under the gateway's prefix, beside /persons.
 const HELLO_SUBJECT = 'easer.get_/hello';
 
@@ -46,7 +48,9 @@ async function startStack(natsUrl: string): Promise<Stack> {
     const port = await findFreePort();
     const gateway = `http://127.0.0.1:${port}`;
     const api = 'person-service/person-api.yml';
-    children.push(startProgram(['person-service/dist/main.js', '-n', natsUrl, '--store', STORE, '-l', 'warn']));
+    children.push(
+      startProgram(['person-service/dist/main.js', '-n', natsUrl, '--store', STORE, '--reads', READS, '-l', 'warn']),
+    );
     children.push(
       startProgram(['gateway/dist/main.js', '-r', api, '-u', '-n', natsUrl, '-p', `${port}`, '-l', 'warn']),
     );
@@ -108,7 +112,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       load: { before: loadBefore, after: loadavg()[0], cores: availableParallelism() },
     });
-    process.stdout.write(`person-service store: ${STORE}\n${report}`);
+    process.stdout.write(`person-service store: ${STORE}, reads ${READS}\n${report}`);
   } finally {
     await stack?.stop();
     await nats.dispose();
