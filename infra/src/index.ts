@@ -52,6 +52,7 @@ export type {
   HeaderValue,
   HttpMethod,
   IncomingRequest,
+  QueryValue,
   RequestMessage,
   ResponseDesc,
   ResponseMessage,

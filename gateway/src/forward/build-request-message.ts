@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import { parse as parseCookies } from 'cookie';
 import type { IncomingRequest } from '@restbus/infra';
 import type { CompiledEndpoint } from '../routing/route-table';
+import { parseQuery } from './parse-query';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -34,7 +34,7 @@ export function toIncomingRequest(
     cookies: toCookies(req.headers.cookie),
     // Node has already lower-cased the header names.
     headers: req.headers as Record<string, string | string[]>,
-    parameters: { query: query ? (parseQuery(query) as Record<string, string | string[]>) : {}, uri: params },
+    parameters: { query: parseQuery(query), uri: params },
     ...toBody(body),
   };
 }

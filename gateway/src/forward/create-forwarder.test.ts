@@ -89,6 +89,20 @@ describe('forwarding a call', () => {
     expect(message.request.body).toBe('{"name": "exact text"}');
   });
 
+  it('sends a query in qs syntax as easer did: brackets nest objects, [] and repeated keys make lists', async () => {
+    const received = await respondWith('easer.get_/items', { body: [] });
+    const query =
+      'b[c]=3&a[]=1&a[]=2&f[x][y]=z&plain=%20p+q&' + Array.from({ length: 25 }, (_, i) => `id=${i}`).join('&');
+    expect((await fetch(`${gateway.url}/items?${query}`)).status).toBe(200);
+    expect(received.message!.request.parameters.query).toEqual({
+      b: { c: '3' },
+      a: ['1', '2'],
+      f: { x: { y: 'z' } },
+      plain: ' p q',
+      id: Array.from({ length: 25 }, (_, i) => String(i)),
+    });
+  });
+
   it("passes the caller's traceparent and x-request-id to the service and answers with the request id", async () => {
     const received = await respondWith('easer.get_/items', { body: [] });
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -265,6 +279,15 @@ describe('failures', () => {
   };
 
   // NO_RESPONDER comes from the server's no-responders status, which arrives before any timeout could.
+  it('answers 400 REQUEST_INVALID to a query of more than 1000 parameters, without calling the service', async () => {
+    let calls = 0;
+    subscription = nc.subscribe('easer.get_/items', { callback: () => calls++ });
+    await nc.flush();
+    const query = Array.from({ length: 1001 }, (_, i) => `k${i}=1`).join('&');
+    await expectError(await fetch(`${gateway.url}/items?${query}`), 400, 'REQUEST_INVALID');
+    expect(calls).toBe(0);
+  });
+
   it('answers 503 NO_RESPONDER when no service listens', async () => {
     await expectError(await fetch(`${gateway.url}/items`), 503, 'NO_RESPONDER');
   });

@@ -1,5 +1,5 @@
 import { RestbusError } from '../errors/restbus-error';
-import type { IncomingRequest } from '../wire/types';
+import type { IncomingRequest, QueryValue } from '../wire/types';
 import type { Page, PageRequest } from './collection';
 
 export const DEFAULT_PAGE_LIMIT = 100;
@@ -7,12 +7,10 @@ export const MAX_PAGE_LIMIT = 1000;
 /** Says that an answer came from a service's copy of its store while the store could not confirm it was current. */
 export const STALE_HEADER = 'x-restbus-stale';
 
-function single(value: string | string[] | undefined, name: string): string | undefined {
-  if (Array.isArray(value)) {
-    if (value.length > 1) throw new RestbusError('REQUEST_INVALID', `${name}: give it once`);
-    return value[0];
-  }
-  return value;
+function single(value: QueryValue | undefined, name: string): string | undefined {
+  const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  if (one === undefined || typeof one === 'string') return one;
+  throw new RestbusError('REQUEST_INVALID', `${name}: give it once, as plain text`);
 }
 
 /**

@@ -1,6 +1,7 @@
 export { startNatsCluster, startNatsServer } from './nats-server';
 export type { TestNatsCluster, TestNatsServer } from './nats-server';
 export { createRequestMessage } from './create-request-message';
+export { EASER_CASES, type EaserCase } from './easer-request-messages';
 export { startHelloResponder } from './bench/hello-responder';
 export { median, summarize } from './bench/load-result';
 export type { LoadResult } from './bench/load-result';

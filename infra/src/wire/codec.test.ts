@@ -1,6 +1,7 @@
 import { RestbusError } from '../errors/restbus-error';
 import { decodeRequestMessage, decodeResponseMessage, encodeMessage } from './codec';
-import type { RequestMessage } from './types';
+import { EASER_CASES } from '../testing/easer-request-messages';
+import type { IncomingRequest, RequestMessage } from './types';
 
 const message: RequestMessage = {
   topic: 'easer.get_/persons',
@@ -39,8 +40,39 @@ describe('request messages', () => {
   });
 
   it('are refused with the path of the wrong field', () => {
-    const broken = { ...message, request: { ...message.request, body: { not: 'a string' } } };
-    expect(() => decodeRequestMessage(bytes(JSON.stringify(broken)))).toThrow('/request/body: must be string');
+    const broken = { ...message, request: { ...message.request, parameters: { query: {}, uri: { id: 7 } } } };
+    expect(() => decodeRequestMessage(bytes(JSON.stringify(broken)))).toThrow(
+      '/request/parameters/uri/id: must be string',
+    );
+  });
+
+  it('are refused as MESSAGE_INVALID when they nest deeper than any call needs, before they are parsed', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const text = JSON.stringify({ ...message, request: { ...message.request, body: 'x' } }).replace('"x"', deep);
+    expect(codeOf(() => decodeRequestMessage(bytes(text)))).toBe('MESSAGE_INVALID');
+  });
+});
+
+describe('request messages shaped as easer 7.0.4 sends them', () => {
+  it.each(EASER_CASES.map((sample) => [sample.call, sample] as const))(
+    'are read as the request restbus sends for the same call: %s',
+    (_call, sample) => {
+      const { user, ...request } = decodeRequestMessage(bytes(JSON.stringify(sample.easer)))
+        .request as IncomingRequest & {
+        user?: unknown;
+      };
+      expect(request).toEqual(sample.restbus);
+      expect(user).toEqual((sample.easer as { request: { user?: unknown } }).request.user);
+    },
+  );
+
+  it('are refused when the body is a number, a boolean or the cookies are not an object', () => {
+    const [first] = EASER_CASES;
+    const easer = first.easer as { request: Record<string, unknown> };
+    for (const request of [{ body: 7 }, { body: true }, { cookies: 'a=b' }]) {
+      const broken = { ...easer, request: { ...easer.request, ...request } };
+      expect(codeOf(() => decodeRequestMessage(bytes(JSON.stringify(broken))))).toBe('MESSAGE_INVALID');
+    }
   });
 });
 

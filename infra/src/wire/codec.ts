@@ -1,10 +1,14 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { RestbusError } from '../errors/restbus-error';
-import { requestMessageSchema, responseMessageSchema } from './schemas';
+import { MAX_JSON_DEPTH, isNestedDeeperThan } from './find-json-depth';
+import { normalizeRequestMessage, type AcceptedRequestMessage } from './normalize-request-message';
+import { acceptedRequestMessageSchema, responseMessageSchema } from './schemas';
 import type { RequestMessage, ResponseMessage } from './types';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-const validateRequest = ajv.compile<RequestMessage>(requestMessageSchema);
+const validateRequest = ajv.compile<AcceptedRequestMessage>(acceptedRequestMessageSchema);
+// The message wraps the body (easer sent it parsed) and the query in a few levels of its own.
+const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;
 const validateResponse = ajv.compile<ResponseMessage>(responseMessageSchema);
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
@@ -26,7 +30,11 @@ function parseJson(payload: Uint8Array, code: 'MESSAGE_INVALID' | 'BAD_REPLY', w
   }
 }
 
+/** Reads a request message as restbus or easer sends it, in the one shape handlers see. */
 export function decodeRequestMessage(payload: Uint8Array): RequestMessage {
+  if (isNestedDeeperThan(payload, MAX_MESSAGE_DEPTH)) {
+    throw new RestbusError('MESSAGE_INVALID', `the request message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
+  }
   const value = parseJson(payload, 'MESSAGE_INVALID', 'the request message');
   if (!validateRequest(value)) {
     throw new RestbusError(
@@ -34,7 +42,7 @@ export function decodeRequestMessage(payload: Uint8Array): RequestMessage {
       `the request message is malformed: ${describeSchemaErrors(validateRequest.errors)}`,
     );
   }
-  return value;
+  return normalizeRequestMessage(value);
 }
 
 export function isResponseMessage(value: unknown): value is ResponseMessage {

@@ -4,11 +4,27 @@ const stringOrListMap = {
   additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
 } as const;
 
+// A query value nests (qs's extended syntax); the message's depth is bounded before it is parsed.
+const queryMap = {
+  type: 'object',
+  additionalProperties: { $ref: '#/$defs/queryValue' },
+} as const;
+const queryValueDefs = {
+  queryValue: {
+    anyOf: [
+      { type: 'string' },
+      { type: 'array', items: { $ref: '#/$defs/queryValue' } },
+      { type: 'object', additionalProperties: { $ref: '#/$defs/queryValue' } },
+    ],
+  },
+} as const;
+
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
 /** JSON schema of the request message. Extra properties are allowed so that newer senders stay readable. */
 export const requestMessageSchema = {
   $id: 'restbus:request-message',
+  $defs: queryValueDefs,
   type: 'object',
   required: ['topic', 'method', 'uri', 'endpointDesc', 'request'],
   properties: {
@@ -44,10 +60,34 @@ export const requestMessageSchema = {
         parameters: {
           type: 'object',
           required: ['query', 'uri'],
-          properties: { query: stringOrListMap, uri: stringMap },
+          properties: { query: queryMap, uri: stringMap },
         },
         body: { type: 'string' },
         bodyEncoding: { enum: ['utf8', 'base64'] },
+      },
+    },
+  },
+} as const;
+
+/**
+ * What a service accepts: the request message as restbus sends it, and as easer (npac-webserver-adapter) sent it.
+ * easer's body is what its Express body parser left: `{}` for none, a string (the raw parser), or the value the
+ * JSON, urlencoded or XML parser made; its cookies come from cookie-parser, which turns `j:` cookies into values.
+ * `normalizeRequestMessage` turns what this admits into the {@link requestMessageSchema} shape.
+ */
+export const acceptedRequestMessageSchema = {
+  ...requestMessageSchema,
+  $id: 'restbus:accepted-request-message',
+  properties: {
+    ...requestMessageSchema.properties,
+    request: {
+      type: 'object',
+      required: ['headers', 'parameters'],
+      properties: {
+        ...requestMessageSchema.properties.request.properties,
+        cookies: { type: 'object' },
+        // Express's JSON parser (strict, as easer used it) makes objects and lists only.
+        body: { type: ['string', 'object', 'array', 'null'] },
       },
     },
   },

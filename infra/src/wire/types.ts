@@ -22,12 +22,18 @@ export interface EndpointDesc {
   responses: Record<string, ResponseDesc>;
 }
 
+/**
+ * A query parameter's value: a string, a list of them (a repeated key), or, in qs's extended syntax as easer sent
+ * it (`?b[c]=3`, `?a[]=1`), an object or list of such values.
+ */
+export type QueryValue = string | QueryValue[] | { [key: string]: QueryValue };
+
 export interface IncomingRequest {
   cookies: Record<string, string>;
   /** Header names in lower case. */
   headers: Record<string, string | string[]>;
   parameters: {
-    query: Record<string, string | string[]>;
+    query: Record<string, QueryValue>;
     /** Path parameters keyed by name. */
     uri: Record<string, string>;
   };

@@ -275,7 +275,7 @@ export function createRogueMessages(valid: object, pathParameter: string): Rogue
     message('an upper-case method', { ...base, method: 'GET' }),
     message('a request without parameters', withRequest({ parameters: undefined })),
     message('a request body that is a number', withRequest({ body: 42 })),
-    message('a request body that is an object', withRequest({ body: { id: 'x' } })),
+    message('a request body that is true', withRequest({ body: true })),
     message('headers that are a string', withRequest({ headers: 'content-type: application/json' })),
     message('a header that is a number', withRequest({ headers: { 'content-type': 7 } })),
     message('cookies that are a list', withRequest({ cookies: ['a=b'] })),
