@@ -20,6 +20,8 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   useMessaging: boolean;
   timeout: number;
   basePath: string;
+  /** easer's WEBSERVER_STATIC_CONTENT_BASEPATH; loadConfig fills it, the working directory when left out. */
+  staticContentBasePath?: string;
   bodyLimit: number;
   logLevel: string;
   logFormat?: LogFormat;
@@ -75,6 +77,15 @@ export const gatewayProgram: ProgramSpec = {
       env: 'GATEWAY_BASE_PATH',
       description: 'prefix under which the endpoints are served',
       schema: { type: 'string', pattern: '^/', default: '/' },
+    },
+    {
+      key: 'staticContentBasePath',
+      flags: '--staticContentBasePath <dir>',
+      aliases: ['--static-content-base-path'],
+      env: 'WEBSERVER_STATIC_CONTENT_BASEPATH',
+      description: "folder that x-static operations' contentPaths are relative to (easer's setting)",
+      defaultText: 'the working directory',
+      schema: { type: 'string', minLength: 1, default: '.' },
     },
     {
       key: 'bodyLimit',

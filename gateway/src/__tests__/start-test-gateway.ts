@@ -18,6 +18,7 @@ export interface TestGatewayOptions {
   timeoutMs?: number;
   bodyLimit?: number;
   basePath?: string;
+  staticContentBasePath?: string;
   corsOrigins?: string[];
   validate?: boolean;
   /** HTTP timeouts and connection cap; infra's defaults when absent. */
@@ -34,6 +35,7 @@ export async function startTestGateway(
     endpoints,
     topicPrefix: 'easer',
     basePath: options.basePath ?? '/',
+    staticContentBasePath: options.staticContentBasePath,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     forward: link && createForwarder({ link, timeoutMs: options.timeoutMs ?? 2000 }),
     isConnected: () => !link || link.isConnected(),

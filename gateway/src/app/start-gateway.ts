@@ -44,6 +44,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     endpoints,
     topicPrefix: config.topicPrefix,
     basePath: config.basePath,
+    staticContentBasePath: config.staticContentBasePath,
     bodyLimit: config.bodyLimit,
     forward: link && createForwarder({ link, timeoutMs: config.timeout, inboxPrefix: config.inboxPrefix }),
     isConnected: () => !link || link.isConnected(),
@@ -91,8 +92,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     async reload() {
       try {
         const reloaded = await loadApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
-        validator?.setEndpoints(reloaded);
+        // The gateway first: it refuses (changing nothing) what it cannot serve.
         gateway.setEndpoints(reloaded);
+        validator?.setEndpoints(reloaded);
         logger.info({ endpoints: reloaded.length }, 'API reloaded');
         return true;
       } catch (err) {

@@ -16,6 +16,7 @@ import type { GatewayMetrics } from '../observability/create-metrics';
 import { toTraceContext, type TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type CompiledEndpoint, type RouteTable } from '../routing/route-table';
+import { createStaticContent, type StaticContent } from '../static/create-static-content';
 import { createCorsPolicy, type CorsPolicy } from './cors-policy';
 import { readBody } from './read-body';
 
@@ -23,6 +24,8 @@ export interface GatewayOptions {
   endpoints: readonly ApiEndpoint[];
   topicPrefix: string;
   basePath: string;
+  /** What easer's `x-static` contentPaths are relative to (and must stay inside); the working directory when absent. */
+  staticContentBasePath?: string;
   bodyLimit: number;
   /** Forwards calls over NATS; without it every described endpoint answers 501 (upstream behaviour). */
   forward?: Forwarder;
@@ -41,7 +44,10 @@ export interface Gateway {
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** The Express app behind the reserved `/-/` paths. */
   readonly app: Express;
-  /** Replaces the served endpoints at once (SIGHUP reload); a call already routed finishes on the old ones. */
+  /**
+   * Replaces the served endpoints at once (SIGHUP reload); a call already routed finishes on the old ones. Throws,
+   * changing nothing, when an `x-static` folder leads outside the static base path.
+   */
   setEndpoints(endpoints: readonly ApiEndpoint[]): void;
   /** From now on every response asks the client to close its connection. */
   beginShutdown(): void;
@@ -67,7 +73,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   let bodyLimit = options.bodyLimit;
   const logger = options.logger.child({ component: 'http' });
   const cors: CorsPolicy | undefined = options.corsOrigins?.length ? createCorsPolicy(options.corsOrigins) : undefined;
-  let table: RouteTable = createRouteTable(options.endpoints, options);
+  const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => ({
+    // x-static operations are served from their folders, never forwarded.
+    table: createRouteTable(
+      endpoints.filter((endpoint) => !endpoint.static),
+      options,
+    ),
+    statics: createStaticContent({ endpoints, baseDir: options.staticContentBasePath ?? '.', logger }),
+  });
+  let { table, statics } = compile(options.endpoints);
   let inFlight = 0;
   let shuttingDown = false;
 
@@ -187,11 +201,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     const method = req.method ?? 'GET';
     cors?.addHeaders(req, headers);
     const lookup = table.lookup(method, path);
+    // A described, forwarded operation wins over a static folder whose path it lies under.
+    const mount = lookup.kind === 'not-found' ? statics.match(path) : undefined;
     inFlight++;
     metrics.inFlight.inc();
-    const route = lookup.kind === 'found' ? lookup.endpoint.desc.uri : 'unmatched';
+    const route = lookup.kind === 'found' ? lookup.endpoint.desc.uri : mount ? 'static' : 'unmatched';
     const topic = lookup.kind === 'found' ? lookup.endpoint.topic : undefined;
     res.once('close', () => finish(res, req, path, route, topic, trace, started));
+    if (mount) {
+      statics.serve(mount, req, res, headers);
+      return;
+    }
 
     switch (lookup.kind) {
       case 'found':
@@ -226,7 +246,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     app,
     setEndpoints(endpoints) {
       // One assignment: a call is routed either on the old table or on the new one, never on a mix.
-      table = createRouteTable(endpoints, options);
+      ({ table, statics } = compile(endpoints));
     },
     beginShutdown() {
       shuttingDown = true;

@@ -8,6 +8,8 @@ export interface ApiEndpoint {
   operation: Record<string, unknown>;
   /** `2.0`, `3.0` or `3.1`: which schema dialect the operation's schemas speak. */
   dialect: '2.0' | '3.0' | '3.1';
+  /** easer's `x-static`: files under `contentPath` are served at the path, and the operation is never forwarded. */
+  static?: { contentPath: string };
 }
 
 /** `{name}` parameters written the Express way, `:name`. */

@@ -50,6 +50,24 @@ function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: 
   };
 }
 
+/** easer's `x-static: {contentPath}` extension of an operation, checked: a folder to serve at its path. */
+function readStaticContent(
+  file: string,
+  uri: string,
+  method: string,
+  extension: unknown,
+): { contentPath: string } | undefined {
+  if (extension === undefined) return undefined;
+  const contentPath = (extension as Json | null)?.contentPath;
+  if (typeof contentPath !== 'string' || contentPath === '') {
+    throw new RestbusError(
+      'OPENAPI_INVALID',
+      `${file}: paths.${uri}.${method}.x-static needs a contentPath, the folder to serve (relative to --staticContentBasePath)`,
+    );
+  }
+  return { contentPath };
+}
+
 /** Operation parameters override path item parameters of the same name and location. */
 function mergeParameters(fromPath: unknown, fromOperation: unknown): Json[] {
   const merged = new Map<string, Json>();
@@ -155,11 +173,13 @@ export async function loadApi(file: string, options: LoadOptions = {}): Promise<
       const operation = item[method] as Json | undefined;
       if (!operation) continue;
       const parameters = mergeParameters(item.parameters, operation.parameters);
+      const content = readStaticContent(file, uri, method, operation['x-static']);
       endpoints.push({
         desc: toEndpoint(document, uri, method, operation),
         file,
         operation: { ...operation, parameters },
         dialect,
+        ...(content && { static: content }),
       });
     }
   }
