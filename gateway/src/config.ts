@@ -27,6 +27,14 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   logFormat?: LogFormat;
   cors?: string;
   validate: boolean;
+  /** easer's -m: answer from the API description's examples when no service does (or without -u). */
+  enableMocking?: boolean;
+  /** easer's -s: compress response bodies the client accepts compressed. */
+  useCompression?: boolean;
+  /** easer's -d: print the effective configuration (credentials left out) at start. */
+  dumpConfig?: boolean;
+  /** easer's default raw body parser: always in effect, accepted so that easer command lines run. */
+  parseRaw?: boolean;
   /** Let `$refs` read local files outside the API file's folder; loadConfig fills it, false when left out. */
   allowOutsideRefs?: boolean;
 }
@@ -111,6 +119,34 @@ export const gatewayProgram: ProgramSpec = {
       schema: { type: 'boolean', default: false },
     },
     {
+      key: 'enableMocking',
+      flags: '-m, --enableMocking',
+      env: 'GATEWAY_ENABLE_MOCKING',
+      description:
+        "answer with the operation's example from the API description: always without -u, with -u when no service answers",
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'useCompression',
+      flags: '-s, --useCompression',
+      env: 'GATEWAY_USE_COMPRESSION',
+      description: 'compress response bodies (gzip, deflate or br, as the client accepts)',
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'dumpConfig',
+      flags: '-d, --dumpConfig',
+      env: 'GATEWAY_DUMP_CONFIG',
+      description: 'print the effective configuration (credentials left out) on standard output at start',
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'parseRaw',
+      flags: '--parseRaw',
+      description: "easer's default body parser, always in effect: the exact body text is forwarded",
+      schema: { type: 'boolean', default: true },
+    },
+    {
       key: 'allowOutsideRefs',
       flags: '--allowOutsideRefs',
       env: 'GATEWAY_ALLOW_OUTSIDE_REFS',
@@ -118,5 +154,21 @@ export const gatewayProgram: ProgramSpec = {
       schema: { type: 'boolean', default: false },
     },
     ...createHttpLimitSettings('GATEWAY'),
+  ],
+  // easer's flags that restbus does not take, each with the reason and what to do instead.
+  declined: [
+    {
+      flags: '-c, --config <file>',
+      why: 'restbus-gateway takes its settings from flags and environment variables only (see --help)',
+    },
+    { flags: '-t <format>', why: "use --log-format pretty|json (easer's plainText is pretty)" },
+    ...['--parseJson', '--parseXml', '--parseUrlencoded'].map((flags) => ({
+      flags,
+      why: "the gateway forwards the exact body text (easer's default, --parseRaw) and the service parses it; restbus services also read the parsed bodies easer sent",
+    })),
+    ...['-w, --useWebsocket', '-i, --inbound <topics>', '-o, --outbound <topics>'].map((flags) => ({
+      flags,
+      why: "restbus has no WebSocket gateway; run easer's alongside it for WebSocket forwarding",
+    })),
   ],
 };

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { createLogger, loadConfig, onShutdownSignal, runMain } from '@restbus/infra';
+import { describeConfig } from './app/describe-config';
 import { startGateway } from './app/start-gateway';
 import { gatewayProgram, type GatewayConfig } from './config';
 
 runMain('restbus-gateway', async () => {
   const config = loadConfig<GatewayConfig>(gatewayProgram, { argv: process.argv.slice(2), env: process.env });
+  if (config.dumpConfig) process.stdout.write(describeConfig(config));
   const logger = createLogger({
     name: 'restbus-gateway',
     level: config.logLevel,

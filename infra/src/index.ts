@@ -1,6 +1,7 @@
 export { runMain, onShutdownSignal } from './app/run-main';
 export { readPackageVersion } from './app/read-version';
 export { loadConfig, CommandLineExit } from './config/load-config';
+export { toNatsServersAndAuth } from './nats/nats-connect-options';
 export {
   createHttpLimitSettings,
   inboxPrefixSetting,
@@ -18,7 +19,7 @@ export {
   topicPrefixSetting,
 } from './config/common-settings';
 export type { HttpLimitConfig, NatsConnectionConfig } from './config/common-settings';
-export type { ArgumentSpec, LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
+export type { ArgumentSpec, DeclinedFlag, LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
 export { ErrorCodes, RestbusError, isRestbusError } from './errors/restbus-error';
 export type { ErrorCode } from './errors/restbus-error';
 export { createLogger } from './logging/create-logger';

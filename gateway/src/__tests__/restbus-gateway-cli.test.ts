@@ -59,6 +59,35 @@ describe('restbus-gateway on the command line', () => {
     );
   });
 
+  it.each([
+    [['-w'], 'no WebSocket gateway'],
+    [['-i', 'a.b'], 'no WebSocket gateway'],
+    [['-c', 'config.js'], 'flags and environment variables only'],
+    [['-t', 'plainText'], 'use --log-format pretty|json'],
+    [['--parseJson'], 'forwards the exact body text'],
+  ])("refuses easer's %j with exit 2 and one line saying why", async (flags, why) => {
+    const result = await run(['-r', API, ...flags]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^error: option '-[-\w]+' is not supported: /);
+    expect(result.stderr).toContain(why);
+  });
+
+  it("prints the effective configuration with -d, as easer did, without the NATS URL's credentials", async () => {
+    const child = spawn(process.execPath, [MAIN, '-r', API, '-d', '-p', '0', '-n', 'nats://bob:s3cret@127.0.0.1:1']);
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    while (!stdout.includes('}\n')) await once(child.stdout, 'data');
+    child.kill('SIGTERM');
+    await once(child, 'close');
+    const config = JSON.parse(stdout.slice(stdout.indexOf('CONFIG: ') + 8, stdout.indexOf('}\n') + 1)) as Record<
+      string,
+      unknown
+    >;
+    expect(config).toMatchObject({ restApiPath: [API], dumpConfig: true, natsUri: 'nats://127.0.0.1:1', port: 0 });
+    expect(stdout).not.toContain('s3cret');
+  });
+
   describe('on a port another program holds', () => {
     let holder: Server;
     beforeAll(async () => {

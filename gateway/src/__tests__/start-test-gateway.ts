@@ -21,6 +21,8 @@ export interface TestGatewayOptions {
   staticContentBasePath?: string;
   corsOrigins?: string[];
   validate?: boolean;
+  mock?: boolean;
+  compress?: boolean;
   /** HTTP timeouts and connection cap; infra's defaults when absent. */
   limits?: Partial<HttpLimits>;
 }
@@ -41,6 +43,8 @@ export async function startTestGateway(
     isConnected: () => !link || link.isConnected(),
     corsOrigins: options.corsOrigins,
     validate: options.validate ? createRequestValidator(endpoints).validate : undefined,
+    mock: options.mock,
+    compress: options.compress,
     metrics: createMetrics(),
     logger: pino({ level: 'silent' }),
   });

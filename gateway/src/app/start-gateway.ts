@@ -53,6 +53,8 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       .map((origin) => origin.trim())
       .filter(Boolean),
     validate: validator?.validate,
+    mock: config.enableMocking,
+    compress: config.useCompression,
     metrics: createMetrics(),
     logger,
   });

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import compression from 'compression';
 import express, { type Express } from 'express';
 import {
   isRestbusError,
@@ -12,6 +13,7 @@ import type { Problem } from '../validation/create-request-validator';
 import { toIncomingRequest } from '../forward/build-request-message';
 import type { Forwarder } from '../forward/create-forwarder';
 import { sendReply } from '../forward/send-reply';
+import { answerFromExample } from '../mock/answer-from-example';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import { toTraceContext, type TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -33,6 +35,10 @@ export interface GatewayOptions {
   isConnected: () => boolean;
   /** Allowed CORS origins (`*` for any); no CORS headers when absent. */
   corsOrigins?: readonly string[];
+  /** easer's -m: answer from the operation's example without forwarding, or when no service answers. */
+  mock?: boolean;
+  /** easer's -s: compress response bodies as the client accepts. */
+  compress?: boolean;
   /** Checks a call against its operation before forwarding; returns the problems found. */
   validate?: (endpoint: CompiledEndpoint, request: IncomingRequest) => Problem[] | undefined;
   metrics: GatewayMetrics;
@@ -59,6 +65,11 @@ export interface Gateway {
 }
 
 /** Upstream's exact 501 body, kept byte for byte so that easer users see no difference. */
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/** Failures that mean no service answered the call: with -m, the example answers instead. */
+const NO_SERVICE = new Set(['NO_RESPONDER', 'UPSTREAM_TIMEOUT', 'NATS_UNAVAILABLE']);
+
 export const NOT_IMPLEMENTED_BODY = JSON.stringify({
   error: 'The endpoint is either not implemented or `operationId` is ignored',
 });
@@ -129,6 +140,24 @@ export function createGateway(options: GatewayOptions): Gateway {
     );
   }
 
+  /** Answers from the operation's example; false when it has none. */
+  function answerExample(
+    endpoint: CompiledEndpoint,
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: OutgoingHttpHeaders,
+  ): boolean {
+    try {
+      const reply = answerFromExample(endpoint.desc, req.headers);
+      if (reply) sendReply(res, reply, headers);
+      return reply !== undefined;
+    } catch (err) {
+      if (!isRestbusError(err)) throw err;
+      sendError(res, err.code, err.message, headers);
+      return true;
+    }
+  }
+
   async function serve(
     endpoint: CompiledEndpoint,
     params: Record<string, string>,
@@ -139,6 +168,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     trace: TraceContext,
   ): Promise<void> {
     if (!forward) {
+      if (options.mock && answerExample(endpoint, req, res, headers)) return;
       res.writeHead(501, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': 78 });
       res.end(NOT_IMPLEMENTED_BODY);
       return;
@@ -169,6 +199,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic, code: error.code },
         'call not forwarded',
       );
+      // As easer did with -m and -u: while no service answers, the description's example does.
+      if (options.mock && NO_SERVICE.has(error.code) && answerExample(endpoint, req, res, headers)) return;
       sendError(res, error.code, error.message, headers);
       return;
     }
@@ -186,7 +218,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const compress = options.compress ? (compression() as unknown as Middleware) : undefined;
+
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
@@ -240,6 +274,10 @@ export function createGateway(options: GatewayOptions): Gateway {
         sendError(res, 'NOT_FOUND', `no endpoint matches ${method} ${path}`, headers);
     }
   };
+
+  const handle = compress
+    ? (req: IncomingMessage, res: ServerResponse): void => compress(req, res, () => dispatch(req, res))
+    : dispatch;
 
   return {
     handle,

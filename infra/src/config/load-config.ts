@@ -28,12 +28,21 @@ export interface ArgumentSpec {
   description: string;
 }
 
+/** A flag another program (easer) had and this one does not take: given, it stops the program and says why. */
+export interface DeclinedFlag {
+  /** Commander flags, e.g. `-w, --useWebsocket` or `-c, --config <file>`. */
+  flags: string;
+  why: string;
+}
+
 export interface ProgramSpec {
   name: string;
   version: string;
   description: string;
   arguments?: readonly ArgumentSpec[];
   settings: readonly SettingSpec[];
+  /** Left out of the help; refused with their reason rather than as unknown. */
+  declined?: readonly DeclinedFlag[];
 }
 
 export interface LoadConfigOptions {
@@ -109,6 +118,7 @@ function createCommand(spec: ProgramSpec, options: LoadConfigOptions): Command {
   if (options.output) command.configureOutput(options.output);
   for (const argument of spec.arguments ?? []) command.argument(argument.name, argument.description);
   for (const setting of spec.settings) for (const option of toOptions(setting)) command.addOption(option);
+  for (const declined of spec.declined ?? []) command.addOption(new Option(declined.flags).hideHelp());
   return command;
 }
 
@@ -139,6 +149,13 @@ export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Re
   const command = createCommand(spec, options);
   try {
     command.parse(options.argv as string[], { from: 'user' });
+    for (const declined of spec.declined ?? []) {
+      const option = new Option(declined.flags);
+      if (command.getOptionValue(option.attributeName()) !== undefined) {
+        // Said the way commander says an unknown option, and exits the same way (2).
+        command.error(`error: option '${option.long ?? option.short}' is not supported: ${declined.why}`);
+      }
+    }
   } catch (err) {
     if (err instanceof CommanderError) throw new CommandLineExit(err.exitCode === 0 ? 0 : USAGE_EXIT_CODE, err.message);
     throw err;
