@@ -122,4 +122,25 @@ describe('rest-tool export-oas', () => {
     expect(result.stderr).toMatch(/services\/monitoring\/isAlive\/service\.yml:1: \/: must have required property/);
     await expect(readFile(join(other, 'api.yml'))).rejects.toThrow(/ENOENT/);
   });
+
+  it('exports a project whose validationSchema is dangling without that schema and with a warning, and refuses it with --strict', async () => {
+    const dangling = join(temp.dir, 'dangling');
+    await runTool(temp.dir, ['create', 'dangling']);
+    await runTool(dangling, ['add', '-t', 'COLLECTION', '-p', '/users', '-u', '/users', '-n', 'Users']);
+    const file = join(dangling, 'services', 'users', 'service.yml');
+    const text = await readFile(file, 'utf8');
+    await writeFile(
+      file,
+      text.replace(/(mockBody: getCollection-responseBody\.json)/, '$1\n        validationSchema: gone-schema.json'),
+    );
+    const result = await runTool(dangling, ['export-oas', '-o', 'api.yml']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^rest-tool: warning: .*validationSchema: the file gone-schema\.json does not exist/);
+    const api = parse(await readFile(join(dangling, 'api.yml'), 'utf8')) as OpenApi;
+    const ok = (api.paths['/rest/users'].get.responses as Record<string, { content: Record<string, unknown> }>)['200'];
+    expect(ok.content['application/json']).not.toHaveProperty('schema');
+    const strict = await runTool(dangling, ['export-oas', '-o', 'strict.yml', '--strict']);
+    expect(strict.code).toBe(1);
+    await expect(readFile(join(dangling, 'strict.yml'))).rejects.toThrow(/ENOENT/);
+  });
 });

@@ -47,7 +47,7 @@ describe('rest-tool validate', () => {
     );
   });
 
-  it('reports every mock file and module that is missing, one line each', async () => {
+  it('reports every mock file and module that is missing, one line each, the files only docs and tests read as warnings', async () => {
     await rm(join(project, 'services', 'users', 'getCollection-responseBody.json'));
     await rm(join(project, 'services', 'users', 'postCollection-requestBody.json'));
     await rm(join(project, 'server', 'monitoring.js'));
@@ -59,12 +59,39 @@ describe('rest-tool validate', () => {
         /^rest-tool: services\/users\/service\.yml:\d+: \/methods\/GET\/responses\/0\/mockBody: the file getCollection-responseBody\.json does not exist$/,
       ),
       expect.stringMatching(
-        /\/methods\/POST\/request\/mockBody: the file postCollection-requestBody\.json does not exist$/,
+        /^rest-tool: warning: .*\/methods\/POST\/request\/mockBody: the file postCollection-requestBody\.json does not exist \(only documentation and generated tests read it\)$/,
       ),
       expect.stringMatching(
-        /\/methods\/POST\/testCases\/0\/request\/mockBody: the file postCollection-requestBody\.json does not exist$/,
+        /^rest-tool: warning: .*\/methods\/POST\/testCases\/0\/request\/mockBody: the file postCollection-requestBody\.json does not exist/,
       ),
     ]);
+  });
+
+  it('exits 0 with a warning for a dangling validationSchema, which only documentation and tests read', async () => {
+    await edit(
+      'services/users/service.yml',
+      /(mockBody: getCollection-responseBody\.json)/,
+      '$1\n        validationSchema: gone-schema.json',
+    );
+    const result = await runTool(project, ['validate']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${project} is valid: 2 services\n`);
+    expect(result.stderr).toMatch(
+      /^rest-tool: warning: services\/users\/service\.yml:\d+: \/methods\/GET\/responses\/0\/validationSchema: the file gone-schema\.json does not exist \(only documentation and generated tests read it\)\n$/,
+    );
+  });
+
+  it('exits 1 on the same warning with --strict', async () => {
+    await edit(
+      'services/users/service.yml',
+      /(mockBody: getCollection-responseBody\.json)/,
+      '$1\n        validationSchema: gone-schema.json',
+    );
+    const result = await runTool(project, ['validate', '--strict']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /validationSchema: the file gone-schema\.json does not exist .*\(an error with --strict\)/,
+    );
   });
 
   it('refuses a mock file outside the project', async () => {

@@ -37,6 +37,7 @@ export interface ProgramDeps extends Generators {
 
 const CONFIG_FLAGS = '-c, --config <file>';
 const CONFIG_HELP = "the project's config.yml (its folder is the project)";
+const STRICT_HELP = 'treat warnings (files only documentation and generated tests read, and other notices) as errors';
 
 function parseType(value: string): ServiceType {
   const type = value.toUpperCase();
@@ -222,8 +223,9 @@ export function createProgram(deps: ProgramDeps): Command {
     .command('validate')
     .description('check a project: configs, descriptors, referenced files, no route served twice (exit 0 or 1)')
     .option(CONFIG_FLAGS, CONFIG_HELP, 'config.yml')
-    .action(async (options: { config: string }) => {
-      const report = await validateProject({ cwd, configFile: options.config });
+    .option('--strict', STRICT_HELP)
+    .action(async (options: { config: string; strict?: boolean }) => {
+      const report = await validateProject({ cwd, configFile: options.config, strict: options.strict });
       for (const warning of report.warnings) deps.stderr(`rest-tool: warning: ${warning}\n`);
       say(`${report.root} is valid: ${count(report.services, 'service')}`);
     });
@@ -233,8 +235,15 @@ export function createProgram(deps: ProgramDeps): Command {
     .description('write an OpenAPI 3.1 document of the services (to serve them with restbus-gateway)')
     .option('-o, --output <file>', 'the file to write, JSON if it ends in .json, else YAML (default: standard output)')
     .option(CONFIG_FLAGS, CONFIG_HELP, 'config.yml')
-    .action(async (options: { output?: string; config: string }) => {
-      const result = await exportOpenApi({ cwd, configFile: options.config, output: options.output });
+    .option('--strict', STRICT_HELP)
+    .action(async (options: { output?: string; config: string; strict?: boolean }) => {
+      const result = await exportOpenApi({
+        cwd,
+        configFile: options.config,
+        output: options.output,
+        strict: options.strict,
+      });
+      for (const warning of result.warnings) deps.stderr(`rest-tool: warning: ${warning}\n`);
       if (result.file) say(`wrote ${count(result.paths, 'path')} to ${result.file}`);
       else deps.stdout(result.text);
     });

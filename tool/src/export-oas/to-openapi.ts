@@ -34,7 +34,7 @@ export function toOpenApiPath(prefix: string, uriTemplate: string): string {
 /** A mock or schema file's content as an example: JSON parsed, text as text, anything else left out. */
 async function readExample(file: string, mediaType: string): Promise<unknown> {
   if (isJsonType(mediaType)) return readParsed(file, JSON.parse);
-  if (isTextType(mediaType)) return readFile(file, 'utf8');
+  if (isTextType(mediaType)) return readFile(file, 'utf8').catch(() => undefined);
   return undefined;
 }
 
@@ -42,12 +42,15 @@ async function readParsed(file: string, parser: (text: string) => unknown): Prom
   try {
     return parser(await readFile(file, 'utf8'));
   } catch (err) {
+    // A documentation-only file that is not there was a warning already: the document goes without it.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new RestbusError('PROJECT_INVALID', `${file}: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 
-async function readSchema(file: string): Promise<Json> {
-  const schema = (await readParsed(file, parse)) as Json;
+async function readSchema(file: string): Promise<Json | undefined> {
+  const schema = (await readParsed(file, parse)) as Json | undefined;
+  if (schema === undefined) return undefined;
   if (!schema || typeof schema !== 'object') throw new RestbusError('PROJECT_INVALID', `${file}: is not a schema`);
   // The dialect of an OpenAPI 3.1 schema is the document's; an older draft's "$schema" would contradict it.
   const { $schema: _dialect, ...rest } = schema;
@@ -134,7 +137,10 @@ async function toResponses(method: Json, serviceDir: string): Promise<Json> {
       const example = await readExample(resolve(serviceDir, mockBody), mediaType);
       if (example !== undefined) media.example = example;
     }
-    if (schemaFile && media.schema === undefined) media.schema = await readSchema(resolve(serviceDir, schemaFile));
+    if (schemaFile && media.schema === undefined) {
+      const schema = await readSchema(resolve(serviceDir, schemaFile));
+      if (schema) media.schema = schema;
+    }
     entry.content = content;
   }
   return Object.keys(responses).length ? responses : { default: { description: 'No response is described' } };
