@@ -6,7 +6,8 @@ type Json = Record<string, unknown>;
 /** A test case with what surrounds it. */
 export interface TestCaseInput {
   config: Json;
-  service: { path: string; file: string; descriptor: Json; dir: string };
+  /** `contentPath`: the service's folder relative to the project, `/`-ended, as upstream rest-tool named it. */
+  service: { path: string; file: string; descriptor: Json; dir: string; contentPath: string };
   method: string;
   methodSpec: Json;
   testCase: Json;
@@ -99,6 +100,15 @@ export function buildTestView(input: TestCaseInput): { view: Json; problems: str
 
   const view = {
     ...config,
+    // What upstream rest-tool gave a project's own templates (its config merged with the test case), so that the
+    // mocha templates of a project made by rest-tool 0.4/0.5 render as they did; `url` has its path parameters
+    // filled in (upstream left `{id}` as it was).
+    name: testCase.name,
+    description: testCase.description,
+    contentPath: service.contentPath,
+    template: testCase.template,
+    request: { cookies: [], headers: [], ...request },
+    response: { cookies: [], headers: [], ...response },
     service: { name: service.descriptor.name, path: service.path, uriTemplate: service.descriptor.uriTemplate },
     method,
     testCase,

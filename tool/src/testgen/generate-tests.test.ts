@@ -200,3 +200,70 @@ describe('the generated tests', () => {
     expect(result.output).toContain('is the server running?');
   }, 30_000);
 });
+
+describe("generateTests with a project's own templates, as rest-tool 0.4/0.5 made them", () => {
+  // A CommonJS template in the shape of the mocha templates rest-tool 0.5 put in templates/test/, written for
+  // node:test so that it runs here; it uses the variables upstream gave them.
+  const UPSTREAM_GET = [
+    "var test = require('node:test');",
+    "var assert = require('node:assert');",
+    "var path = require('path');",
+    '',
+    "test.describe('{{description}}', function () {",
+    "  test.it('should {{description}}', async function () {",
+    '    var headers = { Accept: "application/json" };',
+    "    {{#loginCredentials}}headers.Authorization = 'Basic ' + Buffer.from('{{user}}:{{pass}}').toString('base64');{{/loginCredentials}}",
+    "    var res = await fetch('{{baseUrl}}{{url}}', { headers: headers });",
+    '    assert.strictEqual(res.status, {{response.statusCode}});',
+    "    assert.ok(path.resolve('{{contentPath}}'));",
+    '  });',
+    '});',
+    '',
+  ].join('\n');
+  const logger = createLogger({ name: 'mock', level: 'silent' });
+
+  it('renders them with the values upstream gave them, into .js files that run, and keeps its own templates for the rest', async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'templates/test/testGetMethod.mustache': UPSTREAM_GET,
+      'services/orders/order/service.yml': FIXTURE_FILES['services/orders/order/service.yml'].replace(
+        '        mockBody: no-such-file.json\n',
+        '',
+      ),
+    });
+    const server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
+    try {
+      const config = join(dir, 'config.yml');
+      await writeFile(
+        config,
+        (await readFile(config, 'utf8')).replace('http://localhost:3007/rest', `${server.url}/rest`),
+      );
+      const { written } = await generateTests({ projectDir: dir });
+      expect(written).toEqual(
+        expect.arrayContaining(['test/Get Monitoring Is Alive.js', 'test/Get Orders.js', 'test/Create one order.mjs']),
+      );
+      const orders = await readFile(join(dir, 'test/Get Orders.js'), 'utf8');
+      expect(orders).toContain("test.describe('Get the list of orders'");
+      expect(orders).toContain(`fetch('${server.url}/rest/orders'`);
+      expect(orders).toContain("Buffer.from('username:p@ss:word')");
+      expect(orders).toContain("path.resolve('services/orders/')");
+      expect(orders).toContain('assert.strictEqual(res.status, 200);');
+      const result = await runNodeTests(dir, [join(dir, 'test/Get Orders.js')], `${server.url}/rest`);
+      expect(result.output).toContain('# pass 1');
+      expect(result.code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+
+  it('names the files .cjs when the project makes .js files ES modules', async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'package.json': '{"type": "module"}',
+      'templates/test/testGetMethod.mustache': UPSTREAM_GET,
+    });
+    const { written } = await generateTests({ projectDir: dir });
+    expect(written).toContain('test/Get Orders.cjs');
+    expect(written).toContain('test/Create one order.mjs');
+  });
+});

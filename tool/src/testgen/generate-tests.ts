@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import Mustache from 'mustache';
 import { RestbusError } from '@restbus/infra';
@@ -19,7 +20,25 @@ export interface GenerateTestsOptions {
 type Json = Record<string, unknown>;
 
 /** ES modules whatever the project's package.json says, and found by `node --test` in test/. */
-const EXTENSION = '.mjs';
+const ESM_EXTENSION = '.mjs';
+
+/**
+ * A project's own upstream templates (rest-tool 0.4/0.5 mocha tests) are CommonJS: `require`, no `import`. Their
+ * files are `.js`, as upstream wrote them, unless the project's package.json makes `.js` an ES module.
+ */
+const isCommonJs = (template: string): boolean =>
+  /\brequire\s*\(/.test(template) && !/^\s*(import|export)\s/m.test(template);
+
+async function commonJsExtension(projectRoot: string): Promise<string> {
+  try {
+    const pkg = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { type?: unknown };
+    return pkg.type === 'module' ? '.cjs' : '.js';
+  } catch {
+    return '.js';
+  }
+}
+
+const templateNameOf = (testCase: Json): string => String(testCase.template).replace(/\.mustache$/, '');
 
 // The rendered output is JavaScript: the view's `js` values are JSON literals already, and HTML escaping would
 // corrupt them.
@@ -39,26 +58,23 @@ export async function generateTests(options: GenerateTestsOptions): Promise<{ wr
   verbose(`templates: ${templateSet.dirs.join(', then ')}`);
 
   const cases: TestCaseInput[] = [];
-  const taken = new Set<string>();
   for (const service of project.services) {
     const dir = join(project.servicesDir, service.path);
     for (const [method, spec] of Object.entries(service.descriptor.methods)) {
       const testCases = Array.isArray(spec.testCases) ? (spec.testCases as Json[]) : [];
       testCases.forEach((testCase, index) => {
-        // Two test cases of the same name (case-insensitively: macOS and Windows) would share a file.
-        let name = toTestFileName(String(testCase.name), EXTENSION);
-        for (let n = 2; taken.has(name.toLowerCase()); n++) {
-          name = toTestFileName(`${String(testCase.name)} (${n})`, EXTENSION);
-        }
-        taken.add(name.toLowerCase());
         cases.push({
           config: project.config,
-          service: { ...service, dir },
+          service: {
+            ...service,
+            dir,
+            contentPath: `${posix.join(String(project.config.servicesRoot), service.path)}/`,
+          },
           method,
           methodSpec: spec,
           testCase,
           pointer: `/methods/${method}/testCases/${index}`,
-          testFile: join(testDir, name),
+          testFile: '',
         });
       });
     }
@@ -67,7 +83,7 @@ export async function generateTests(options: GenerateTestsOptions): Promise<{ wr
   const problems: string[] = [];
   const templates = new Map<string, LoadedTemplates>();
   for (const input of cases) {
-    const name = String(input.testCase.template).replace(/\.mustache$/, '');
+    const name = templateNameOf(input.testCase);
     if (templates.has(name)) continue;
     if (!name || /[/\\]/.test(name) || name.startsWith('.')) {
       problems.push(`${input.service.file}: ${input.pointer}/template: "${name}" is not a file name in templates/test`);
@@ -79,12 +95,28 @@ export async function generateTests(options: GenerateTestsOptions): Promise<{ wr
       problems.push(`${input.service.file}: ${input.pointer}/template: ${(err as Error).message}`);
     }
   }
+  // Named once the templates are known: a CommonJS template's file is .js. Two test cases of the same name
+  // (case-insensitively: macOS and Windows) would share a file.
+  const cjs = await commonJsExtension(project.root);
+  const taken = new Set<string>();
+  for (const input of cases) {
+    const loaded = templates.get(templateNameOf(input.testCase));
+    const [text = ''] = Object.values(loaded?.templates ?? {});
+    const extension = isCommonJs(text) ? cjs : ESM_EXTENSION;
+    let name = toTestFileName(String(input.testCase.name), extension);
+    for (let n = 2; taken.has(name.toLowerCase()); n++) {
+      name = toTestFileName(`${String(input.testCase.name)} (${n})`, extension);
+    }
+    taken.add(name.toLowerCase());
+    input.testFile = join(testDir, name);
+  }
+
   const rendered: Array<{ file: string; text: string }> = [];
   for (const input of cases) {
     const { view, problems: found, warnings } = buildTestView(input);
     problems.push(...found);
     warnings.forEach((warning) => verbose(`warning: ${warning}`));
-    const loaded = templates.get(String(input.testCase.template).replace(/\.mustache$/, ''));
+    const loaded = templates.get(templateNameOf(input.testCase));
     if (!loaded || found.length) continue;
     const [text] = Object.values(loaded.templates);
     rendered.push({ file: input.testFile, text: Mustache.render(text, view, loaded.partials, noEscaping) });
