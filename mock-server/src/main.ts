@@ -27,6 +27,7 @@ runMain('restbus-mock', async () => {
     port: options.port,
     host: options.host,
     watch: options.watch,
+    strict: options.strict,
     bodyLimit: options.bodyLimit,
     limits: toHttpLimits(options),
     logger,

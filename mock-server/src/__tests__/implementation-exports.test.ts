@@ -65,12 +65,27 @@ describe('implementation references', () => {
     expect(problems).toContain('server/throwing.js: no exported function fn (named by throwing.fn)');
   });
 
-  it('answers 500 IMPLEMENTATION_UNAVAILABLE for each of them instead of leaving the request open', async () => {
+  it('answers each of them with its descriptor and an X-Mock-Warning, without calling what it names', async () => {
     for (let index = 0; index < references.length; index++) {
       const response = await rawGet(server.url, `/rest/named/n${index}`);
-      expect(response.status).toBe(500);
-      expect(JSON.parse(response.body)).toMatchObject({ code: 'IMPLEMENTATION_UNAVAILABLE' });
+      expect(response.status).toBe(200);
+      expect(JSON.parse(response.body)).toMatchObject({ name: `N${index}`, uriTemplate: `/named/n${index}` });
+      expect(response.headers['x-mock-warning']).toMatch(/has no function|is not available/);
       expect(response.body).not.toContain(project);
+    }
+  });
+
+  it('answers 500 IMPLEMENTATION_UNAVAILABLE for each of them with --strict, instead of leaving the request open', async () => {
+    const strict = await serveProject(project, { watch: false, strict: true });
+    try {
+      for (let index = 0; index < references.length; index++) {
+        const response = await rawGet(strict.url, `/rest/named/n${index}`);
+        expect(response.status).toBe(500);
+        expect(JSON.parse(response.body)).toMatchObject({ code: 'IMPLEMENTATION_UNAVAILABLE' });
+        expect(response.body).not.toContain(project);
+      }
+    } finally {
+      await strict.close();
     }
   });
 

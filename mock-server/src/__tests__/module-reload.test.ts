@@ -39,6 +39,8 @@ beforeAll(async () => {
     'json',
   ]);
   createInterface({ input: child.stdout }).on('line', (text) => {
+    // Besides its JSON log, the program prints upstream's plain "Express server listening on port N".
+    if (!text.startsWith('{')) return;
     const line = JSON.parse(text) as LogLine;
     lines.push(line);
     for (const waiter of [...waiters]) {

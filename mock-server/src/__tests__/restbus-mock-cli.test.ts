@@ -89,6 +89,8 @@ describe('restbus-mock', () => {
       url = await new Promise<string>((found, failed) => {
         const lines = createInterface({ input: child.stdout! });
         lines.on('line', (line) => {
+          // Besides its JSON log, the program prints upstream's plain "Express server listening on port N".
+          if (!line.startsWith('{')) return;
           const entry = JSON.parse(line) as { msg?: string; url?: string };
           if (entry.msg === 'serving' && entry.url) found(entry.url);
         });

@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createLogger } from '@restbus/infra';
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '@restbus/infra';
 import { startMockServer, type MockServer, type MockServerOptions } from '../server/start-mock-server';
 
 export type Files = Record<string, string | Buffer>;
@@ -184,9 +185,29 @@ export async function writeProject(files: Files, dir?: string): Promise<string> 
 
 export const silentLogger = createLogger({ name: 'test', level: 'silent' });
 
-/** Serves a project on a free port, quietly. */
+/** Serves a project on a free port, quietly (no log, no listening line on stdout). */
 export function serveProject(projectDir: string, options: Partial<MockServerOptions> = {}): Promise<MockServer> {
-  return startMockServer({ projectDir, port: 0, host: '127.0.0.1', logger: silentLogger, ...options });
+  return startMockServer({
+    projectDir,
+    port: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+    announce: false,
+    ...options,
+  });
+}
+
+/** A JSON logger whose lines a test reads: `lines` holds every entry logged so far. */
+export function createCapturingLogger(level = 'debug'): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n'))
+        if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger({ name: 'test', level, format: 'json', destination }), lines };
 }
 
 /** Polls until the server shows a change: the watcher reacts within tens of milliseconds, not synchronously. */

@@ -71,14 +71,27 @@ describe('the services of a project', () => {
     expect(message).toContain('"OK", "Empty", "Missing"');
   });
 
-  it('answers 500 naming the relative file when a mock file is missing', async () => {
-    const message = await expectJsonError(
-      await call('/rest/users', { headers: { 'X-Mock-Response': 'Missing' } }),
-      500,
-      'MOCK_UNAVAILABLE',
+  it('answers a missing mock file with the OK one and an X-Mock-Warning naming the relative file', async () => {
+    const response = await call('/rest/users', { headers: { 'X-Mock-Response': 'Missing' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-mock-warning')).toBe(
+      'the mock file services/users/nowhere.json does not exist; answered with services/users/getCollection-responseBody.json',
     );
-    expect(message).toBe('the mock file services/users/nowhere.json does not exist');
-    expect(message).not.toContain(project);
+  });
+
+  it('answers 500 naming the relative file when a mock file is missing, with --strict', async () => {
+    const strict = await serveProject(project, { watch: false, strict: true });
+    try {
+      const message = await expectJsonError(
+        await fetch(`${strict.url}/rest/users`, { headers: { 'X-Mock-Response': 'Missing' } }),
+        500,
+        'MOCK_UNAVAILABLE',
+      );
+      expect(message).toBe('the mock file services/users/nowhere.json does not exist');
+      expect(message).not.toContain(project);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('answers with the descriptor itself when there is neither implementation nor mock file, without machine paths', async () => {
@@ -120,14 +133,33 @@ describe('the services of a project', () => {
     expect((await call('/rest/monitoring/isAlive')).status).toBe(200);
   });
 
-  it('answers 500 naming the module or function that is missing, and the other services keep working', async () => {
-    expect(
-      await expectJsonError(await call('/rest/broken/x', { method: 'POST' }), 500, 'IMPLEMENTATION_UNAVAILABLE'),
-    ).toContain('server/missing.js does not exist');
-    expect(
-      await expectJsonError(await call('/rest/broken/x', { method: 'DELETE' }), 500, 'IMPLEMENTATION_UNAVAILABLE'),
-    ).toContain('has no function nope');
+  it('answers with the descriptor and an X-Mock-Warning naming the module or function that is missing', async () => {
+    for (const [method, reason] of [
+      ['POST', 'the module server/missing.js does not exist'],
+      ['DELETE', 'the module server/api.js has no function nope'],
+    ]) {
+      const response = await call('/rest/broken/x', { method });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ name: 'Broken', contentPath: 'services/broken' });
+      expect(response.headers.get('x-mock-warning')).toContain(reason);
+    }
     expect((await call('/rest/users')).status).toBe(200);
+  });
+
+  it('answers 500 naming the module or function that is missing with --strict, and the other services keep working', async () => {
+    const strict = await serveProject(project, { watch: false, strict: true });
+    try {
+      const at = (path: string, init?: RequestInit) => fetch(`${strict.url}${path}`, init);
+      expect(
+        await expectJsonError(await at('/rest/broken/x', { method: 'POST' }), 500, 'IMPLEMENTATION_UNAVAILABLE'),
+      ).toContain('server/missing.js does not exist');
+      expect(
+        await expectJsonError(await at('/rest/broken/x', { method: 'DELETE' }), 500, 'IMPLEMENTATION_UNAVAILABLE'),
+      ).toContain('has no function nope');
+      expect((await at('/rest/users')).status).toBe(200);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('delays an answer by X-Mock-Delay milliseconds', async () => {

@@ -4,6 +4,7 @@ import { assertProjectFolder } from './assert-project-folder';
 import { createSchemaCheck, type SchemaProblem } from './create-schema-check';
 import { readYamlFile, type YamlFile } from './read-yaml-file';
 import { routeKey } from './route-key';
+import { readLegacyProxy } from '../proxy/read-legacy-proxy';
 import { findUriTemplateProblem } from '../services/compile-uri-template';
 import { projectConfigSchema, serverConfigSchema, serviceSchema } from './schemas';
 
@@ -87,6 +88,9 @@ export async function loadProject(options: { projectDir: string; environment?: s
   if (serverProblems.length) throw new RestbusError('PROJECT_INVALID', serverProblems.join('\n'));
   const environment = selectEnvironment(server.file.value as Json, options.environment, serverDir);
   if (typeof environment === 'string') throw new RestbusError('PROJECT_INVALID', environment);
+  const legacyProxy = readLegacyProxy(environment, server.file);
+  if (legacyProxy.problem) throw new RestbusError('PROJECT_INVALID', legacyProxy.problem);
+  if (legacyProxy.rule) environment.remoteServices = [...environment.remoteServices, legacyProxy.rule];
 
   const projectRoot = environment.restapiRoot;
   const relative = (path: string): string => (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path);
@@ -98,7 +102,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
   const config = configFile.file.value as Project['config'];
 
   const problems: string[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = legacyProxy.warning ? [legacyProxy.warning] : [];
   const services: ServiceDescriptor[] = [];
   const routes = new Map<string, string>();
   let expanded = server.file.expandedSize + configFile.file.expandedSize;

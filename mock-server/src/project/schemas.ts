@@ -154,6 +154,10 @@ const environment = {
         },
       },
     },
+    // The older rest-tool layout's proxy, read as a remoteServices rule with a deprecation warning.
+    useRemoteServices: { type: 'boolean' },
+    remoteHost: { type: 'string', minLength: 1, pattern: '^[^\\s/]+$' },
+    remotePort: { type: 'integer', minimum: 1, maximum: 65535 },
     proxyException: {
       type: 'object',
       properties: { active: { type: 'boolean' }, urlPrefixList: { type: 'array', items: { type: 'string' } } },

@@ -32,4 +32,13 @@ describe('normalisePath', () => {
   ])('refuses %s with a 400 BAD_REQUEST', (raw) => {
     expect(() => normalisePath(raw)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
   });
+
+  it.each(['/rest/customers/%ZZ', '/rest/%', '/rest/a%2', '/rest/%C3', '/rest/%E0%A4%A', '/rest/%FF'])(
+    'refuses the malformed percent-encoding of %s with a 400 BAD_REQUEST',
+    (raw) => {
+      expect(() => normalisePath(raw)).toThrow(
+        expect.objectContaining({ code: 'BAD_REQUEST', message: 'the path holds a malformed percent-encoding' }),
+      );
+    },
+  );
 });

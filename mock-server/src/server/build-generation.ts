@@ -20,15 +20,26 @@ export interface Generation {
    */
   admits(req: Parameters<ReturnType<typeof createLoginCheck>>[0], path: string): boolean;
   realm: string;
-  /** Modules that failed to load and functions that are missing: their services answer 500. */
+  /**
+   * Modules that failed to load and functions that are missing: their services answer from their OK mock file or
+   * their descriptor, with an X-Mock-Warning header (500 IMPLEMENTATION_UNAVAILABLE when `strict`).
+   */
   problems: string[];
+  /** Whether broken implementations and mock files answer 500 rather than a fallback. */
+  strict: boolean;
   /** Modules that exist but failed to load (a hot reload does not swap in a module broken by an edit). */
   failedModules: string[];
   /** What was left out of the descriptors (headers Node refuses, bad status codes) or is probably a mistake. */
   warnings: string[];
 }
 
-export function buildGeneration(project: Project, logger: Logger): Generation {
+export interface GenerationOptions {
+  /** Broken implementations and mock files answer 500 instead of falling back (see createServiceRoutes). */
+  strict?: boolean;
+}
+
+export function buildGeneration(project: Project, logger: Logger, options: GenerationOptions = {}): Generation {
+  const strict = options.strict === true;
   const warnings: string[] = [];
   const implementations = loadImplementations(project, { logger });
   const problems = [...implementations.problems];
@@ -39,6 +50,7 @@ export function buildGeneration(project: Project, logger: Logger): Generation {
     implementations,
     logger,
     warn: (message) => warnings.push(message),
+    strict,
   });
   const statics = createProjectStatics(project, (message) => warnings.push(message));
   const credentials = project.config.loginCredentials as { user: string; pass: string } | undefined;
@@ -59,6 +71,7 @@ export function buildGeneration(project: Project, logger: Logger): Generation {
     admits,
     realm: project.config.projectName as string,
     problems,
+    strict,
     failedModules: implementations.failedModules,
     warnings,
   };

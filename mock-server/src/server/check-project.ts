@@ -4,7 +4,8 @@ import { buildGeneration } from './build-generation';
 
 /**
  * What `--check` reports: the project's files must be valid (else loadProject throws, listing every problem), and
- * every module and function the descriptors name must load; at serving time those would only answer 500.
+ * every module and function the descriptors name must load; at serving time their services would only answer from
+ * a fallback (the OK mock file or the descriptor, with X-Mock-Warning), or 500 with --strict.
  */
 export async function checkProject(options: {
   projectDir: string;

@@ -8,6 +8,7 @@ import { normalisePath } from '../request/normalise-path';
 import { createBodyParser, hasBody, overrideMethod } from '../request/parse-body';
 import { readMockDelay } from '../request/read-mock-delay';
 import { attachSession } from '../request/attach-session';
+import { installContentTypeKeeping, keepSetContentType } from '../services/keep-set-content-type';
 import type { Generation } from './build-generation';
 
 export interface MockApp {
@@ -103,7 +104,10 @@ export function createMockApp(deps: MockAppDeps): MockApp {
       const delay = readMockDelay(req);
       if (delay > 0) await sleep(delay);
       req.params = found.params;
-      if (found.route.implemented) await attachSession(session, req, res);
+      if (found.route.implemented) {
+        await attachSession(session, req, res);
+        keepSetContentType(res);
+      }
       await found.route.handle(req, res);
       return;
     }
@@ -144,6 +148,8 @@ export function createMockApp(deps: MockAppDeps): MockApp {
   class MockResponse<R extends IncomingMessage = IncomingMessage> extends ServerResponse<R> {}
   Object.setPrototypeOf(MockRequest.prototype, app.request);
   Object.setPrototypeOf(MockResponse.prototype, app.response);
+  // The Content-Type an implementation sets goes out as set, without express 5's added charset.
+  installContentTypeKeeping(MockResponse.prototype, app.response);
 
   return {
     IncomingMessage: MockRequest,

@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { loadConfig } from '@restbus/infra';
 import { sampleFiles, writeProject } from '../__tests__/sample-project';
+import { mockProgram, type MockCommandLine } from './mock-program';
 
 // restbus-mock as users run it; jest's global setup builds it.
 const MAIN = resolve(__dirname, '../../dist/main.js');
@@ -75,5 +77,17 @@ describe("restbus-mock's command line", () => {
     child.kill('SIGTERM');
     await exited;
     expect(serving).toMatch(/^\[[\d:.]+\] INFO: mock-server: serving \{"url":"http:\/\/127\.0\.0\.1:\d+"/);
+  });
+
+  it('takes --strict, or MOCK_STRICT, as a boolean that is false by default, and documents it in its help', async () => {
+    const read = (argv: string[], env: Record<string, string> = {}) =>
+      loadConfig<MockCommandLine>(mockProgram, { argv, env }).strict;
+    expect(read([])).toBe(false);
+    expect(read(['--strict'])).toBe(true);
+    expect(read([], { MOCK_STRICT: 'true' })).toBe(true);
+    expect(read([], { MOCK_STRICT: 'false' })).toBe(false);
+    expect(() => read([], { MOCK_STRICT: 'sometimes' })).toThrow(/--strict \/ MOCK_STRICT: must be boolean/);
+    const help = await run(['--help']);
+    expect(help.stdout).toMatch(/--strict\s+answer 500 where an implementation cannot be loaded/);
   });
 });

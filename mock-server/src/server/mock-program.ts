@@ -16,6 +16,7 @@ export interface MockCommandLine extends HttpLimitConfig {
   host: string;
   watch: boolean;
   check: boolean;
+  strict: boolean;
   bodyLimit: number;
   logLevel: string;
   logFormat?: LogFormat;
@@ -65,6 +66,15 @@ export const mockProgram: ProgramSpec = {
       key: 'check',
       flags: '--check',
       description: 'validate the project (files, modules, functions) and exit',
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'strict',
+      flags: '--strict',
+      env: 'MOCK_STRICT',
+      description:
+        'answer 500 where an implementation cannot be loaded or a mock file is missing, instead of falling back ' +
+        'to the OK mock file or the descriptor',
       schema: { type: 'boolean', default: false },
     },
     {

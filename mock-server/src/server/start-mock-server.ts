@@ -34,7 +34,20 @@ export interface MockServerOptions {
   bodyLimit?: number;
   /** Timeouts and connection cap of the HTTP server (infra's DEFAULT_HTTP_LIMITS where left out). */
   limits?: Partial<HttpLimits>;
+  /**
+   * An implementation that cannot be loaded or found, or a mock file that is missing or invalid, answers 500
+   * (IMPLEMENTATION_UNAVAILABLE, MOCK_UNAVAILABLE) instead of the OK mock file or the descriptor (default false).
+   */
+  strict?: boolean;
+  /**
+   * Prints `Express server listening on port <N>` on stdout once listening, as upstream rest-tool's server did:
+   * test harnesses written for it wait for that line (default true).
+   */
+  announce?: boolean;
 }
+
+/** The line upstream rest-tool's mock server printed once listening. */
+const listeningLine = (port: number): string => `Express server listening on port ${port}\n`;
 
 export interface MockServer {
   url: string;
@@ -50,11 +63,18 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   const logger = (options.logger ?? createLogger({ name: 'restbus-mock' })).child({ component: 'mock-server' });
   const load = async (): Promise<Generation> => {
     const project = await loadProject({ projectDir: options.projectDir, environment: options.environment });
-    return buildGeneration(project, logger);
+    return buildGeneration(project, logger, { strict: options.strict });
   };
   const report = (loaded: Generation): void => {
     for (const warning of [...loaded.project.warnings, ...loaded.warnings]) logger.warn(warning);
-    for (const problem of loaded.problems) logger.error(`${problem}: its services answer 500`);
+    for (const problem of loaded.problems) {
+      if (loaded.strict) logger.error(`${problem}: its services answer 500 (--strict)`);
+      else {
+        logger.warn(
+          `${problem}: its services answer with their OK mock file, else their descriptor, and an X-Mock-Warning header`,
+        );
+      }
+    }
   };
   let generation = await load();
   report(generation);
@@ -161,6 +181,7 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${address.port}`;
   logger.info({ url, environment: environment.name, services: generation.project.services.length }, 'serving');
+  if (options.announce !== false) process.stdout.write(listeningLine(address.port));
 
   return {
     url,

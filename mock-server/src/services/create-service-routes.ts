@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import type { Request, Response } from 'express';
-import { RestbusError, type Logger } from '@restbus/infra';
+import { isRestbusError, RestbusError, type Logger } from '@restbus/infra';
 import type { Project, ServiceDescriptor } from '../project/load-project';
 import { compileUriTemplate, type UriMatcher } from './compile-uri-template';
 import { prepareResponses, type PreparedResponse } from './describe-responses';
@@ -27,9 +27,25 @@ export interface ServiceRoutesDeps {
   implementations: Implementations;
   logger: Logger;
   warn(message: string): void;
+  /**
+   * Answer 500 (IMPLEMENTATION_UNAVAILABLE, MOCK_UNAVAILABLE) where the server would otherwise fall back, as
+   * upstream rest-tool did, to the OK mock file or the descriptor.
+   */
+  strict?: boolean;
 }
 
 const DEFAULT_RESPONSE = 'OK';
+
+/** Says, on an answer that came from a fallback, why and from what. */
+export const MOCK_WARNING_HEADER = 'x-mock-warning';
+const MAX_WARNING_LENGTH = 400;
+
+// A header value must be latin-1 without control characters, or setHeader throws; a project-relative name may hold
+// anything.
+const toHeaderValue = (text: string): string => {
+  const printable = text.replace(/[^\x20-\x7e]/g, '?');
+  return printable.length > MAX_WARNING_LENGTH ? `${printable.slice(0, MAX_WARNING_LENGTH - 3)}...` : printable;
+};
 
 function selectResponse(req: Request, responses: Map<string, PreparedResponse>): PreparedResponse | undefined {
   const requested = req.headers['x-mock-response'];
@@ -51,8 +67,10 @@ function writeResponse(
   body: Buffer | string,
   type: string,
   apiVersion: string,
+  warning?: string,
 ): void {
   for (const [field, content] of response?.headers ?? []) res.setHeader(field, content);
+  if (warning !== undefined) res.setHeader(MOCK_WARNING_HEADER, toHeaderValue(warning));
   if (response?.cookies.length) res.setHeader('set-cookie', response.cookies);
   res.setHeader('x-application-api-version', apiVersion);
   res.setHeader('content-type', response?.declaredType ?? type);
@@ -93,15 +111,37 @@ function describeService(
   return described;
 }
 
+/** The response a fallback answers with, as upstream's getMockResponseBody took it: `OK`, else a 200 one. */
+function findOkResponse(responses: Map<string, PreparedResponse>): PreparedResponse | undefined {
+  const ok = responses.get(DEFAULT_RESPONSE);
+  if (ok) return ok;
+  for (const response of responses.values()) if (response.status === 200) return response;
+  return undefined;
+}
+
+const isMockUnavailable = (err: unknown): err is RestbusError => isRestbusError(err) && err.code === 'MOCK_UNAVAILABLE';
+
 /**
  * The project's services as routes at `serviceUrlPrefix + uriTemplate`. Each method answers, in this order of
  * preference, with its implementation function, the selected response's mock file, or the descriptor itself.
+ *
+ * Where one of those is broken (an implementation that cannot be loaded or found, a mock file that is missing or
+ * invalid) the answer falls back, as upstream rest-tool's did, to the OK mock file, else to the descriptor, with an
+ * X-Mock-Warning header saying why; the reason is logged once per file. With `strict` these are 500s instead.
  */
 export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
   const { project, mockFiles, implementations, logger } = deps;
+  const strict = deps.strict === true;
   const prefix = project.config.serviceUrlPrefix.replace(/\/$/, '');
   const apiVersion = project.config.apiVersion;
   const routes: ServiceRoute[] = [];
+  // One log line per broken mock file, not one per request (modules are reported once at load).
+  const warned = new Set<string>();
+  const warnOnce = (key: string, fields: Record<string, unknown>, message: string): void => {
+    if (warned.has(key)) return;
+    warned.add(key);
+    logger.warn(fields, message);
+  };
 
   for (const service of project.services) {
     const serviceDir = join(project.environment.restapiRoot, project.config.servicesRoot, service.path);
@@ -113,7 +153,44 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
     for (const [method, definition] of Object.entries(service.descriptor.methods)) {
       const where = `${service.file}: ${method}`;
       const responses = prepareResponses(definition, where, deps.warn);
+      const ok = findOkResponse(responses);
       const reference = typeof definition.implementation === 'string' ? definition.implementation : undefined;
+
+      /** A mock file, or why it cannot be sent (logged once per file). */
+      const readMock = async (response: PreparedResponse & { mockBody: string }) => {
+        try {
+          return { mock: await mockFiles.read(serviceDir, response.mockBody, response.declaredType) };
+        } catch (err) {
+          if (strict || !isMockUnavailable(err)) throw err;
+          warnOnce(
+            `${response.mockBody}\0${serviceDir}`,
+            { service: service.path, method, response: response.name },
+            `${err.message}: ${method} ${service.descriptor.uriTemplate} answers from a fallback instead (X-Mock-Warning)`,
+          );
+          return { problem: err.message };
+        }
+      };
+
+      /** Answers from the OK mock file, else from the descriptor, saying why in X-Mock-Warning. */
+      const answerFallback = async (res: Response, reason: string, tried?: PreparedResponse): Promise<void> => {
+        let why = reason;
+        if (ok?.mockBody && ok !== tried) {
+          const read = await readMock(ok as PreparedResponse & { mockBody: string });
+          if (read.mock) {
+            writeResponse(
+              res,
+              ok,
+              read.mock.body,
+              read.mock.type,
+              apiVersion,
+              `${why}; answered with ${read.mock.name}`,
+            );
+            return;
+          }
+          why = `${why}; ${read.problem}`;
+        }
+        writeResponse(res, undefined, echo, 'application/json', apiVersion, `${why}; answered with the descriptor`);
+      };
 
       let handle: ServiceRoute['handle'];
       if (reference) {
@@ -123,6 +200,9 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
           // to find it there.
           const failureId = (): string => randomUUID();
           if (!resolved.ok) {
+            // Logged once, at load, with the loader's own message (see startMockServer's report).
+            if (!strict)
+              return answerFallback(res, `the implementation ${reference} is not available: ${resolved.reason}`);
             const id = failureId();
             logger.error(
               { failureId: id, service: service.path, method, reason: resolved.reason },
@@ -148,8 +228,9 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
         handle = async (req, res) => {
           const response = selectResponse(req, responses);
           if (response?.mockBody) {
-            const mock = await mockFiles.read(serviceDir, response.mockBody, response.declaredType);
-            writeResponse(res, response, mock.body, mock.type, apiVersion);
+            const read = await readMock(response as PreparedResponse & { mockBody: string });
+            if (read.mock) writeResponse(res, response, read.mock.body, read.mock.type, apiVersion);
+            else await answerFallback(res, read.problem, response);
           } else {
             writeResponse(res, response, echo, 'application/json', apiVersion);
           }

@@ -7,7 +7,10 @@ import type { Project } from '../project/load-project';
 
 export type ImplementationFunction = (request: unknown, response: unknown, serviceDescriptor: unknown) => unknown;
 
-/** What `<module>.<function>` resolved to: the function, or why there is none (the service then answers 500). */
+/**
+ * What `<module>.<function>` resolved to: the function, or why there is none (the service then answers from a
+ * fallback, or 500 when strict; see createServiceRoutes). `reason` goes to clients: project-relative names only.
+ */
 export type Resolved = { ok: true; fn: ImplementationFunction } | { ok: false; reason: string };
 
 export interface Implementations {

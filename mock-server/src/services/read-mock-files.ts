@@ -10,6 +10,8 @@ export interface MockFile {
   json: boolean;
   /** The content type to send when the descriptor declares none. */
   type: string;
+  /** The file relative to the project, as messages and X-Mock-Warning name it. */
+  name: string;
 }
 
 export interface MockFiles {
@@ -47,7 +49,7 @@ export function createMockFiles(projectRoot: string): MockFiles {
     }
     // JSON goes out as plain `application/json`: generated tests (and upstream's) compare the header exactly.
     const type = json ? 'application/json' : contentType(extname(path)) || 'application/octet-stream';
-    return { body, json, type };
+    return { body, json, type, name };
   }
 
   return {
