@@ -7,6 +7,8 @@ export { median, summarize } from './bench/load-result';
 export type { LoadResult } from './bench/load-result';
 export { measureRawNats } from './bench/raw-nats';
 export { runWrk } from './bench/run-wrk';
+export { storePersons } from './bench/store-persons';
+export { writePutScript } from './bench/write-put-script';
 export { startTestService } from './start-test-service';
 export type { TestServiceOptions } from './start-test-service';
 export { createSeededRandom } from './hostile/seeded-random';

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
+import { isInside } from '../static/create-static-mounts';
 import type { Project } from './load-project';
 
 type Json = Record<string, unknown>;
@@ -20,11 +21,6 @@ export interface ReferenceFindings {
 }
 
 const isObject = (value: unknown): value is Json => !!value && typeof value === 'object' && !Array.isArray(value);
-
-const isInside = (parent: string, child: string): boolean => {
-  const path = relative(parent, child);
-  return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path));
-};
 
 /** Every mock body, validation schema and test body a descriptor names: the one answer to "which files?". */
 export function listReferencedFiles(descriptor: Json): Reference[] {

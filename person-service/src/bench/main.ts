@@ -6,12 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pingService } from '@restbus/infra';
-import { runWrk, startNatsServer, type LoadResult } from '@restbus/infra/testing';
+import { runWrk, startNatsServer, storePersons, writePutScript, type LoadResult } from '@restbus/infra/testing';
 import { findFreePort, forkTarget, startProgram, stopProcess, waitUntil } from './bench-processes';
 import { createBenchResults, type BenchResults } from './bench-results';
 import { formatBenchReport } from './format-bench-report';
-import { storePersons } from './store-persons';
-import { writePutScript } from './write-put-script';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
