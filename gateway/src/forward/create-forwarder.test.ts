@@ -288,8 +288,10 @@ describe('failures', () => {
     expect(calls).toBe(0);
   });
 
-  it('answers 503 NO_RESPONDER when no service listens', async () => {
-    await expectError(await fetch(`${gateway.url}/items`), 503, 'NO_RESPONDER');
+  it('answers 503 NO_RESPONDER with Retry-After when no service listens', async () => {
+    const response = await fetch(`${gateway.url}/items`);
+    expect(response.headers.get('retry-after')).toBe('2');
+    await expectError(response, 503, 'NO_RESPONDER');
   });
 
   it('answers 503 NO_RESPONDER at once on a subject no service has answered, without waiting for one', async () => {
@@ -321,6 +323,31 @@ describe('failures', () => {
     const response = await call;
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ back: true });
+    expect(deliveries).toBe(1);
+  });
+
+  // A NATS node can take the request, or its reply, down with it while the gateway's own connection lives.
+  it('sends a PUT whose reply is late once more at half its timeout, and answers with the reply to the second', async () => {
+    const seen: string[] = [];
+    subscription = nc.subscribe('easer.put_/items/{itemId}', {
+      callback: (_err, msg) => {
+        seen.push(msg.string());
+        if (seen.length > 1) msg.respond(JSON.stringify({ status: 200, body: { stored: true } }));
+      },
+    });
+    await nc.flush();
+    const response = await fetch(`${gateway.url}/items/7`, { method: 'PUT', body: 'v' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ stored: true });
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toBe(seen[0]);
+  });
+
+  it('never sends a late POST again: it is answered 504 UPSTREAM_TIMEOUT, having reached the service once', async () => {
+    let deliveries = 0;
+    subscription = nc.subscribe('easer.post_/items', { callback: () => deliveries++ });
+    await nc.flush();
+    await expectError(await fetch(`${gateway.url}/items`, { method: 'POST', body: 'v' }), 504, 'UPSTREAM_TIMEOUT');
     expect(deliveries).toBe(1);
   });
 

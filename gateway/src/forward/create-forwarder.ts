@@ -63,12 +63,10 @@ function toRestbusError(err: unknown, topic: string, maxPayload: number | undefi
 }
 
 /**
- * The methods whose call may be sent again when the connection it went out on was lost (RFC 9110 §9.2.2): the
- * same call twice has the effect of once. POST and PATCH are never repeated.
+ * The methods whose call may be sent again when the connection it went out on was lost, or its reply is late
+ * (RFC 9110 §9.2.2): the same call twice has the effect of once. POST and PATCH are never repeated.
  */
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(['get', 'head', 'put', 'delete', 'options', 'trace']);
-/** The methods that only read (§9.2.1): one whose reply is late may be sent once more, to whichever replica takes it. */
-const SAFE_METHODS = new Set<HttpMethod>(['get', 'head', 'options', 'trace']);
 
 /** A reply flagged with the NATS services error headers becomes that status with a JSON `{error}` body. */
 function toReply(msg: Msg): ResponseMessage {
@@ -139,7 +137,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const { method } = endpoint.desc;
     const resend = {
       retryable: IDEMPOTENT_METHODS.has(method),
-      hedgeAfterMs: SAFE_METHODS.has(method) ? timeoutMs / 2 : undefined,
+      // A call whose request or reply was lost with a NATS node, while our own connection lived, gets no reply: an
+      // idempotent one is sent once more at half its time, to whichever replica takes it.
+      hedgeAfterMs: IDEMPOTENT_METHODS.has(method) ? timeoutMs / 2 : undefined,
     };
     const started = performance.now();
     for (let pause = FIRST_PAUSE_MS; ; pause *= 2) {

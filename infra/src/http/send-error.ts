@@ -3,6 +3,12 @@ import { ErrorCodes, type ErrorCode } from '../errors/restbus-error';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** What a 503 asks the client to wait, in seconds: about how long a NATS node's loss or a leader election takes. */
+export const RETRY_AFTER_SECONDS = '2';
+
+const hasHeader = (headers: OutgoingHttpHeaders | undefined, name: string): boolean =>
+  Object.keys(headers ?? {}).some((key) => key.toLowerCase() === name);
+
 /** Sends the JSON error body every restbus failure has (gateway, mock server): `{"error": "...", "code": "..."}`. */
 export function sendError(
   res: ServerResponse,
@@ -17,9 +23,13 @@ export function sendError(
     return;
   }
   const body = JSON.stringify({ error: message, code });
+  // A 503 is a moment's unavailability (no responder, the bus or the store moving): say when to try again, so
+  // clients and load balancers back off instead of failing the call for good (RFC 9110 §10.2.3).
+  const retry = status === 503 && !hasHeader(headers, 'retry-after') ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
   // The reason phrase is named: a failed writeHead before this one may have left its own (a "502 OK").
   res.writeHead(status, STATUS_CODES[status] ?? '', {
     ...headers,
+    ...retry,
     'content-type': JSON_TYPE,
     'content-length': Buffer.byteLength(body),
   });

@@ -1,6 +1,7 @@
 import type { NatsConnection, Service, ServiceMsg } from 'nats';
 import type { Logger } from 'pino';
 import { isRestbusError, RestbusError } from '../errors/restbus-error';
+import { RETRY_AFTER_SECONDS } from '../http/send-error';
 import { findEndpointStats, type EndpointStats } from './endpoint-stats';
 import { decodeRequestMessage, encodeMessage, isResponseMessage } from '../wire/codec';
 import { createResponseHeaders } from '../wire/headers';
@@ -60,8 +61,6 @@ function errorReply(status: number, code: string, message: string, headers = {})
 const REPLY_HEADROOM_BYTES = 1024;
 
 const CLIENT_FACING = new Set(['MESSAGE_INVALID', 'REQUEST_INVALID', 'STORE_UNAVAILABLE']);
-// Long enough for a NATS restart or a JetStream leader election to be over.
-const RETRY_AFTER_SECONDS = '2';
 
 function replyForFailure(err: unknown): ResponseMessage {
   if (isRestbusError(err) && CLIENT_FACING.has(err.code)) {
