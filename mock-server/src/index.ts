@@ -11,6 +11,3 @@ export type { MockServer, MockServerOptions } from './server/start-mock-server';
 export { checkProject } from './server/check-project';
 export { createSchemaCheck } from './project/create-schema-check';
 export type { SchemaProblem } from './project/create-schema-check';
-export { checkStaticRoots } from './static/check-static-roots';
-export { checkReferencedFiles, listReferencedFiles } from './project/check-referenced-files';
-export type { ReferenceFindings } from './project/check-referenced-files';

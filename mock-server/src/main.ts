@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // restbus-mock [environment] [--project <dir>] [--port <n>] [--host <h>] [--no-watch] [--check] [--log-level <l>]
-import { createLogger, loadConfig, onShutdownSignal, RestbusError, runMain, toHttpLimits } from '@restbus/infra';
+import { createLogger, loadConfig, onShutdownSignal, runMain, toHttpLimits } from '@restbus/infra';
 import { checkProject } from './server/check-project';
 import { mockProgram, type MockCommandLine } from './server/mock-program';
 import { startMockServer } from './server/start-mock-server';
@@ -9,10 +9,16 @@ runMain('restbus-mock', async () => {
   const options = loadConfig<MockCommandLine>(mockProgram, { argv: process.argv.slice(2), env: process.env });
   const projectDir = options.project ?? process.cwd();
   if (options.check) {
-    const result = await checkProject({ projectDir, environment: options.environment });
-    for (const warning of result.warnings) process.stderr.write(`restbus-mock: warning: ${warning}\n`);
-    if (result.problems.length) throw new RestbusError('PROJECT_INVALID', result.problems.join('\n'));
-    process.stdout.write(`restbus-mock: ${result.summary}\n`);
+    const { project, warnings } = await checkProject({
+      projectDir,
+      environment: options.environment,
+      strict: options.strict,
+    });
+    for (const warning of warnings) process.stderr.write(`restbus-mock: warning: ${warning}\n`);
+    const services = `${project.services.length} service${project.services.length === 1 ? '' : 's'}`;
+    process.stdout.write(
+      `restbus-mock: ${project.root} is valid: ${services}, environment ${project.environment.name}\n`,
+    );
     return;
   }
   const logger = createLogger({

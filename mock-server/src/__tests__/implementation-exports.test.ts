@@ -49,15 +49,21 @@ describe('implementation references', () => {
     await rm(project, { recursive: true, force: true });
   });
 
+  const problemsOf = async (projectDir: string): Promise<string[]> =>
+    checkProject({ projectDir }).then(
+      () => [],
+      (err: Error) => err.message.split('\n'),
+    );
+
   it('--check reports an Object.prototype member as no exported function', async () => {
-    const { problems } = await checkProject({ projectDir: project });
+    const problems = await problemsOf(project);
     for (const name of INHERITED) {
       expect(problems).toContain(`server/api.js: no exported function ${name} (named by api.${name})`);
     }
   });
 
   it('--check reports a function the module only inherits, a null module and a throwing getter', async () => {
-    const { problems } = await checkProject({ projectDir: project });
+    const problems = await problemsOf(project);
     expect(problems).toContain(
       'server/inherits.js: no exported function fromPrototype (named by inherits.fromPrototype)',
     );

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { eventually, sampleFiles, writeProject } from './sample-project';
+import { eventually, sampleFiles, validSampleFiles, writeProject } from './sample-project';
 
 // The program as users run it: the built binary in a real Node (jest's module registry would hide a reload of
 // the project's implementation modules). jest's global setup builds it.
@@ -31,11 +31,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 describe('restbus-mock', () => {
   it('--check exits 0 for a valid project', async () => {
-    const files = sampleFiles();
-    const valid = await writeProject({
-      ...files,
-      'config.yml': (files['config.yml'] as string).replace('  - /broken\n', ''),
-    });
+    const valid = await writeProject(validSampleFiles());
     const result = await run(['--project', valid, '--check']);
     expect(result.stdout).toMatch(/is valid: 6 services, environment development/);
     expect(result.code).toBe(0);
@@ -64,7 +60,9 @@ describe('restbus-mock', () => {
     const failed = await run(['--project', project, '--check']);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('server/api.js: no exported function nope (named by api.nope)');
-    expect(failed.stderr).toContain('server/missing.js: no such module');
+    expect(failed.stderr).toMatch(
+      /^restbus-mock: services\/broken\/service\.yml:\d+: \/methods\/\w+\/implementation: server\/missing\.js does not exist$/m,
+    );
   });
 
   it('exits 1 naming the known environments for an unknown one', async () => {

@@ -174,6 +174,19 @@ methods:
   'webui/app.js': 'console.log(1);\n',
 });
 
+/**
+ * The sample without its deliberate faults (the /broken service's missing module and function, the users service's
+ * missing mock file): a project that checks clean.
+ */
+export function validSampleFiles(): Files {
+  const files = sampleFiles();
+  return {
+    ...files,
+    'config.yml': (files['config.yml'] as string).replace('  - /broken\n', ''),
+    'services/users/nowhere.json': '[]\n',
+  };
+}
+
 export async function writeProject(files: Files, dir?: string): Promise<string> {
   const root = dir ?? (await mkdtemp(join(tmpdir(), 'restbus-mock-')));
   for (const [name, content] of Object.entries(files)) {

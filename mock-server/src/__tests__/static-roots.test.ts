@@ -1,10 +1,9 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadProject } from '../project/load-project';
-import { checkStaticRoots } from '../static/check-static-roots';
+import { checkProject } from '../server/check-project';
 import { rawGet } from './raw-get';
-import { sampleFiles, writeProject } from './sample-project';
+import { sampleFiles, validSampleFiles, writeProject } from './sample-project';
 import { serveProjectStatics, type ServedStatics } from './serve-project-statics';
 
 // The environments a project made by rest-tool has (`default` serves `server/` itself), plus ones that point static
@@ -27,7 +26,7 @@ let outside: string;
 
 beforeAll(async () => {
   project = await writeProject({
-    ...sampleFiles(),
+    ...validSampleFiles(),
     'server/config.yml': SERVER_CONFIG,
     'server/index.html': '<h1>server page</h1>\n',
     'server/helper.ts': 'export const SOURCE_MARKER = 1;\n',
@@ -177,14 +176,14 @@ describe('a project folder reached through a symlink', () => {
   });
 });
 
-describe('checkStaticRoots, for the project checkers', () => {
-  it('lists what serving would warn about, and nothing for a project without such folders', async () => {
-    expect(checkStaticRoots(await loadProject({ projectDir: project, environment: 'etc' }))).toEqual([
+describe('checkProject, for the project checkers', () => {
+  it('warns of what serving would warn about, and of nothing for a project without such folders', async () => {
+    const warningsOf = async (environment?: string): Promise<string[]> =>
+      (await checkProject({ projectDir: project, environment })).warnings;
+    expect(await warningsOf('etc')).toEqual([
       expect.stringMatching(/^documentRoot \.\.\/etclink leads outside the project folder/),
     ]);
-    expect(checkStaticRoots(await loadProject({ projectDir: project }))).toEqual([
-      expect.stringMatching(/^documentRoot \. serves the server folder/),
-    ]);
-    expect(checkStaticRoots(await loadProject({ projectDir: project, environment: 'linkedInside' }))).toEqual([]);
+    expect(await warningsOf()).toEqual([expect.stringMatching(/^documentRoot \. serves the server folder/)]);
+    expect(await warningsOf('linkedInside')).toEqual([]);
   });
 });

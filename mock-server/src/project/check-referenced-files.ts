@@ -14,7 +14,7 @@ interface Reference {
 }
 
 export interface ReferenceFindings {
-  /** Problems that stop a route from being served as described: a missing mock file or implementation module. */
+  /** Problems that stop a route from being served as described: a missing mock file, a file outside the project. */
   errors: string[];
   /** Files only documentation and tests read (validation schemas, request and test-case bodies). */
   warnings: string[];
@@ -58,12 +58,12 @@ const isFile = (path: string): Promise<boolean> =>
   );
 
 /**
- * What loading does not check: that the files descriptors name exist inside the project, and the implementation
- * modules they name are there. A file serving needs is an error; one only documentation and generated tests read
+ * What loading does not check: that the files descriptors name exist inside the project (implementation modules are
+ * loadImplementations' to check: it loads them). A file serving needs is an error; one only documentation and generated tests read
  * (a dangling `validationSchema`, as projects made with rest-tool often have) is a warning. A reference that leads
  * outside the project is an error whatever reads it.
  */
-export async function checkReferencedFiles(project: Project, projectDir: string): Promise<ReferenceFindings> {
+export async function checkReferencedFiles(project: Project): Promise<ReferenceFindings> {
   const findings: ReferenceFindings = { errors: [], warnings: [] };
   const servicesDir = join(project.environment.restapiRoot, project.config.servicesRoot);
   for (const service of project.services) {
@@ -82,14 +82,6 @@ export async function checkReferencedFiles(project: Project, projectDir: string)
           reference.pointer,
           `the file ${reference.file} does not exist${why}`,
         );
-      }
-    }
-    for (const [name, method] of Object.entries(service.descriptor.methods)) {
-      const implementation = method.implementation;
-      if (typeof implementation !== 'string') continue;
-      const module = implementation.slice(0, implementation.indexOf('.'));
-      if (!(await isFile(join(projectDir, 'server', `${module}.js`)))) {
-        say(findings.errors, `/methods/${name}/implementation`, `server/${module}.js does not exist`);
       }
     }
   }

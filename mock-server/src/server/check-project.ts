@@ -1,21 +1,38 @@
-import { createLogger } from '@restbus/infra';
-import { loadProject } from '../project/load-project';
+import { createLogger, RestbusError } from '@restbus/infra';
+import { checkReferencedFiles } from '../project/check-referenced-files';
+import { loadProject, type Project } from '../project/load-project';
 import { buildGeneration } from './build-generation';
 
+export interface ProjectCheck {
+  project: Project;
+  /** Notices that stop nothing: files only documentation and generated tests read, static folders, odd values. */
+  warnings: string[];
+}
+
 /**
- * What `--check` reports: the project's files must be valid (else loadProject throws, listing every problem), and
- * every module and function the descriptors name must load; at serving time their services would only answer from
- * a fallback (the OK mock file or the descriptor, with X-Mock-Warning), or 500 with --strict.
+ * The one check of a project, for `restbus-mock --check` and `rest-tool validate` alike: its files must be valid
+ * (loadProject), the files its descriptors name must be in the project, and every module and function they name
+ * must load (at serving time their services would only answer from a fallback: the OK mock file or the
+ * descriptor, with X-Mock-Warning, or 500 with --strict). What stops a service from being served as described is an
+ * error; the rest are warnings, and errors too with `strict`. Any error: one PROJECT_INVALID listing them all, the
+ * warnings with them, so whoever fixes the errors sees everything at once.
  */
 export async function checkProject(options: {
   projectDir: string;
   environment?: string;
-}): Promise<{ problems: string[]; warnings: string[]; summary: string }> {
+  strict?: boolean;
+}): Promise<ProjectCheck> {
   const project = await loadProject(options);
+  const files = await checkReferencedFiles(project);
   const generation = buildGeneration(project, createLogger({ name: 'restbus-mock', level: 'silent' }));
-  return {
-    problems: generation.problems,
-    warnings: [...project.warnings, ...generation.warnings],
-    summary: `${project.root} is valid: ${project.services.length} services, environment ${project.environment.name}`,
-  };
+  const errors = [...generation.problems, ...files.errors];
+  const warnings = [...project.warnings, ...files.warnings, ...generation.warnings];
+  const stopping = options.strict
+    ? [...errors, ...warnings.map((warning) => `${warning} (an error with --strict)`)]
+    : errors;
+  if (stopping.length) {
+    const notices = options.strict ? [] : warnings.map((warning) => `warning: ${warning}`);
+    throw new RestbusError('PROJECT_INVALID', [...stopping, ...notices].join('\n'));
+  }
+  return { project, warnings };
 }

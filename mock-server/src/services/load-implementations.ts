@@ -162,9 +162,18 @@ export function loadImplementations(project: Project, options: ImplementationOpt
   const timeoutMs = selectImplementationTimeout(project, options);
   const serverDir = join(project.root, 'server');
   const references = new Set<string>();
-  for (const { descriptor } of project.services) {
-    for (const method of Object.values(descriptor.methods)) {
-      if (typeof method.implementation === 'string') references.add(method.implementation);
+  // Where each module is named, for a message that points at the line to fix.
+  const namedAt = new Map<string, string[]>();
+  for (const service of project.services) {
+    for (const [methodName, method] of Object.entries(service.descriptor.methods)) {
+      if (typeof method.implementation !== 'string') continue;
+      references.add(method.implementation);
+      const pointer = `/methods/${methodName}/implementation`;
+      const moduleName = method.implementation.split('.')[0];
+      namedAt.set(moduleName, [
+        ...(namedAt.get(moduleName) ?? []),
+        `${service.file}:${service.lineOf(pointer)}: ${pointer}`,
+      ]);
     }
   }
   const moduleNames = new Set(['api', ...[...references].map((reference) => reference.split('.')[0])]);
@@ -176,7 +185,7 @@ export function loadImplementations(project: Project, options: ImplementationOpt
     if (!existsSync(file)) {
       if (name !== 'api') {
         modules.set(name, { ok: false, reason: `the module server/${name}.js does not exist` });
-        problems.push(`server/${name}.js: no such module`);
+        for (const place of namedAt.get(name) ?? []) problems.push(`${place}: server/${name}.js does not exist`);
       }
       continue;
     }

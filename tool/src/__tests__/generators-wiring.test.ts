@@ -9,18 +9,22 @@ describe('rest-tool docs and test', () => {
     generateDocs: async (options) => {
       calls.push({ command: 'docs', ...options, verbose: !!options.verbose });
       options.verbose?.('rendered index.html');
-      return { written: 3 };
+      return { written: 3, warnings: [] };
     },
     generateTests: async (options) => {
       calls.push({ command: 'test', ...options, verbose: !!options.verbose });
-      return { written: ['test/a.mjs'], skipped: ['test/b.mjs'] };
+      return {
+        written: ['test/a.mjs'],
+        skipped: ['test/b.mjs'],
+        warnings: ['services/a/service.yml: /methods/PUT/testCases/0: request body b.json does not exist'],
+      };
     },
   };
   beforeEach(() => {
     calls.length = 0;
   });
 
-  it('hand the project of -c (relative to the current folder) to the generators, with -v progress', async () => {
+  it('hand the project of -c (relative to the current folder) to the generators, with -v progress and warnings on stderr', async () => {
     const docs = await runTool('/work', ['docs', '-u', '-v', '-c', 'api/config.yml'], generators);
     expect(docs).toEqual({
       code: 0,
@@ -29,6 +33,9 @@ describe('rest-tool docs and test', () => {
     });
     const test = await runTool('/work/api', ['test', '--update'], generators);
     expect(test.stdout).toBe('wrote 1 test file into test/\nkept 1 existing file: test/b.mjs\n');
+    expect(test.stderr).toBe(
+      'rest-tool: warning: services/a/service.yml: /methods/PUT/testCases/0: request body b.json does not exist\n',
+    );
     expect(calls).toEqual([
       {
         command: 'docs',

@@ -42,11 +42,13 @@ export async function runTool(
 
 const main = join(__dirname, '..', 'main.ts');
 const register = join(__dirname, 'ts-register.js');
+/** The mock server's built program (jest's global setup builds every package first). */
+export const MOCK_MAIN = join(__dirname, '..', '..', '..', 'mock-server', 'dist', 'main.js');
 
-/** rest-tool as a real process (its TypeScript sources, as jest runs them): for exit codes and stderr as users see them. */
-export function runToolProcess(cwd: string, args: string[]): Promise<RunResult> {
+/** A Node program as a real process, in `cwd`, with its exit code and output. */
+function runNode(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', register, main, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -55,6 +57,14 @@ export function runToolProcess(cwd: string, args: string[]): Promise<RunResult> 
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
+
+/** rest-tool as a real process (its TypeScript sources, as jest runs them): for exit codes and stderr as users see them. */
+export const runToolProcess = (cwd: string, args: string[]): Promise<RunResult> =>
+  runNode(cwd, ['-r', register, main, ...args]);
+
+/** `restbus-mock --check` on a project, as a real process. */
+export const runMockCheck = (projectDir: string, args: string[] = []): Promise<RunResult> =>
+  runNode(projectDir, [MOCK_MAIN, '--project', projectDir, '--check', ...args]);
 
 /** A fresh temporary folder; `remove()` deletes it. */
 export async function makeTempDir(): Promise<{ dir: string; remove(): Promise<void> }> {

@@ -1,6 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeTempDir, runTool } from './tool-helpers';
+import { makeTempDir, runMockCheck, runTool } from './tool-helpers';
 
 describe('rest-tool validate', () => {
   let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -65,6 +65,24 @@ describe('rest-tool validate', () => {
         /^rest-tool: warning: .*\/methods\/POST\/testCases\/0\/request\/mockBody: the file postCollection-requestBody\.json does not exist/,
       ),
     ]);
+  });
+
+  it('reports, line for line, what restbus-mock --check reports on the same project, and exits as it does', async () => {
+    await rm(join(project, 'services', 'users', 'postCollection-requestBody.json'));
+    const withoutPrefix = (text: string, prefix: string): string[] =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.replace(prefix, ''));
+    const compare = async (): Promise<void> => {
+      const ours = await runTool(project, ['validate']);
+      const mock = await runMockCheck(project);
+      expect(ours.code).toBe(mock.code);
+      expect(withoutPrefix(ours.stderr, 'rest-tool: ')).toEqual(withoutPrefix(mock.stderr, 'restbus-mock: '));
+    };
+    await compare();
+    await rm(join(project, 'server', 'monitoring.js'));
+    await compare();
   });
 
   it('exits 0 with a warning for a dangling validationSchema, which only documentation and tests read', async () => {

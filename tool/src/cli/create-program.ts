@@ -18,12 +18,12 @@ export interface Generators {
     configFile?: string;
     verbose?: Verbose;
     force?: boolean;
-  }): Promise<{ written: number }>;
+  }): Promise<{ written: number; warnings: string[] }>;
   generateTests(options: {
     projectDir: string;
     configFile?: string;
     verbose?: Verbose;
-  }): Promise<{ written: string[]; skipped: string[] }>;
+  }): Promise<{ written: string[]; skipped: string[]; warnings: string[] }>;
 }
 
 export interface ProgramDeps extends Generators {
@@ -194,11 +194,12 @@ export function createProgram(deps: ProgramDeps): Command {
     .action(
       async (options: { update?: boolean; config: string; verbose?: boolean; force?: boolean }, command: Command) => {
         if (!options.update) command.error('error: docs writes the documentation with -u/--update', { exitCode: 2 });
-        const { written } = await deps.generateDocs({
+        const { written, warnings } = await deps.generateDocs({
           ...projectOf(options.config),
           verbose: verboseFor(options.verbose),
           force: options.force === true,
         });
+        for (const warning of warnings) deps.stderr(`rest-tool: warning: ${warning}\n`);
         say(`wrote ${count(written, 'documentation file')} into docs/`);
       },
     );
@@ -211,10 +212,11 @@ export function createProgram(deps: ProgramDeps): Command {
     .option('-v, --verbose', 'show progress')
     .action(async (options: { update?: boolean; config: string; verbose?: boolean }, command: Command) => {
       if (!options.update) command.error('error: test writes the tests with -u/--update', { exitCode: 2 });
-      const { written, skipped } = await deps.generateTests({
+      const { written, skipped, warnings } = await deps.generateTests({
         ...projectOf(options.config),
         verbose: verboseFor(options.verbose),
       });
+      for (const warning of warnings) deps.stderr(`rest-tool: warning: ${warning}\n`);
       say(`wrote ${count(written.length, 'test file')} into test/`);
       if (skipped.length) say(`kept ${count(skipped.length, 'existing file')}: ${skipped.join(', ')}`);
     });

@@ -16,8 +16,12 @@ export const toolTemplatesDir = (kind: 'docs' | 'test'): string => resolve(__dir
  * partial and keep the rest, and a project made by upstream rest-tool (whose templates have other names) still gets
  * working defaults.
  */
-export function createTemplateSet(projectRoot: string, kind: 'docs' | 'test'): TemplateSet {
-  const dirs = [join(projectRoot, 'templates', kind), toolTemplatesDir(kind)];
+export function createTemplateSet(
+  projectRoot: string,
+  kind: 'docs' | 'test',
+  { projectOnly = false } = {},
+): TemplateSet {
+  const dirs = [join(projectRoot, 'templates', kind), ...(projectOnly ? [] : [toolTemplatesDir(kind)])];
   const cache = new Map<string, Promise<{ text: string; file: string } | undefined>>();
   const lookUp = async (name: string): Promise<{ text: string; file: string } | undefined> => {
     for (const dir of dirs) {

@@ -11,6 +11,7 @@ import { forEachLimited } from './for-each-limited';
 import { loadTemplates } from './load-templates';
 import { planDocsUpdate, type DocsOutput } from './plan-docs-update';
 import { readProject } from './read-project';
+import { hasUpstreamDocsTemplates, renderUpstreamDocs, UPSTREAM_SERVICE_TEMPLATE } from './render-upstream-docs';
 import { removeLeftoverTempFiles } from './remove-leftover-temp-files';
 import { createMarkdownRenderer, escapeHtml } from './render-markdown';
 import { writeFileAtomic } from './write-file-atomic';
@@ -62,31 +63,16 @@ async function listAssets(templateDirs: string[]): Promise<Map<string, string>> 
   return assets;
 }
 
-/**
- * Writes the project's HTML documentation into `<project>/docs/`: `index.html`, one `services/<path>/service.html`
- * per listed service, the descriptors and mock/schema files those pages link to, and `assets/`. Only files this
- * generator wrote before (listed in docs/.rest-tool-docs.json, with their hashes) are replaced or removed; anything
- * else in the way — a hand-written file, a generated file edited since, a symbolic link leading out of docs/ — is
- * reported (RestbusError BAD_REQUEST, a line per file) and nothing at all is written.
- */
-export async function generateDocs(options: GenerateDocsOptions): Promise<{ written: number }> {
-  const verbose = options.verbose ?? ((): void => undefined);
-  const project = await readProject(options);
-  const docsDir = join(project.root, 'docs');
-  const templateSet = createTemplateSet(project.root, 'docs');
+/** Our own pages: `index.mustache` and `service.mustache`, the project's templates overriding ours file by file. */
+async function renderOwnDocs(
+  projectRoot: string,
+  pages: ServicePage[],
+  config: Record<string, unknown>,
+  verbose: (line: string) => void,
+): Promise<Map<string, string | { from: string }>> {
+  const templateSet = createTemplateSet(projectRoot, 'docs');
   verbose(`templates: ${templateSet.dirs.join(', then ')}`);
   const { templates, partials } = await loadTemplates(templateSet, ['index', 'service'], 'docs');
-
-  const markdown = createMarkdownRenderer();
-  const config = project.config as Record<string, unknown>;
-  const pages: ServicePage[] = project.services.map((service) =>
-    buildServiceView(
-      { ...service, descriptor: service.descriptor, dir: join(project.servicesDir, service.path) },
-      { servicesDir: project.servicesDir, existing: isFile, markdown, config },
-    ),
-  );
-
-  // Everything to write, path inside docs/ → content or the file to copy it from.
   const outputs = new Map<string, string | { from: string }>();
   for (const [path, source] of await listAssets(templateSet.dirs)) outputs.set(path, { from: source });
   for (const page of pages) {
@@ -103,6 +89,41 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
     hasServices: pages.length > 0,
   };
   outputs.set('index.html', Mustache.render(templates.index, indexView, partials, htmlEscaping));
+  return outputs;
+}
+
+/**
+ * Writes the project's HTML documentation into `<project>/docs/`: `index.html`, one `services/<path>/service.html`
+ * per listed service, the descriptors and mock/schema files those pages link to, and `assets/`. Only files this
+ * generator wrote before (listed in docs/.rest-tool-docs.json, with their hashes) are replaced or removed; anything
+ * else in the way — a hand-written file, a generated file edited since, a symbolic link leading out of docs/ — is
+ * reported (RestbusError BAD_REQUEST, a line per file) and nothing at all is written. A project with rest-tool 0.5's
+ * templates (`templates/docs/restapi.html`) gets its pages from them instead (renderUpstreamDocs).
+ */
+export async function generateDocs(options: GenerateDocsOptions): Promise<{ written: number; warnings: string[] }> {
+  const verbose = options.verbose ?? ((): void => undefined);
+  const project = await readProject(options);
+  const docsDir = join(project.root, 'docs');
+  const markdown = createMarkdownRenderer();
+  const config = project.config as Record<string, unknown>;
+  const pages: ServicePage[] = project.services.map((service) =>
+    buildServiceView(
+      { ...service, descriptor: service.descriptor, dir: join(project.servicesDir, service.path) },
+      { servicesDir: project.servicesDir, existing: isFile, markdown, config },
+    ),
+  );
+
+  // Everything to write, path inside docs/ → content or the file to copy it from.
+  let outputs: Map<string, string | { from: string }>;
+  const warnings: string[] = [];
+  if (hasUpstreamDocsTemplates(project.root)) {
+    verbose(`templates: rest-tool 0.5's, in ${join(project.root, 'templates', 'docs')} (${UPSTREAM_SERVICE_TEMPLATE})`);
+    const upstream = await renderUpstreamDocs(project, pages, { markdown, escaping: htmlEscaping });
+    outputs = upstream.outputs;
+    warnings.push(...upstream.warnings);
+  } else {
+    outputs = await renderOwnDocs(project.root, pages, config, verbose);
+  }
 
   const rendered = new Map<string, DocsOutput>();
   await forEachLimited([...outputs], 32, async ([path, output]) => {
@@ -162,5 +183,5 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
   verbose(`${written} files written into ${docsDir}, ${current.size - written} unchanged`);
   await removeStaleFiles(docsDir, previous, current, verbose);
   await writeManifest(docsDir, current);
-  return { written };
+  return { written, warnings };
 }

@@ -6,34 +6,53 @@ export interface LoadedTemplates {
   templates: Record<string, string>;
   /** Every partial the templates use, by the name they use it under. */
   partials: Record<string, string>;
+  /** What `inspect` noticed, a line each. */
+  warnings: string[];
 }
 
-type Token = [string, string, number, number, Token[]?];
+/** mustache.js's parse tree: type, name, start, end, children. */
+export type Token = [string, string, number, number, Token[]?];
 
-function partialNames(text: string): string[] {
-  const names: string[] = [];
-  const walk = (tokens: Token[]): void => {
-    for (const token of tokens) {
-      if (token[0] === '>') names.push(token[1]);
+/** Every token of a template, depth first. */
+export function listTokens(text: string): Token[] {
+  const tokens: Token[] = [];
+  const walk = (level: Token[]): void => {
+    for (const token of level) {
+      tokens.push(token);
       if (token[4]) walk(token[4]);
     }
   };
   walk(Mustache.parse(text) as Token[]);
-  return names;
+  return tokens;
 }
+
+export interface LoadOptions {
+  /** The file a template or partial name stands for; by default `name.mustache` (`{{> method}}`). */
+  fileOf?: (name: string) => string;
+  /** Notices about a loaded file (e.g. syntax another engine would read otherwise); they stop nothing. */
+  inspect?: (text: string, file: string) => string[];
+}
+
+const toMustacheFile = (name: string): string => (name.endsWith('.mustache') ? name : `${name}.mustache`);
 
 /**
  * Loads the named templates and, transitively, the partials they include (`{{> name}}` is `name.mustache`), so a
  * project can add partials of its own. A missing template or partial, or a mustache syntax error, is refused before
  * anything is written.
  */
-export async function loadTemplates(set: TemplateSet, names: string[], kind: string): Promise<LoadedTemplates> {
-  const loaded: LoadedTemplates = { templates: {}, partials: {} };
+export async function loadTemplates(
+  set: TemplateSet,
+  names: string[],
+  kind: string,
+  options: LoadOptions = {},
+): Promise<LoadedTemplates> {
+  const fileOf = options.fileOf ?? toMustacheFile;
+  const loaded: LoadedTemplates = { templates: {}, partials: {}, warnings: [] };
   const pending: Array<{ name: string; usedBy?: string }> = names.map((name) => ({ name }));
   for (let next = pending.shift(); next; next = pending.shift()) {
     const { name, usedBy } = next;
     if (usedBy === undefined ? name in loaded.templates : name in loaded.partials) continue;
-    const file = name.endsWith('.mustache') ? name : `${name}.mustache`;
+    const file = fileOf(name);
     const found = await set.read(file);
     if (!found) {
       const where = usedBy ? ` (used by ${usedBy})` : '';
@@ -41,10 +60,13 @@ export async function loadTemplates(set: TemplateSet, names: string[], kind: str
     }
     let uses: string[];
     try {
-      uses = partialNames(found.text);
+      uses = listTokens(found.text)
+        .filter((token) => token[0] === '>')
+        .map((token) => token[1]);
     } catch (err) {
       throw new RestbusError('PROJECT_INVALID', `${found.file}: ${(err as Error).message}`);
     }
+    if (options.inspect) loaded.warnings.push(...options.inspect(found.text, found.file));
     if (usedBy === undefined) loaded.templates[name] = found.text;
     else loaded.partials[name] = found.text;
     for (const use of uses) if (!(use in loaded.partials)) pending.push({ name: use, usedBy: found.file });

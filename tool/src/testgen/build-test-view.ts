@@ -6,7 +6,7 @@ type Json = Record<string, unknown>;
 /** A test case with what surrounds it. */
 export interface TestCaseInput {
   config: Json;
-  /** `contentPath`: the service's folder relative to the project, `/`-ended, as upstream rest-tool named it. */
+  /** `contentPath`: the service's folder relative to the project, as upstream rest-tool named it (toContentPath). */
   service: { path: string; file: string; descriptor: Json; dir: string; contentPath: string };
   method: string;
   methodSpec: Json;

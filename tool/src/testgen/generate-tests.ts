@@ -5,6 +5,7 @@ import { RestbusError } from '@restbus/infra';
 import { createTemplateSet } from '../docs/find-templates';
 import { loadTemplates, type LoadedTemplates } from '../docs/load-templates';
 import { readProject } from '../docs/read-project';
+import { toContentPath } from '../project/to-content-path';
 import { createFileAtomic } from '../docs/write-file-atomic';
 import { buildTestView, type TestCaseInput } from './build-test-view';
 import { toTestFileName } from './to-test-file-name';
@@ -50,7 +51,9 @@ const noEscaping = { escape: (value: unknown): string => String(value) };
  * reported as skipped. Every problem (unknown template, bad status) is reported before anything is written.
  * Paths in the result are relative to the project, '/'-separated.
  */
-export async function generateTests(options: GenerateTestsOptions): Promise<{ written: string[]; skipped: string[] }> {
+export async function generateTests(
+  options: GenerateTestsOptions,
+): Promise<{ written: string[]; skipped: string[]; warnings: string[] }> {
   const verbose = options.verbose ?? ((): void => undefined);
   const project = await readProject(options);
   const testDir = join(project.root, 'test');
@@ -68,7 +71,7 @@ export async function generateTests(options: GenerateTestsOptions): Promise<{ wr
           service: {
             ...service,
             dir,
-            contentPath: `${posix.join(String(project.config.servicesRoot), service.path)}/`,
+            contentPath: toContentPath(project.config.servicesRoot, service.path),
           },
           method,
           methodSpec: spec,
@@ -112,10 +115,11 @@ export async function generateTests(options: GenerateTestsOptions): Promise<{ wr
   }
 
   const rendered: Array<{ file: string; text: string }> = [];
+  const allWarnings: string[] = [];
   for (const input of cases) {
     const { view, problems: found, warnings } = buildTestView(input);
     problems.push(...found);
-    warnings.forEach((warning) => verbose(`warning: ${warning}`));
+    allWarnings.push(...warnings);
     const loaded = templates.get(templateNameOf(input.testCase));
     if (!loaded || found.length) continue;
     const [text] = Object.values(loaded.templates);
@@ -135,5 +139,5 @@ export async function generateTests(options: GenerateTestsOptions): Promise<{ wr
       verbose(`skipped ${shown}: it exists`);
     }
   }
-  return { written, skipped };
+  return { written, skipped, warnings: [...new Set(allWarnings)] };
 }

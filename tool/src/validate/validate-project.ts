@@ -1,6 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import { RestbusError } from '@restbus/infra';
-import { checkReferencedFiles, checkStaticRoots, loadProject, type Project } from '@restbus/mock-server';
+import { checkProject, type Project } from '@restbus/mock-server';
 
 export interface ProjectInspection {
   project: Project;
@@ -10,10 +9,9 @@ export interface ProjectInspection {
 }
 
 /**
- * Checks a project as the mock server loads it (server/config.yml, config.yml, every service.yml against the shared
- * schemas, no route served twice), then the files its descriptors name. What stops serving is an error; what only
- * documentation and generated tests read is a warning, an error too with `strict`. Any error: one PROJECT_INVALID
- * error listing them all.
+ * Checks a project exactly as `restbus-mock --check` does (checkProject: the files, the files its descriptors
+ * name, the modules and functions they name). What stops serving is an error; what only documentation and
+ * generated tests read is a warning, an error too with `strict`. Any error: one PROJECT_INVALID listing them all.
  */
 export async function inspectProject(options: {
   cwd: string;
@@ -21,17 +19,7 @@ export async function inspectProject(options: {
   strict?: boolean;
 }): Promise<ProjectInspection> {
   const projectDir = dirname(resolve(options.cwd, options.configFile));
-  const project = await loadProject({ projectDir });
-  const { errors, warnings: fileWarnings } = await checkReferencedFiles(project, projectDir);
-  const warnings = [...project.warnings, ...checkStaticRoots(project), ...fileWarnings];
-  const stopping = options.strict
-    ? [...errors, ...warnings.map((warning) => `${warning} (an error with --strict)`)]
-    : errors;
-  if (stopping.length) {
-    // The warnings come along: whoever fixes the errors sees everything at once.
-    const notices = options.strict ? [] : warnings.map((warning) => `warning: ${warning}`);
-    throw new RestbusError('PROJECT_INVALID', [...stopping, ...notices].join('\n'));
-  }
+  const { project, warnings } = await checkProject({ projectDir, strict: options.strict });
   return { project, projectDir, warnings };
 }
 
