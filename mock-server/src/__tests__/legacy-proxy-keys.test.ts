@@ -105,18 +105,25 @@ describe('useRemoteServices, remoteHost and remotePort of the older rest-tool la
     expect(logged.map((line) => line.msg)).toEqual(warnings);
   });
 
-  it('forward nothing without useRemoteServices: true, with a warning that says so', async () => {
-    const project = await projectWith(forwarding());
-    const server = await serveProject(project, { environment: 'development', watch: false });
+  it('forward nothing without useRemoteServices: true, with a warning when remoteHost or remotePort is set', async () => {
+    const project = await projectWith(`    remoteHost: 127.0.0.1\n    remotePort: ${remotePort}`);
+    const server = await serveProject(project, { environment: 'devProxy', watch: false });
     servers.push(server);
     expect((await rawGet(server.url, '/rest/monitoring/isAlive')).body).toBe('true\n');
-    const { warnings } = await loadProject({ projectDir: project });
+    const { warnings } = await loadProject({ projectDir: project, environment: 'devProxy' });
     expect(warnings).toEqual([
-      'server/config.yml:6: /environments/default/useRemoteServices: useRemoteServices is the older rest-tool ' +
-        'layout, deprecated, and forwards nothing without useRemoteServices: true; remove it, or write ' +
-        'remoteServices: [{ uri: /, host: <remoteHost>, port: <remotePort>, active: true }] to forward every call under ' +
-        'serviceUrlPrefix',
+      'server/config.yml:6: /environments/default/useRemoteServices: useRemoteServices, remoteHost and remotePort ' +
+        'are the older rest-tool layout, deprecated, and forward nothing without useRemoteServices: true; remove ' +
+        `them, or write remoteServices: [{ uri: /, host: 127.0.0.1, port: ${remotePort}, active: true }] to forward ` +
+        'every call under serviceUrlPrefix',
     ]);
+  });
+
+  // rest-tool 0.5 wrote `useRemoteServices: false` beside `remoteServices: []` into every project it created.
+  it('say nothing of useRemoteServices: false on its own, which forwards nothing in either layout', async () => {
+    const project = await projectWith(forwarding());
+    const { warnings } = await loadProject({ projectDir: project, environment: 'development' });
+    expect(warnings).toEqual([]);
   });
 
   it.each([

@@ -29,7 +29,8 @@ const listed = (names: readonly string[]): string =>
  */
 export function readLegacyProxy(environment: Json & { name: string }, serverConfig: YamlFile): LegacyProxy {
   const present = LEGACY_PROXY_KEYS.filter((key) => environment[key] !== undefined);
-  if (present.length === 0) return {};
+  // `useRemoteServices: false` alone, as rest-tool 0.5 wrote it into every project, forwards nothing either way.
+  if (present.length === 0 || (present.length === 1 && environment.useRemoteServices === false)) return {};
   const environments = (serverConfig.value as { environments: Record<string, Json> }).environments;
   const own = environments[environment.name] ?? {};
   // Where the selected environment got the key: its own entry, else `default`.

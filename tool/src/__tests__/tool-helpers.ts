@@ -46,7 +46,7 @@ const register = join(__dirname, 'ts-register.js');
 export const MOCK_MAIN = join(__dirname, '..', '..', '..', 'mock-server', 'dist', 'main.js');
 
 /** A Node program as a real process, in `cwd`, with its exit code and output. */
-function runNode(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<RunResult> {
+export function runNode(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

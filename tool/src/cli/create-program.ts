@@ -18,7 +18,7 @@ export interface Generators {
     configFile?: string;
     verbose?: Verbose;
     force?: boolean;
-  }): Promise<{ written: number; warnings: string[] }>;
+  }): Promise<{ written: number }>;
   generateTests(options: {
     projectDir: string;
     configFile?: string;
@@ -194,12 +194,11 @@ export function createProgram(deps: ProgramDeps): Command {
     .action(
       async (options: { update?: boolean; config: string; verbose?: boolean; force?: boolean }, command: Command) => {
         if (!options.update) command.error('error: docs writes the documentation with -u/--update', { exitCode: 2 });
-        const { written, warnings } = await deps.generateDocs({
+        const { written } = await deps.generateDocs({
           ...projectOf(options.config),
           verbose: verboseFor(options.verbose),
           force: options.force === true,
         });
-        for (const warning of warnings) deps.stderr(`rest-tool: warning: ${warning}\n`);
         say(`wrote ${count(written, 'documentation file')} into docs/`);
       },
     );

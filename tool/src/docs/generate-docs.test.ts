@@ -224,6 +224,54 @@ describe('generateDocs', () => {
     expect(await read(dir, 'assets/docs.css')).toContain('rest-tool docs');
   });
 
+  it("renders a rest-tool 0.5 project's own restapi.html and index.html, partials by file name, and copies its folders", async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'templates/docs/index.html':
+        '<h1>{{projectName}}</h1>{{#serviceDocNames}}<a href="{{docFileName}}">{{name}}</a>{{/serviceDocNames}}\n',
+      'templates/docs/restapi.html': '<h2>{{name}}</h2>\n{{> body.html}}\n',
+      'templates/docs/body.html': '{{#methodList}}<b>{{methodName}}</b> {{relPath}}{{contentPath}}{{/methodList}}\n',
+      'templates/docs/stylesheets/screen.css': 'body {}\n',
+    });
+    await generateDocs({ projectDir: dir });
+    expect(await read(dir, 'index.html')).toContain('<a href="services/orders/order/service.html">');
+    expect(await read(dir, 'services/orders/service.html')).toBe(
+      '<h2>Orders</h2>\n<b>GET</b> ../../services/orders<b>POST</b> ../../services/orders\n',
+    );
+    expect(await read(dir, 'stylesheets/screen.css')).toBe('body {}\n');
+    expect(await exists(join(dir, 'docs', 'assets'))).toBe(false);
+  });
+
+  it('refuses Handlebars blocks in a rest-tool 0.5 template, naming each by file and line, writing nothing', async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'templates/docs/index.html': '{{projectName}}\n',
+      'templates/docs/restapi.html': '<h2>{{name}}</h2>\n{{#if style}}{{style}}{{else}}-{{/if}}\n',
+    });
+    const err = await generateDocs({ projectDir: dir }).catch((e: unknown) => e);
+    expect((err as RestbusError).code).toBe('PROJECT_INVALID');
+    expect((err as RestbusError).message.split('\n')).toEqual([
+      expect.stringMatching(
+        /^templates\/docs\/restapi\.html:2: \{\{#if style\}\} is Handlebars; a project's templates/,
+      ),
+      expect.stringMatching(/^templates\/docs\/restapi\.html:2: \{\{else\}\} is Handlebars/),
+      expect.stringMatching(/^templates\/docs\/restapi\.html:2: \{\{\/if\}\} is Handlebars/),
+    ]);
+    expect(await exists(join(dir, 'docs'))).toBe(false);
+  });
+
+  it("refuses a rest-tool 0.5 template's missing partial, by file name, before writing anything", async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'templates/docs/index.html': '{{projectName}}\n',
+      'templates/docs/restapi.html': '{{> method.html}}\n',
+    });
+    const err = await generateDocs({ projectDir: dir }).catch((e: unknown) => e);
+    expect((err as RestbusError).code).toBe('PROJECT_INVALID');
+    expect((err as RestbusError).message).toMatch(/^templates\/docs: no method\.html \(used by .*restapi\.html\)/);
+    expect(await exists(join(dir, 'docs'))).toBe(false);
+  });
+
   it('refuses an invalid project with the loader’s precise messages and writes nothing', async () => {
     const orders = FIXTURE_FILES['services/orders/service.yml'];
     const line = orders.split('\n').indexOf('style: COLLECTION') + 1;

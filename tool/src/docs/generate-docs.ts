@@ -100,7 +100,7 @@ async function renderOwnDocs(
  * reported (RestbusError BAD_REQUEST, a line per file) and nothing at all is written. A project with rest-tool 0.5's
  * templates (`templates/docs/restapi.html`) gets its pages from them instead (renderUpstreamDocs).
  */
-export async function generateDocs(options: GenerateDocsOptions): Promise<{ written: number; warnings: string[] }> {
+export async function generateDocs(options: GenerateDocsOptions): Promise<{ written: number }> {
   const verbose = options.verbose ?? ((): void => undefined);
   const project = await readProject(options);
   const docsDir = join(project.root, 'docs');
@@ -115,12 +115,9 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
 
   // Everything to write, path inside docs/ → content or the file to copy it from.
   let outputs: Map<string, string | { from: string }>;
-  const warnings: string[] = [];
   if (hasUpstreamDocsTemplates(project.root)) {
     verbose(`templates: rest-tool 0.5's, in ${join(project.root, 'templates', 'docs')} (${UPSTREAM_SERVICE_TEMPLATE})`);
-    const upstream = await renderUpstreamDocs(project, pages, { markdown, escaping: htmlEscaping });
-    outputs = upstream.outputs;
-    warnings.push(...upstream.warnings);
+    outputs = await renderUpstreamDocs(project, pages, { markdown, escaping: htmlEscaping });
   } else {
     outputs = await renderOwnDocs(project.root, pages, config, verbose);
   }
@@ -183,5 +180,5 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
   verbose(`${written} files written into ${docsDir}, ${current.size - written} unchanged`);
   await removeStaleFiles(docsDir, previous, current, verbose);
   await writeManifest(docsDir, current);
-  return { written, warnings };
+  return { written };
 }

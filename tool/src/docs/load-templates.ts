@@ -6,8 +6,6 @@ export interface LoadedTemplates {
   templates: Record<string, string>;
   /** Every partial the templates use, by the name they use it under. */
   partials: Record<string, string>;
-  /** What `inspect` noticed, a line each. */
-  warnings: string[];
 }
 
 /** mustache.js's parse tree: type, name, start, end, children. */
@@ -29,8 +27,8 @@ export function listTokens(text: string): Token[] {
 export interface LoadOptions {
   /** The file a template or partial name stands for; by default `name.mustache` (`{{> method}}`). */
   fileOf?: (name: string) => string;
-  /** Notices about a loaded file (e.g. syntax another engine would read otherwise); they stop nothing. */
-  inspect?: (text: string, file: string) => string[];
+  /** Problems of a file to refuse it for, before it is parsed (e.g. another engine's syntax), a line each. */
+  refuse?: (text: string, file: string) => string[];
 }
 
 const toMustacheFile = (name: string): string => (name.endsWith('.mustache') ? name : `${name}.mustache`);
@@ -47,7 +45,7 @@ export async function loadTemplates(
   options: LoadOptions = {},
 ): Promise<LoadedTemplates> {
   const fileOf = options.fileOf ?? toMustacheFile;
-  const loaded: LoadedTemplates = { templates: {}, partials: {}, warnings: [] };
+  const loaded: LoadedTemplates = { templates: {}, partials: {} };
   const pending: Array<{ name: string; usedBy?: string }> = names.map((name) => ({ name }));
   for (let next = pending.shift(); next; next = pending.shift()) {
     const { name, usedBy } = next;
@@ -58,6 +56,8 @@ export async function loadTemplates(
       const where = usedBy ? ` (used by ${usedBy})` : '';
       throw new RestbusError('PROJECT_INVALID', `templates/${kind}: no ${file}${where} in ${set.dirs.join(' or ')}`);
     }
+    const refused = options.refuse?.(found.text, found.file) ?? [];
+    if (refused.length) throw new RestbusError('PROJECT_INVALID', refused.join('\n'));
     let uses: string[];
     try {
       uses = listTokens(found.text)
@@ -66,7 +66,6 @@ export async function loadTemplates(
     } catch (err) {
       throw new RestbusError('PROJECT_INVALID', `${found.file}: ${(err as Error).message}`);
     }
-    if (options.inspect) loaded.warnings.push(...options.inspect(found.text, found.file));
     if (usedBy === undefined) loaded.templates[name] = found.text;
     else loaded.partials[name] = found.text;
     for (const use of uses) if (!(use in loaded.partials)) pending.push({ name: use, usedBy: found.file });

@@ -6,7 +6,7 @@ import type { ServicePage } from './build-service-view';
 import { buildUpstreamIndexView, buildUpstreamServiceView, type UpstreamContext } from './build-upstream-view';
 import { toRoot } from './docs-paths';
 import { createTemplateSet } from './find-templates';
-import { listTokens, loadTemplates } from './load-templates';
+import { loadTemplates } from './load-templates';
 import type { MarkdownRenderer } from './render-markdown';
 import type { ToolProject } from './read-project';
 
@@ -26,27 +26,20 @@ export function hasUpstreamDocsTemplates(projectRoot: string): boolean {
   }
 }
 
-const HANDLEBARS_SECTION = /^(if|unless|each|with)(\s|$)/;
+// `{{#if x}}`, `{{^unless x}}`, `{{/each}}`, `{{else}}`, and a partial given arguments (`{{> method.html a=b}}`).
+const HANDLEBARS = /\{\{\s*(?:[#^/]\s*(?:if|unless|each|with)\b[^}]*|else\s*|>\s*\S+\s+[\w.]+=[^}]*)\}\}/g;
 
 /**
- * rest-tool 0.5 rendered project templates with Mustache (mu2); Handlebars blocks (`{{#if x}}`, `{{else}}`,
- * partials with arguments) came with rest-tool 1.x's own templates. In Mustache `{{#if x}}` is a section named
- * "if x", always empty: said once per file and line, since the page silently lacks what the author meant.
+ * rest-tool 0.5 rendered project templates with Mustache (mu2); Handlebars blocks came with rest-tool 1.x's own
+ * templates, which projects never carried. Mustache reads them as an unclosed section, a variable or a missing
+ * partial, so a template with them is refused, each place named by file and line.
  */
 export function findHandlebarsSyntax(text: string, file: string): string[] {
-  const lineOf = (index: number): number => text.slice(0, index).split('\n').length;
-  return listTokens(text)
-    .filter(
-      ([type, name]) =>
-        ((type === '#' || type === '^') && HANDLEBARS_SECTION.test(name)) ||
-        (type === 'name' && name === 'else') ||
-        (type === '>' && /\s/.test(name.trim())),
-    )
-    .map(
-      ([, name, start]) =>
-        `${file}:${lineOf(start)}: "${name}" is Handlebars syntax; project templates are rendered as Mustache, ` +
-        'as rest-tool 0.5 rendered them, so it renders nothing',
-    );
+  return [...text.matchAll(HANDLEBARS)].map(
+    (match) =>
+      `${file}:${text.slice(0, match.index).split('\n').length}: ${match[0]} is Handlebars; a project's ` +
+      'templates/docs are Mustache, as rest-tool 0.5 rendered them (write {{#x}}…{{/x}} for {{#if x}}…{{/if}})',
+  );
 }
 
 /** Files below `dir`, path inside docs/ → source; nothing when it does not exist. */
@@ -79,32 +72,27 @@ async function findLastUpdate(project: ToolProject): Promise<string> {
   return new Date(Math.max(...times)).toString();
 }
 
-export interface UpstreamDocs {
-  /** Path inside docs/ → content, or the file to copy. */
-  outputs: Map<string, string | { from: string }>;
-  warnings: string[];
-}
-
 /**
  * The documentation of a project that brings rest-tool 0.5's templates, rendered as rest-tool 0.5 did: `index.html`
  * from `templates/docs/index.html`, a page per service from `restapi.html` with every other file of the folder as a
  * partial by its file name (`{{> method.html}}`), and `images/`, `js/`, `sass/`, `stylesheets/` and `README.md`
  * copied. The pages and the files they link to are where our own documentation puts them (`services/<path>/`).
+ * Path inside docs/ → content, or the file to copy.
  */
 export async function renderUpstreamDocs(
   project: ToolProject,
   pages: ServicePage[],
   options: { markdown: MarkdownRenderer; escaping: { escape: (value: unknown) => string } },
-): Promise<UpstreamDocs> {
+): Promise<Map<string, string | { from: string }>> {
   const templatesDir = join(project.root, 'templates', 'docs');
   const set = createTemplateSet(project.root, 'docs', { projectOnly: true });
-  const { templates, partials, warnings } = await loadTemplates(
+  const { templates, partials } = await loadTemplates(
     set,
     [UPSTREAM_INDEX_TEMPLATE, UPSTREAM_SERVICE_TEMPLATE],
     'docs',
     {
       fileOf: (name) => name,
-      inspect: (text, file) => findHandlebarsSyntax(text, posix.join(...relative(project.root, file).split(sep))),
+      refuse: (text, file) => findHandlebarsSyntax(text, posix.join(...relative(project.root, file).split(sep))),
     },
   );
 
@@ -143,5 +131,5 @@ export async function renderUpstreamDocs(
     'index.html',
     Mustache.render(templates[UPSTREAM_INDEX_TEMPLATE], buildUpstreamIndexView(context), partials, options.escaping),
   );
-  return { outputs, warnings };
+  return outputs;
 }

@@ -56,7 +56,7 @@ describe('generateTests', () => {
     const dir = await createProject();
     const lines: string[] = [];
     const result = await generateTests({ projectDir: dir, verbose: (line) => lines.push(line) });
-    expect(result).toEqual({ written: ALL_FILES, skipped: [] });
+    expect(result).toEqual({ written: ALL_FILES, skipped: [], warnings: [] });
     expect((await readdir(join(dir, 'test'))).sort()).toEqual(ALL_FILES.map((file) => file.slice(5)).sort());
     expect(lines).toContain('wrote test/Get Orders.mjs');
     for (const file of ALL_FILES) await run(process.execPath, ['--check', join(dir, file)]);
@@ -80,7 +80,7 @@ describe('generateTests', () => {
     expect(result.skipped).toEqual(['test/Get Orders.mjs']);
     expect(result.written).toHaveLength(ALL_FILES.length - 1);
     expect(await readFile(join(dir, 'test/Get Orders.mjs'), 'utf8')).toBe('// mine\n');
-    expect(await generateTests({ projectDir: dir })).toEqual({ written: [], skipped: ALL_FILES });
+    expect(await generateTests({ projectDir: dir })).toEqual({ written: [], skipped: ALL_FILES, warnings: [] });
   });
 
   it("uses the project's own test templates before the tool's", async () => {
@@ -121,6 +121,21 @@ describe('generateTests', () => {
     });
     const { written } = await generateTests({ projectDir: dir });
     expect(written).toContain('test/get orders (2).mjs');
+  });
+});
+
+describe('generateTests warnings', () => {
+  it('names a request body file that does not exist, by descriptor and test case, and still writes the test', async () => {
+    const files: Record<string, string> = { ...FIXTURE_FILES };
+    delete files['services/orders/postCollection-requestBody.json'];
+    const dir = await createProject(files);
+    const { written, warnings } = await generateTests({ projectDir: dir });
+    expect(written).toContain('test/Create one order.mjs');
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^services\/orders\/service\.yml: \/methods\/POST\/testCases\/0: request body postCollection-requestBody\.json does not exist$/,
+      ),
+    ]);
   });
 });
 
@@ -246,7 +261,7 @@ describe("generateTests with a project's own templates, as rest-tool 0.4/0.5 mad
       expect(orders).toContain("test.describe('Get the list of orders'");
       expect(orders).toContain(`fetch('${server.url}/rest/orders'`);
       expect(orders).toContain("Buffer.from('username:p@ss:word')");
-      expect(orders).toContain("path.resolve('services/orders/')");
+      expect(orders).toContain("path.resolve('services/orders')");
       expect(orders).toContain('assert.strictEqual(res.status, 200);');
       const result = await runNodeTests(dir, [join(dir, 'test/Get Orders.js')], `${server.url}/rest`);
       expect(result.output).toContain('# pass 1');
