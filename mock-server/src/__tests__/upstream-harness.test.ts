@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { sampleFiles, writeProject, type Files } from './sample-project';
+import { validSampleFiles, writeProject, type Files } from './sample-project';
 
 // restbus-mock as an upstream rest-tool test harness runs it: the built program in a real Node (whose require
 // reports a missing package; jest's crashes on one), read through its stdout.
@@ -14,10 +14,10 @@ const WARN = 40;
 
 /** A project as upstream rest-tool 0.5 generated it: api.js needs rest-tool-common, which the project lacks. */
 function upstreamProject(): Files {
-  const files = sampleFiles();
+  const files = validSampleFiles();
   return {
     ...files,
-    'config.yml': (files['config.yml'] as string).replace('  - /broken\n', '  - /customers\n'),
+    'config.yml': (files['config.yml'] as string).replace('  - /session\n', '  - /session\n  - /customers\n'),
     'server/api.js': `var services = require('rest-tool-common').services;
 var server = require('./server.js');
 exports.getCustomers = function (request, response, serviceDesc) {
@@ -121,7 +121,9 @@ describe('restbus-mock under an upstream rest-tool test harness', () => {
     const warnings = logged.filter((line) => line.level === WARN && line.msg.startsWith('server/api.js'));
     // Once at start and once for each of the two reloads above.
     expect(warnings).toHaveLength(3);
-    expect(warnings[0].msg).toMatch(/^server\/api\.js: failed to load: Cannot find module 'rest-tool-common'/);
+    expect(warnings[0].msg).toMatch(
+      /^server\/api\.js: failed to load: it requires the package rest-tool-common, which is not installed \(npm install in the project\): its services answer with their OK mock file/,
+    );
     expect(warnings[0].msg).not.toContain('Require stack');
   });
 
@@ -129,6 +131,45 @@ describe('restbus-mock under an upstream rest-tool test harness', () => {
     const response = await fetch(`${url}/rest/monitoring/isAlive`);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(await response.text()).toBe('true\n');
+  });
+});
+
+/** `restbus-mock --check` on a project, as a real process: its exit code and what it printed. */
+function check(
+  projectDir: string,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [MAIN, '--project', projectDir, '--check', ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+describe('restbus-mock --check on a project whose packages are not installed', () => {
+  const MISSING_PACKAGE =
+    'restbus-mock: warning: server/api.js: failed to load: it requires the package rest-tool-common, which is not ' +
+    'installed (npm install in the project)\n';
+
+  it('passes with a warning: the project is sound, its npm install has not been run', async () => {
+    const result = await check(project);
+    expect(result.stderr).toBe(MISSING_PACKAGE);
+    expect(result.code).toBe(0);
+  });
+
+  it('fails with --strict, and fails without it when a module is broken in itself', async () => {
+    expect((await check(project, '--strict')).code).toBe(1);
+    const broken = await writeProject({ ...upstreamProject(), 'server/api.js': 'exports.getCustomers = (;\n' });
+    try {
+      const result = await check(broken);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^restbus-mock: server\/api\.js: failed to load: /m);
+    } finally {
+      await rm(broken, { recursive: true, force: true });
+    }
   });
 });
 

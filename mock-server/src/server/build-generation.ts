@@ -25,6 +25,8 @@ export interface Generation {
    * their descriptor, with an X-Mock-Warning header (500 IMPLEMENTATION_UNAVAILABLE when `strict`).
    */
   problems: string[];
+  /** Modules that failed to load only for want of an installed package: served the same way, but no defect. */
+  missingPackages: string[];
   /** Whether broken implementations and mock files answer 500 rather than a fallback. */
   strict: boolean;
   /** Modules that exist but failed to load (a hot reload does not swap in a module broken by an edit). */
@@ -71,6 +73,7 @@ export function buildGeneration(project: Project, logger: Logger, options: Gener
     admits,
     realm: project.config.projectName as string,
     problems,
+    missingPackages: implementations.missingPackages,
     strict,
     failedModules: implementations.failedModules,
     warnings,

@@ -14,7 +14,8 @@ export interface ProjectCheck {
  * (loadProject), the files its descriptors name must be in the project, and every module and function they name
  * must load (at serving time their services would only answer from a fallback: the OK mock file or the
  * descriptor, with X-Mock-Warning, or 500 with --strict). What stops a service from being served as described is an
- * error; the rest are warnings, and errors too with `strict`. Any error: one PROJECT_INVALID listing them all, the
+ * error; the rest are warnings, and errors too with `strict`. A module that fails to load only because a package it
+ * requires is not installed is a warning: the project is sound, its `npm install` has not been run. Any error: one PROJECT_INVALID listing them all, the
  * warnings with them, so whoever fixes the errors sees everything at once.
  */
 export async function checkProject(options: {
@@ -26,7 +27,7 @@ export async function checkProject(options: {
   const files = await checkReferencedFiles(project);
   const generation = buildGeneration(project, createLogger({ name: 'restbus-mock', level: 'silent' }));
   const errors = [...generation.problems, ...files.errors];
-  const warnings = [...project.warnings, ...files.warnings, ...generation.warnings];
+  const warnings = [...project.warnings, ...generation.missingPackages, ...files.warnings, ...generation.warnings];
   const stopping = options.strict
     ? [...errors, ...warnings.map((warning) => `${warning} (an error with --strict)`)]
     : errors;

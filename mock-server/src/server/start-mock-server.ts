@@ -67,7 +67,7 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   };
   const report = (loaded: Generation): void => {
     for (const warning of [...loaded.project.warnings, ...loaded.warnings]) logger.warn(warning);
-    for (const problem of loaded.problems) {
+    for (const problem of [...loaded.problems, ...loaded.missingPackages]) {
       if (loaded.strict) logger.error(`${problem}: its services answer 500 (--strict)`);
       else {
         logger.warn(
@@ -129,7 +129,7 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
         // last good version keeps serving rather than answering 500 for its services.
         const broken = fresh.failedModules.filter((name) => !generation.failedModules.includes(name));
         if (broken.length) {
-          const lines = fresh.problems.filter((problem) =>
+          const lines = [...fresh.problems, ...fresh.missingPackages].filter((problem) =>
             broken.some((name) => problem.startsWith(`server/${name}.js:`)),
           );
           throw new RestbusError('PROJECT_INVALID', lines.join('\n'));

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { sendError, type Logger } from '@restbus/infra';
 import type { Project } from '../project/load-project';
 
@@ -18,6 +18,11 @@ export interface Implementations {
   resolve(reference: string): Resolved;
   /** One line per module that failed to load or function that is missing, for the startup report. */
   problems: string[];
+  /**
+   * One line per module that failed to load only because a package it requires is not installed (a project made by
+   * rest-tool 0.5 before `npm install`): the project is sound, its environment is not ready.
+   */
+  missingPackages: string[];
   /** The modules (`api`, …) that exist but failed to load: a syntax error, or a file caught half-written. */
   failedModules: string[];
 }
@@ -152,6 +157,13 @@ function findOwnFunction(exports: unknown, name: string): ImplementationFunction
   }
 }
 
+/** The package a failed require was looking for, when that is why it failed; not a missing file of the project. */
+function findMissingPackage(err: unknown): string | undefined {
+  if ((err as NodeJS.ErrnoException)?.code !== 'MODULE_NOT_FOUND') return undefined;
+  const wanted = /^Cannot find module '([^']+)'/.exec((err as Error).message)?.[1];
+  return wanted && !wanted.startsWith('.') && !isAbsolute(wanted) ? wanted : undefined;
+}
+
 /**
  * Loads `server/<module>.js` for every module a descriptor names, plus `api` (loaded by default, as upstream did).
  * Only module names the schema allows reach here (`[\w-]+`), so a name cannot walk out of `server/`. Modules are
@@ -179,6 +191,7 @@ export function loadImplementations(project: Project, options: ImplementationOpt
   const moduleNames = new Set(['api', ...[...references].map((reference) => reference.split('.')[0])]);
   const modules = new Map<string, { ok: true; exports: unknown } | { ok: false; reason: string }>();
   const problems: string[] = [];
+  const missingPackages: string[] = [];
   const failedModules: string[] = [];
   for (const name of moduleNames) {
     const file = join(serverDir, `${name}.js`);
@@ -199,7 +212,13 @@ export function loadImplementations(project: Project, options: ImplementationOpt
       const message = (err as Error)?.message?.split('\n')[0] ?? String(err);
       // The error's message (which may name absolute paths) goes to the startup report only, not to clients.
       modules.set(name, { ok: false, reason: `the module server/${name}.js failed to load (see the server log)` });
-      problems.push(`server/${name}.js: failed to load: ${message}`);
+      const missing = findMissingPackage(err);
+      if (missing) {
+        missingPackages.push(
+          `server/${name}.js: failed to load: it requires the package ${missing}, which is not installed ` +
+            '(npm install in the project)',
+        );
+      } else problems.push(`server/${name}.js: failed to load: ${message}`);
       failedModules.push(name);
     }
   }
@@ -230,6 +249,7 @@ export function loadImplementations(project: Project, options: ImplementationOpt
   return {
     resolve: (reference) => resolved.get(reference) ?? { ok: false, reason: `${reference} was not loaded` },
     problems,
+    missingPackages,
     failedModules,
   };
 }
