@@ -242,6 +242,13 @@ describe('generateDocs', () => {
     expect(await exists(join(dir, 'docs', 'assets'))).toBe(false);
   });
 
+  it('writes only the service pages for the oldest layout, whose templates/docs has restapi.html but no index.html', async () => {
+    const dir = await createProject({ ...FIXTURE_FILES, 'templates/docs/restapi.html': '<h2>{{name}}</h2>\n' });
+    await generateDocs({ projectDir: dir });
+    expect(await read(dir, 'services/orders/service.html')).toBe('<h2>Orders</h2>\n');
+    expect(await exists(join(dir, 'docs', 'index.html'))).toBe(false);
+  });
+
   it('refuses Handlebars blocks in a rest-tool 0.5 template, naming each by file and line, writing nothing', async () => {
     const dir = await createProject({
       ...FIXTURE_FILES,

@@ -74,7 +74,7 @@ async function findLastUpdate(project: ToolProject): Promise<string> {
 
 /**
  * The documentation of a project that brings rest-tool 0.5's templates, rendered as rest-tool 0.5 did: `index.html`
- * from `templates/docs/index.html`, a page per service from `restapi.html` with every other file of the folder as a
+ * from `templates/docs/index.html` (when there is one), a page per service from `restapi.html` with every other file of the folder as a
  * partial by its file name (`{{> method.html}}`), and `images/`, `js/`, `sass/`, `stylesheets/` and `README.md`
  * copied. The pages and the files they link to are where our own documentation puts them (`services/<path>/`).
  * Path inside docs/ → content, or the file to copy.
@@ -86,9 +86,11 @@ export async function renderUpstreamDocs(
 ): Promise<Map<string, string | { from: string }>> {
   const templatesDir = join(project.root, 'templates', 'docs');
   const set = createTemplateSet(project.root, 'docs', { projectOnly: true });
+  // The oldest layout (the restapi tool's) had no index.html: its projects get their service pages only.
+  const hasIndex = statSync(join(templatesDir, UPSTREAM_INDEX_TEMPLATE), { throwIfNoEntry: false })?.isFile();
   const { templates, partials } = await loadTemplates(
     set,
-    [UPSTREAM_INDEX_TEMPLATE, UPSTREAM_SERVICE_TEMPLATE],
+    hasIndex ? [UPSTREAM_INDEX_TEMPLATE, UPSTREAM_SERVICE_TEMPLATE] : [UPSTREAM_SERVICE_TEMPLATE],
     'docs',
     {
       fileOf: (name) => name,
@@ -127,9 +129,11 @@ export async function renderUpstreamDocs(
     );
     outputs.set(page.file, Mustache.render(templates[UPSTREAM_SERVICE_TEMPLATE], view, partials, options.escaping));
   });
-  outputs.set(
-    'index.html',
-    Mustache.render(templates[UPSTREAM_INDEX_TEMPLATE], buildUpstreamIndexView(context), partials, options.escaping),
-  );
+  if (hasIndex) {
+    outputs.set(
+      'index.html',
+      Mustache.render(templates[UPSTREAM_INDEX_TEMPLATE], buildUpstreamIndexView(context), partials, options.escaping),
+    );
+  }
   return outputs;
 }
