@@ -1,38 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { eventually, sampleFiles, validSampleFiles, writeProject } from './sample-project';
-
-// The program as users run it: the built binary in a real Node (jest's module registry would hide a reload of
-// the project's implementation modules). jest's global setup builds it.
-const MAIN = resolve(__dirname, '../../dist/main.js');
+import { MOCK_MAIN, runMockMain } from './run-mock-main';
 
 let project: string;
 beforeAll(async () => {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before these tests`);
+  if (!existsSync(MOCK_MAIN)) throw new Error(`${MOCK_MAIN} is missing: run npm run build before these tests`);
   project = await writeProject(sampleFiles());
 });
 afterAll(async () => {
   if (project) await rm(project, { recursive: true, force: true });
 });
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [MAIN, ...args]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-
 describe('restbus-mock', () => {
   it('--check exits 0 for a valid project', async () => {
     const valid = await writeProject(validSampleFiles());
-    const result = await run(['--project', valid, '--check']);
+    const result = await runMockMain(['--project', valid, '--check']);
     expect(result.stdout).toMatch(/is valid: 6 services, environment development/);
     expect(result.code).toBe(0);
     await rm(valid, { recursive: true, force: true });
@@ -44,7 +30,7 @@ describe('restbus-mock', () => {
       'services/echo/service.yml': 'name: Echo\nuriTemplate: /echo\nmethods: {}\n',
       'services/report/service.yml': 'name: [oops\n',
     });
-    const result = await run(['--project', broken, '--check']);
+    const result = await runMockMain(['--project', broken, '--check']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       "restbus-mock: services/echo/service.yml:1: /: must have required property 'description'",
@@ -57,7 +43,7 @@ describe('restbus-mock', () => {
 
   it('--check exits 1 when a module or function that a descriptor names is missing', async () => {
     // The sample's /broken service names missing.fn and api.nope.
-    const failed = await run(['--project', project, '--check']);
+    const failed = await runMockMain(['--project', project, '--check']);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('server/api.js: no exported function nope (named by api.nope)');
     expect(failed.stderr).toMatch(
@@ -66,7 +52,7 @@ describe('restbus-mock', () => {
   });
 
   it('exits 1 naming the known environments for an unknown one', async () => {
-    const result = await run(['staging', '--project', project, '--check']);
+    const result = await runMockMain(['staging', '--project', project, '--check']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'restbus-mock: server/config.yml: unknown environment "staging"; known: default, development, secured\n',
@@ -74,7 +60,7 @@ describe('restbus-mock', () => {
   });
 
   it('exits non-zero with a suggestion for an unknown option', async () => {
-    const result = await run(['--projekt', project]);
+    const result = await runMockMain(['--projekt', project]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('--project');
   });
@@ -83,7 +69,7 @@ describe('restbus-mock', () => {
     let child: ChildProcess;
     let url: string;
     beforeAll(async () => {
-      child = spawn(process.execPath, [MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1']);
+      child = spawn(process.execPath, [MOCK_MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1']);
       url = await new Promise<string>((found, failed) => {
         const lines = createInterface({ input: child.stdout! });
         lines.on('line', (line) => {

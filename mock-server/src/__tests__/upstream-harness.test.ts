@@ -1,13 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { validSampleFiles, writeProject, type Files } from './sample-project';
+import { MOCK_MAIN, runMockMain, type ProgramRun } from './run-mock-main';
 
 // restbus-mock as an upstream rest-tool test harness runs it: the built program in a real Node (whose require
 // reports a missing package; jest's crashes on one), read through its stdout.
-const MAIN = resolve(__dirname, '../../dist/main.js');
 const LISTENING = /^Express server listening on port (\d+)$/;
 // pino's number for warn.
 const WARN = 40;
@@ -67,9 +67,9 @@ function logLine(test: (line: (typeof logged)[number]) => boolean): Promise<(typ
 }
 
 beforeAll(async () => {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before these tests`);
+  if (!existsSync(MOCK_MAIN)) throw new Error(`${MOCK_MAIN} is missing: run npm run build before these tests`);
   project = await writeProject(upstreamProject());
-  child = spawn(process.execPath, [MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1'], {
+  child = spawn(process.execPath, [MOCK_MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1'], {
     env: { ...process.env, LOG_FORMAT: 'json' },
   });
   createInterface({ input: child.stdout }).on('line', (text) => {
@@ -135,19 +135,8 @@ describe('restbus-mock under an upstream rest-tool test harness', () => {
 });
 
 /** `restbus-mock --check` on a project, as a real process: its exit code and what it printed. */
-function check(
-  projectDir: string,
-  ...args: string[]
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [MAIN, '--project', projectDir, '--check', ...args]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const check = (projectDir: string, ...args: string[]): Promise<ProgramRun> =>
+  runMockMain(['--project', projectDir, '--check', ...args]);
 
 describe('restbus-mock --check on a project whose packages are not installed', () => {
   const MISSING_PACKAGE =
@@ -178,7 +167,7 @@ describe('restbus-mock --strict on the command line', () => {
     const strictProject = await writeProject(upstreamProject());
     const strict = spawn(
       process.execPath,
-      [MAIN, '--project', strictProject, '--port', '0', '--host', '127.0.0.1', '--strict'],
+      [MOCK_MAIN, '--project', strictProject, '--port', '0', '--host', '127.0.0.1', '--strict'],
       { env: { ...process.env, LOG_FORMAT: 'json' } },
     );
     try {

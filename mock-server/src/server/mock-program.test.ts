@@ -1,38 +1,24 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '@restbus/infra';
 import { sampleFiles, writeProject } from '../__tests__/sample-project';
 import { mockProgram, type MockCommandLine } from './mock-program';
-
-// restbus-mock as users run it; jest's global setup builds it.
-const MAIN = resolve(__dirname, '../../dist/main.js');
+import { MOCK_MAIN, runMockMain } from '../__tests__/run-mock-main';
 
 let project: string;
 beforeAll(async () => {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before these tests`);
+  if (!existsSync(MOCK_MAIN)) throw new Error(`${MOCK_MAIN} is missing: run npm run build before these tests`);
   project = await writeProject(sampleFiles());
 });
 afterAll(async () => {
   if (project) await rm(project, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-
 describe("restbus-mock's command line", () => {
   it('documents --log-level and --log-format in its help, and exits 0', async () => {
-    const help = await run(['--help']);
+    const help = await runMockMain(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('-l, --log-level <level>');
     expect(help.stdout).toContain('--log-format <format>');
@@ -44,12 +30,12 @@ describe("restbus-mock's command line", () => {
     ['a port that is not a number', ['--port', 'abc']],
     ['a log level it does not know', ['--log-level', 'loud']],
   ])('exits 2 for %s', async (_case, args) => {
-    const result = await run(['--project', project, ...args]);
+    const result = await runMockMain(['--project', project, ...args]);
     expect(result.code).toBe(2);
   });
 
   it('documents its HTTP limits in its help, and refuses a timeout that is not a number with exit 2', async () => {
-    const help = await run(['--help']);
+    const help = await runMockMain(['--help']);
     for (const flag of [
       '--body-limit <bytes>',
       '--headers-timeout <ms>',
@@ -58,13 +44,13 @@ describe("restbus-mock's command line", () => {
     ]) {
       expect(help.stdout).toContain(flag);
     }
-    const result = await run(['--project', project, '--request-timeout', 'soon']);
+    const result = await runMockMain(['--project', project, '--request-timeout', 'soon']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--request-timeout / MOCK_REQUEST_TIMEOUT_MS');
   });
 
   it('takes the log format from LOG_FORMAT', async () => {
-    const child = spawn(process.execPath, [MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1'], {
+    const child = spawn(process.execPath, [MOCK_MAIN, '--project', project, '--port', '0', '--host', '127.0.0.1'], {
       env: { ...process.env, LOG_FORMAT: 'pretty' },
     });
     const lines = createInterface({ input: child.stdout });
@@ -87,7 +73,7 @@ describe("restbus-mock's command line", () => {
     expect(read([], { MOCK_STRICT: 'true' })).toBe(true);
     expect(read([], { MOCK_STRICT: 'false' })).toBe(false);
     expect(() => read([], { MOCK_STRICT: 'sometimes' })).toThrow(/--strict \/ MOCK_STRICT: must be boolean/);
-    const help = await run(['--help']);
+    const help = await runMockMain(['--help']);
     expect(help.stdout).toMatch(/--strict\s+answer 500 where an implementation cannot be loaded/);
   });
 });
