@@ -78,7 +78,9 @@ describe('when the NATS node the gateway is connected to dies with calls in flig
         const delivery = (deliveries.get(id) ?? 0) + 1;
         deliveries.set(id, delivery);
         const status = msg.subject.startsWith('easer.post_') ? 201 : 200;
-        const reply = (): void => msg.respond(JSON.stringify({ status, body: { delivery } }));
+        const reply = (): void => {
+          msg.respond(JSON.stringify({ status, body: { delivery } }));
+        };
         if (msg.subject.endsWith('/slow')) held.push(reply);
         else if (msg.subject.endsWith('/fresh')) reply();
         else if (msg.subject.endsWith('/items') || msg.subject.endsWith('/items/{itemId}')) {

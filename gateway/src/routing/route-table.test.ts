@@ -5,6 +5,8 @@ import { createRouteTable } from './route-table';
 const endpoint = (method: HttpMethod, uri: string): ApiEndpoint => ({
   file: 'api.yml',
   desc: { uri, jsfUri: uri, method, operationId: null, consumes: [], produces: [], responses: {} },
+  operation: {},
+  dialect: '3.0',
 });
 
 const table = createRouteTable(

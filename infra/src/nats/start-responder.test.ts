@@ -92,7 +92,7 @@ describe('startResponder', () => {
     ]);
     const reply = await call('easer.get_/persons', encodeMessage(createRequestMessage()));
     expect(reply.body).toMatchObject({ status, body: { error: 'said to the client', code } });
-    expect((reply.body as { headers: Record<string, string> }).headers['retry-after']).toBe(retryAfter);
+    expect((reply.body as unknown as { headers: Record<string, string> }).headers['retry-after']).toBe(retryAfter);
   });
 
   it('drops, unanswered and unhandled, a request whose reply subject is not an inbox', async () => {

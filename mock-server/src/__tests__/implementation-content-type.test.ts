@@ -54,7 +54,7 @@ afterAll(async () => {
 
 const typeOf = async (how: string): Promise<string | undefined> => {
   const response = await rawGet(server.url, `/rest/types/${how}`);
-  return response.headers['content-type'];
+  return response.headers['content-type'] as string | undefined;
 };
 
 describe('the Content-Type an implementation sets', () => {

@@ -19,7 +19,7 @@ describe('rest-tool docs -u', () => {
 
   const createProject = async (files: Record<string, string> = FIXTURE_FILES): Promise<string> =>
     writeFiles(await mkdtemp(join(temp.dir, 'project-')), files);
-  const docs = (dir: string): Promise<ReturnType<typeof runTool>> => runTool(dir, ['docs', '-u'], generators);
+  const docs = (dir: string): ReturnType<typeof runTool> => runTool(dir, ['docs', '-u'], generators);
   const setVersion = (dir: string, version: string): Promise<void> =>
     writeFile(join(dir, 'config.yml'), PROJECT_CONFIG.replace('apiVersion: v1.2.3', `apiVersion: ${version}`));
 

@@ -94,6 +94,7 @@ describe('rest-tool export-oas', () => {
           port: 0,
           natsUri: 'nats://127.0.0.1:1',
           topicPrefix: 'easer',
+          inboxPrefix: '_INBOX',
           useMessaging: false,
           timeout: 1000,
           basePath: '/',

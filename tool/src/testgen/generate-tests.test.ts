@@ -38,7 +38,7 @@ const ALL_FILES = [
 ];
 
 /** Runs generated test files with Node's test runner; resolves with its exit code and output. */
-async function runNodeTests(dir: string, files: string[], baseUrl: string): Promise<{ code: number; output: string }> {
+async function runNodeTests(files: string[], baseUrl: string): Promise<{ code: number; output: string }> {
   try {
     const { stdout } = await run(process.execPath, ['--test', ...files], {
       cwd: root,
@@ -157,7 +157,6 @@ describe('the generated tests', () => {
     const server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
     try {
       const result = await runNodeTests(
-        dir,
         written.map((file) => join(dir, file)),
         `${server.url}/rest`,
       );
@@ -179,7 +178,6 @@ describe('the generated tests', () => {
     const server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
     try {
       const result = await runNodeTests(
-        dir,
         written.map((file) => join(dir, file)),
         `${server.url}/rest`,
       );
@@ -207,7 +205,7 @@ describe('the generated tests', () => {
     const server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
     const url = server.url;
     await server.close();
-    const result = await runNodeTests(dir, [join(dir, 'test/Get Orders.mjs')], `${url}/rest`);
+    const result = await runNodeTests([join(dir, 'test/Get Orders.mjs')], `${url}/rest`);
     expect(result.code).not.toBe(0);
     expect(result.output).toContain(
       `Get the list of orders: GET ${url}/rest/orders got no answer (connect ECONNREFUSED`,
@@ -263,7 +261,7 @@ describe("generateTests with a project's own templates, as rest-tool 0.4/0.5 mad
       expect(orders).toContain("Buffer.from('username:p@ss:word')");
       expect(orders).toContain("path.resolve('services/orders')");
       expect(orders).toContain('assert.strictEqual(res.status, 200);');
-      const result = await runNodeTests(dir, [join(dir, 'test/Get Orders.js')], `${server.url}/rest`);
+      const result = await runNodeTests([join(dir, 'test/Get Orders.js')], `${server.url}/rest`);
       expect(result.output).toContain('# pass 1');
       expect(result.code).toBe(0);
     } finally {
