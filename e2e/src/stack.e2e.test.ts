@@ -78,7 +78,7 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
       expect((await send('DELETE', '/persons/han')).status).toBe(204);
       const missing = await fetch(url('/persons/han'));
       expect(missing.status).toBe(404);
-      expect(await missing.json()).toEqual({ error: 'no person has the id "han"' });
+      expect(await missing.json()).toEqual({ error: 'no person has the id "han"', code: 'NOT_FOUND' });
       expect(((await (await fetch(url('/persons'))).json()) as { id: string }[]).map((p) => p.id)).toEqual([
         'luke',
         'leia',
@@ -88,7 +88,7 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
     it('answers an invalid PUT body with 400 and a JSON error through the whole path', async () => {
       const response = await send('PUT', '/persons/luke', '{not json');
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ error: 'the body is not valid JSON' });
+      expect(await response.json()).toEqual({ error: 'the body is not valid JSON', code: 'REQUEST_INVALID' });
     });
   });
 

@@ -1,6 +1,6 @@
 export { runMain, onShutdownSignal } from './app/run-main';
 export { readPackageVersion } from './app/read-version';
-export { loadConfig, CommandLineExit } from './config/load-config';
+export { loadConfig } from './config/load-config';
 export { toNatsServersAndAuth } from './nats/nats-connect-options';
 export {
   createHttpLimitSettings,
@@ -48,6 +48,7 @@ export {
 } from './wire/headers';
 export { HTTP_METHODS, requestMessageSchema, responseMessageSchema } from './wire/schemas';
 export { assertSafeTopic, toTopic } from './wire/topic';
+export { replyError, replyJson } from './wire/replies';
 export type {
   EndpointDesc,
   HeaderValue,

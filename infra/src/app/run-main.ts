@@ -1,4 +1,4 @@
-import { CommandLineExit, USAGE_EXIT_CODE } from '../config/load-config';
+import { USAGE_EXIT_CODE } from '../config/load-config';
 import { isRestbusError } from '../errors/restbus-error';
 
 /** Set once a shutdown signal arrived. */
@@ -13,9 +13,9 @@ export function runMain(program: string, start: () => Promise<void>): void {
   start().catch((err: unknown) => {
     // A start cut short by a shutdown signal (e.g. still waiting for NATS) is not a failure.
     if (stopping) return;
-    if (err instanceof CommandLineExit) {
-      process.exit(err.exitCode);
-    }
+    // commander has written the help, the version or what it did not understand.
+    if (isRestbusError(err) && err.code === 'HELP_SHOWN') process.exit(0);
+    if (isRestbusError(err) && err.code === 'USAGE') process.exit(USAGE_EXIT_CODE);
     const message = isRestbusError(err) ? err.message : err instanceof Error ? err.message : String(err);
     process.stderr.write(`${program}: ${message}\n`);
     // A flag or variable with a value the program cannot take is a usage error too: the fix is in the command.

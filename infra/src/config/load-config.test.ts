@@ -1,5 +1,6 @@
 import { RestbusError } from '../errors/restbus-error';
-import { CommandLineExit, loadConfig, type ProgramSpec } from './load-config';
+import { isRestbusError } from '../errors/restbus-error';
+import { loadConfig, type ProgramSpec } from './load-config';
 
 interface Config {
   port: number;
@@ -114,7 +115,8 @@ describe('loadConfig', () => {
       try {
         load(argv);
       } catch (err) {
-        return err instanceof CommandLineExit ? err.exitCode : -1;
+        if (!isRestbusError(err)) return -1;
+        return err.code === 'HELP_SHOWN' ? 0 : err.code === 'USAGE' ? 2 : -1;
       }
       return undefined;
     };
@@ -140,7 +142,9 @@ describe('loadConfig', () => {
     };
     let help = '';
     const output = { writeOut: (text: string) => (help += text), writeErr: () => undefined };
-    expect(() => loadConfig(withChoice, { argv: ['--help'], env: {}, output })).toThrow(CommandLineExit);
+    expect(() => loadConfig(withChoice, { argv: ['--help'], env: {}, output })).toThrow(
+      expect.objectContaining({ code: 'HELP_SHOWN' }),
+    );
     expect(help).toContain('the colour (one of red|green, env DEMO_COLOR, default "red")');
     expect(() => loadConfig(withChoice, { argv: [], env: { DEMO_COLOR: 'blue' }, output })).toThrow(
       '--color / DEMO_COLOR: must be one of red|green (got "blue")',
@@ -157,7 +161,7 @@ describe('loadConfig', () => {
     const loadWith = (argv: string[]) => loadConfig<Config>(withAlias, { argv, env: {}, output });
     expect(loadWith(['--topicPrefix', 'old']).topicPrefix).toBe('old');
     expect(loadWith(['--topic-prefix', 'new']).topicPrefix).toBe('new');
-    expect(() => loadWith(['--help'])).toThrow(CommandLineExit);
+    expect(() => loadWith(['--help'])).toThrow(expect.objectContaining({ code: 'HELP_SHOWN' }));
     expect(help).toContain('--topic-prefix <prefix>');
     expect(help).not.toContain('--topicPrefix');
   });

@@ -55,17 +55,6 @@ export interface LoadConfigOptions {
 /** The exit code of a command line that was not understood, as most Unix tools (and rest-tool) use it. */
 export const USAGE_EXIT_CODE = 2;
 
-/** Thrown instead of exiting when the command line asks for help or a version, or is unusable. */
-export class CommandLineExit extends Error {
-  constructor(
-    readonly exitCode: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CommandLineExit';
-  }
-}
-
 function deepFreeze<T>(value: T): Readonly<T> {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.values(value).forEach(deepFreeze);
@@ -141,9 +130,9 @@ function describeProblem(spec: ProgramSpec, values: Record<string, unknown>, err
 /**
  * Reads a program's settings from its flags and environment (flags win), fills defaults, validates and
  * coerces them with ajv against each setting's schema, and returns them, with the positional arguments,
- * deep-frozen. Help and version requests surface as a {@link CommandLineExit} with code 0, command lines that
- * are not understood as one with {@link USAGE_EXIT_CODE}; invalid values as a `CONFIG_INVALID`
- * {@link RestbusError} naming the flag and the variable.
+ * deep-frozen. Help and version requests surface as a `HELP_SHOWN` {@link RestbusError}, command lines that are
+ * not understood as a `USAGE` one (exit {@link USAGE_EXIT_CODE}); invalid values as a `CONFIG_INVALID` one naming
+ * the flag and the variable.
  */
 export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Readonly<T> {
   const command = createCommand(spec, options);
@@ -157,7 +146,8 @@ export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Re
       }
     }
   } catch (err) {
-    if (err instanceof CommanderError) throw new CommandLineExit(err.exitCode === 0 ? 0 : USAGE_EXIT_CODE, err.message);
+    // Thrown instead of exiting: commander has printed the help, the version or what it did not understand.
+    if (err instanceof CommanderError) throw new RestbusError(err.exitCode === 0 ? 'HELP_SHOWN' : 'USAGE', err.message);
     throw err;
   }
   const flags = command.opts<Record<string, unknown>>();

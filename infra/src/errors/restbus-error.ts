@@ -16,6 +16,8 @@ export const ErrorCodes = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  // What the request asks for contradicts what is stored (e.g. creating what exists).
+  CONFLICT: 409,
   NOT_ACCEPTABLE: 406,
   REQUEST_INVALID: 400,
   NOT_IMPLEMENTED: 501,
@@ -26,6 +28,9 @@ export const ErrorCodes = {
   IMPLEMENTATION_TIMEOUT: 500,
   PROXY_FAILED: 502,
   BAD_REPLY: 502,
+  // A NATS service that is not restbus's answered an error with the services API headers only (no code of ours):
+  // the client gets the status that service gave, this code, and its message.
+  SERVICE_ERROR: 500,
   NO_RESPONDER: 503,
   NATS_UNAVAILABLE: 503,
   // The service's store (JetStream) cannot take or confirm the operation just now; answered with Retry-After.
@@ -33,19 +38,30 @@ export const ErrorCodes = {
   UPSTREAM_TIMEOUT: 504,
   // A program that cannot listen on its port; it stops at start, so the status is never sent.
   PORT_UNAVAILABLE: 500,
+  // The command line: one a program does not understand (commander said why; exit 2), and a request for help or
+  // the version, answered (exit 0). Never sent over HTTP.
+  USAGE: 400,
+  HELP_SHOWN: 200,
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;
 
+export interface RestbusErrorOptions extends ErrorOptions {
+  /** Headers the answer carries beside the error body: Allow for a 405, WWW-Authenticate for a 401... */
+  headers?: Readonly<Record<string, string>>;
+}
+
 export class RestbusError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+  constructor(code: ErrorCode, message: string, options?: RestbusErrorOptions) {
     super(message, options);
     this.name = 'RestbusError';
     this.code = code;
     this.status = ErrorCodes[code];
+    this.headers = options?.headers ?? {};
   }
 }
 

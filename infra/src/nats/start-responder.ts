@@ -5,6 +5,7 @@ import { RETRY_AFTER_SECONDS } from '../http/send-error';
 import { findEndpointStats, type EndpointStats } from './endpoint-stats';
 import { decodeRequestMessage, encodeMessage, isResponseMessage } from '../wire/codec';
 import { createResponseHeaders } from '../wire/headers';
+import { replyError } from '../wire/replies';
 import { assertSafeTopic, toTopic } from '../wire/topic';
 import type { RequestMessage, ResponseMessage } from '../wire/types';
 
@@ -52,10 +53,6 @@ export interface Responder {
   stop(): Promise<void>;
 }
 
-function errorReply(status: number, code: string, message: string, headers = {}): ResponseMessage {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: { error: message, code } };
-}
-
 // Failures whose message is written for the client: the id it sent is unusable, or the store is away for now.
 // Room for the reply's headers within the server's max_payload (which counts headers and payload together).
 const REPLY_HEADROOM_BYTES = 1024;
@@ -64,11 +61,12 @@ const CLIENT_FACING = new Set(['MESSAGE_INVALID', 'REQUEST_INVALID', 'STORE_UNAV
 
 function replyForFailure(err: unknown): ResponseMessage {
   if (isRestbusError(err) && CLIENT_FACING.has(err.code)) {
-    const headers = err.code === 'STORE_UNAVAILABLE' ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
-    return errorReply(err.status, err.code, err.message, headers);
+    const headers: Record<string, string> =
+      err.code === 'STORE_UNAVAILABLE' ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
+    return replyError(err.code, err.message, headers);
   }
   // The cause stays in our log; the caller learns only that it failed.
-  return errorReply(500, 'HANDLER_FAILED', 'the service failed to handle the request');
+  return replyError('HANDLER_FAILED', 'the service failed to handle the request');
 }
 
 function endpointName(route: Route, taken: Set<string>): string {
@@ -164,7 +162,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
           : `the reply (${data.length} bytes) is larger than the message bus accepts`;
       if (data !== undefined) routeLogger.error({ bytes: data.length, room }, description);
       failure = { status: 500, description };
-      data = encodeMessage(errorReply(500, 'HANDLER_FAILED', description));
+      data = encodeMessage(replyError('HANDLER_FAILED', description));
     }
     try {
       if (failure) msg.respondError(failure.status, failure.description, data, { headers });

@@ -79,7 +79,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
       req.url = query < 0 ? path : `${path}${req.url.slice(query)}`;
     }
     if (!generation.admits(req, path)) {
-      throw Object.assign(new RestbusError('UNAUTHORIZED', 'this server needs the project login'), {
+      throw new RestbusError('UNAUTHORIZED', 'this server needs the project login', {
         headers: { 'www-authenticate': `Basic realm=${JSON.stringify(generation.realm)}, charset="UTF-8"` },
       });
     }
@@ -117,7 +117,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
         res.writeHead(204, { allow: [...allow, 'OPTIONS'].join(', ') }).end();
         return;
       }
-      throw Object.assign(new RestbusError('METHOD_NOT_ALLOWED', `${req.method} is not served at ${req.path}`), {
+      throw new RestbusError('METHOD_NOT_ALLOWED', `${req.method} is not served at ${req.path}`, {
         headers: { allow: allow.join(', ') },
       });
     }
@@ -133,8 +133,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
         'request failed',
       );
     }
-    const headers = (err as { headers?: Record<string, string> }).headers;
-    sendError(res, failure.code, failure.message, headers, failure.status);
+    sendError(res, failure.code, failure.message, isRestbusError(err) ? err.headers : undefined, failure.status);
   };
 
   const handle = (req: Request, res: Response): void => {

@@ -97,7 +97,7 @@ describe.each(['memory', 'jetstream'])('the person API on the %s store', (store)
     ],
   ])('refuses a PUT with %s as 400 with a JSON error, and keeps serving', async (_what, send, message) => {
     const reply = await send();
-    expect(reply.status).toBe(400);
+    expect(reply).toMatchObject({ status: 400, body: { code: 'REQUEST_INVALID' } });
     expect((reply.body as { error: string }).error).toMatch(message);
     expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
   });
@@ -121,7 +121,10 @@ describe.each(['memory', 'jetstream'])('the person API on the %s store', (store)
       await put(id, { ...luke, id }),
       await call('delete', '/persons/{personId}', { id }),
     ]) {
-      expect(reply).toMatchObject({ status: 400, body: { error: expect.stringMatching(message) } });
+      expect(reply).toMatchObject({
+        status: 400,
+        body: { error: expect.stringMatching(message), code: 'REQUEST_INVALID' },
+      });
       expect((reply.body as { error: string }).error).toMatch(/^personId: /);
     }
     expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
@@ -138,10 +141,10 @@ describe.each(['memory', 'jetstream'])('the person API on the %s store', (store)
     expect(replies.map((reply) => reply.status)).toEqual(calls.map((_, i) => (i % 2 === 0 ? 400 : 200)));
   });
 
-  it('answers 404 with a JSON error for a person that does not exist', async () => {
+  it('answers 404 NOT_FOUND with a JSON error for a person that does not exist', async () => {
     expect(await call('get', '/persons/{personId}', { id: 'nobody' })).toMatchObject({
       status: 404,
-      body: { error: expect.stringContaining('nobody') },
+      body: { error: expect.stringContaining('nobody'), code: 'NOT_FOUND' },
     });
   });
 

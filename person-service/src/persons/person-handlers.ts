@@ -4,24 +4,20 @@ import {
   describeInvalidId,
   describePage,
   readPageRequest,
+  replyError,
+  replyJson,
   type Collection,
   type RequestMessage,
   type ResponseMessage,
 } from '@restbus/infra';
 import { parseNewPerson, parsePerson, type Person } from './person';
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): ResponseMessage {
-  return { status, headers: { ...JSON_HEADERS, ...headers }, body };
-}
-
-const error = (status: number, message: string): ResponseMessage => json(status, { error: message });
-const notFound = (id: string): ResponseMessage => error(404, `no person has the id "${id}"`);
+const notFound = (id: string, headers?: Record<string, string>): ResponseMessage =>
+  replyError('NOT_FOUND', `no person has the id "${id}"`, headers);
 /** A 400 for an id no store can take (checked before any NATS call), else undefined. */
 const refuseId = (id: string): ResponseMessage | undefined => {
   const problem = describeInvalidId(id);
-  return problem === undefined ? undefined : error(400, `personId: ${problem}`);
+  return problem === undefined ? undefined : replyError('REQUEST_INVALID', `personId: ${problem}`);
 };
 
 type PersonHandler = (data: RequestMessage) => Promise<ResponseMessage>;
@@ -39,15 +35,15 @@ export function createPersonHandlers(
     async listPersons({ request }) {
       const wanted = readPageRequest(request, replyRoom());
       const page = await persons.list(wanted);
-      return json(200, page.items, describePage(page, wanted));
+      return replyJson(200, page.items, describePage(page, wanted));
     },
 
     async createPerson({ request }) {
       const parsed = parseNewPerson(request);
-      if (!parsed.ok) return error(400, parsed.error);
+      if (!parsed.ok) return replyError('REQUEST_INVALID', parsed.error);
       const person = { id: randomUUID(), ...parsed.value };
       await persons.put(person.id, person);
-      return json(201, person, { location: `/persons/${encodeURIComponent(person.id)}` });
+      return replyJson(201, person, { location: `/persons/${encodeURIComponent(person.id)}` });
     },
 
     async deleteAllPersons() {
@@ -61,23 +57,23 @@ export function createPersonHandlers(
       if (refused) return refused;
       const { value: person, stale } = await persons.get(id);
       const headers: Record<string, string> = stale ? { [STALE_HEADER]: 'true' } : {};
-      return person ? json(200, person, headers) : { ...notFound(id), headers: { ...JSON_HEADERS, ...headers } };
+      return person ? replyJson(200, person, headers) : notFound(id, headers);
     },
 
     async putPerson({ request }) {
       const parsed = parsePerson(request);
-      if (!parsed.ok) return error(400, parsed.error);
+      if (!parsed.ok) return replyError('REQUEST_INVALID', parsed.error);
       const personId = request.parameters.uri.personId;
       const refused = refuseId(personId);
       if (refused) return refused;
       if (parsed.value.id !== personId) {
-        return error(
-          400,
+        return replyError(
+          'REQUEST_INVALID',
           `the id in the body ("${parsed.value.id}") differs from the path parameter personId ("${personId}")`,
         );
       }
       await persons.put(personId, parsed.value);
-      return json(200, parsed.value);
+      return replyJson(200, parsed.value);
     },
 
     async deletePerson({ request }) {

@@ -71,7 +71,7 @@ describe.each(['memory', 'jetstream'])('the systems handlers on the %s store', (
     expect(duplicate).toMatchObject({
       status: 409,
       headers: { location: `/systems/${system.id}` },
-      body: { error: expect.stringContaining(system.id) },
+      body: { error: expect.stringContaining(system.id), code: 'CONFLICT' },
     });
     expect((await call('get', '/systems')).body).toEqual([system]);
   });
@@ -85,7 +85,7 @@ describe.each(['memory', 'jetstream'])('the systems handlers on the %s store', (
     ['a non-JSON content type', { name: 'x' }, { 'content-type': 'text/plain' }, /application\/json/],
   ])('postSystems answers 400 to a body with %s', async (_what, body, headers, message) => {
     const reply = await call('post', '/systems', { body, headers });
-    expect(reply.status).toBe(400);
+    expect(reply).toMatchObject({ status: 400, body: { code: 'REQUEST_INVALID' } });
     expect((reply.body as { error: string }).error).toMatch(message);
   });
 
@@ -94,7 +94,7 @@ describe.each(['memory', 'jetstream'])('the systems handlers on the %s store', (
     for (let attempt = 0; attempt < 2; attempt++) {
       expect(await call('post', '/systems', { body })).toMatchObject({
         status: 400,
-        body: { error: expect.stringMatching(/^id: .*lone surrogate/) },
+        body: { error: expect.stringMatching(/^id: .*lone surrogate/), code: 'REQUEST_INVALID' },
       });
     }
     expect(await call('get', '/systems')).toMatchObject({ status: 200, body: [] });
@@ -105,7 +105,7 @@ describe.each(['memory', 'jetstream'])('the systems handlers on the %s store', (
     expect(await call('post', '/systems', { body: { name: 'x', id } })).toMatchObject({ status: 400 });
     expect(await call('get', '/systems/{systemId}', { id })).toMatchObject({
       status: 400,
-      body: { error: expect.stringMatching(/^systemId: .*at most 512 bytes/) },
+      body: { error: expect.stringMatching(/^systemId: .*at most 512 bytes/), code: 'REQUEST_INVALID' },
     });
     expect(await call('get', '/systems')).toMatchObject({ status: 200, body: [] });
   });

@@ -4,18 +4,13 @@ import {
   describeInvalidId,
   describePage,
   readPageRequest,
+  replyError,
+  replyJson,
   type Callback,
   type Collection,
   type RequestMessage,
-  type ResponseMessage,
 } from '@restbus/infra';
 import { parseNewSystem, type System } from './system';
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): ResponseMessage {
-  return { status, headers: { ...JSON_HEADERS, ...headers }, body };
-}
 
 const locationOf = (id: string): string => `/systems/${encodeURIComponent(id)}`;
 
@@ -33,32 +28,30 @@ export function createSystemsHandlers(
   return {
     getSystems({ request }, cb) {
       const wanted = readPageRequest(request, replyRoom());
-      systems.list(wanted).then((page) => cb(null, json(200, page.items, describePage(page, wanted))), cb);
+      systems.list(wanted).then((page) => cb(null, replyJson(200, page.items, describePage(page, wanted))), cb);
     },
 
     postSystems({ request }, cb) {
       const parsed = parseNewSystem(request);
       if (!parsed.ok) {
-        cb(null, json(400, { error: parsed.error }));
+        cb(null, replyError('REQUEST_INVALID', parsed.error));
         return;
       }
       const problem = parsed.value.id === undefined ? undefined : describeInvalidId(parsed.value.id);
       if (problem) {
         // Before anything is stored: such an id could not be put in a Location header or kept apart in the store.
-        cb(null, json(400, { error: `id: ${problem}` }));
+        cb(null, replyError('REQUEST_INVALID', `id: ${problem}`));
         return;
       }
       const system: System = { ...parsed.value, id: parsed.value.id ?? randomUUID() };
       systems.create(system.id, system).then((created) => {
-        if (created) cb(null, json(201, system, { location: locationOf(system.id) }));
+        if (created) cb(null, replyJson(201, system, { location: locationOf(system.id) }));
         else
           cb(
             null,
-            json(
-              409,
-              { error: `a system with the id "${system.id}" already exists` },
-              { location: locationOf(system.id) },
-            ),
+            replyError('CONFLICT', `a system with the id "${system.id}" already exists`, {
+              location: locationOf(system.id),
+            }),
           );
       }, cb);
     },
@@ -71,12 +64,15 @@ export function createSystemsHandlers(
       const id = request.parameters.uri.systemId;
       const problem = describeInvalidId(id);
       if (problem) {
-        cb(null, json(400, { error: `systemId: ${problem}` }));
+        cb(null, replyError('REQUEST_INVALID', `systemId: ${problem}`));
         return;
       }
       systems.get(id).then(({ value: system, stale }) => {
         const headers: Record<string, string> = stale ? { [STALE_HEADER]: 'true' } : {};
-        cb(null, system ? json(200, system, headers) : json(404, { error: `no system has the id "${id}"` }, headers));
+        cb(
+          null,
+          system ? replyJson(200, system, headers) : replyError('NOT_FOUND', `no system has the id "${id}"`, headers),
+        );
       }, cb);
     },
   };
