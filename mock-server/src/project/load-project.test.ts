@@ -193,6 +193,25 @@ describe('loadProject', () => {
     ]);
   });
 
+  // The mock server matches paths case-insensitively, with an optional trailing slash: these would shadow each other.
+  it.each([
+    ['in another case', '/Monitoring/IsAlive'],
+    ['with a trailing slash', '/monitoring/isAlive/'],
+  ])('refuses two services whose URIs differ only %s', async (_how, uriTemplate) => {
+    const twin = IS_ALIVE.replace('name: isAlive', 'name: twin').replace(
+      'uriTemplate: /monitoring/isAlive',
+      `uriTemplate: ${uriTemplate}`,
+    );
+    const problems = await problemsOf({
+      ...validFiles,
+      'config.yml': `${PROJECT_CONFIG}  - /twin\n`,
+      'services/twin/service.yml': twin,
+    });
+    expect(problems).toEqual([
+      `services/twin/service.yml: GET ${uriTemplate} is also served by services/monitoring/isAlive/service.yml`,
+    ]);
+  });
+
   it('names a missing project config file', async () => {
     const { 'config.yml': _omitted, ...rest } = validFiles;
     expect(await problemsOf(rest)).toEqual(['config.yml: cannot read: no such file']);
