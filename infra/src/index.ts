@@ -91,6 +91,7 @@ export { readJsonBody } from './wire/read-json-body';
 export { MAX_JSON_DEPTH, isNestedDeeperThan } from './wire/find-json-depth';
 export type { Parsed } from './wire/read-json-body';
 export { sendError, sendJson } from './http/send-error';
+export { isJsonMediaType } from './http/is-json-media-type';
 export { describeListenError } from './http/describe-listen-error';
 export { createHttpServer, DEFAULT_HTTP_LIMITS } from './http/create-http-server';
 export type { CreateHttpServerOptions, HttpLimits } from './http/create-http-server';

@@ -6,7 +6,7 @@ import {
   type OutgoingHttpHeaders,
   type ServerResponse,
 } from 'node:http';
-import { RestbusError, type HeaderValue, type ResponseMessage } from '@restbus/infra';
+import { isJsonMediaType, RestbusError, type HeaderValue, type ResponseMessage } from '@restbus/infra';
 
 // Framing is the gateway's business: a reply must not dictate these.
 const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
@@ -22,7 +22,7 @@ const NODE_HEAD_ALLOWANCE = 256;
 /** Text and JSON types get `charset=utf-8` when they name none, as Express (and so upstream easer) does. */
 function withCharset(type: string): string {
   if (/;\s*charset=/i.test(type)) return type;
-  return /^(text\/|application\/(json|[\w.+-]+\+json)\b)/i.test(type.trim()) ? `${type}; charset=utf-8` : type;
+  return /^text\//i.test(type.trim()) || isJsonMediaType(type) ? `${type}; charset=utf-8` : type;
 }
 
 const quoteName = (name: string): string => JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);

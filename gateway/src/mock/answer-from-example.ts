@@ -1,8 +1,6 @@
 import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders } from 'node:http';
-import { RestbusError, type EndpointDesc, type ResponseMessage } from '@restbus/infra';
-
-const isJson = (type: string): boolean => /^application\/(.+\+)?json$/i.test(type.split(';')[0].trim());
+import { isJsonMediaType, RestbusError, type EndpointDesc, type ResponseMessage } from '@restbus/infra';
 
 /** easer answered the `200` response; an operation without one answers its lowest declared 2xx. */
 function chooseStatus(desc: EndpointDesc): string | undefined {
@@ -36,6 +34,10 @@ export function answerFromExample(desc: EndpointDesc, headers: IncomingHttpHeade
     status: Number(status),
     headers: { 'content-type': type },
     // sendReply writes a string as it is: a JSON example is written as JSON, whatever its value.
-    body: isJson(type) ? JSON.stringify(example) : typeof example === 'string' ? example : JSON.stringify(example),
+    body: isJsonMediaType(type)
+      ? JSON.stringify(example)
+      : typeof example === 'string'
+        ? example
+        : JSON.stringify(example),
   };
 }

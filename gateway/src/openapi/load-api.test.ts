@@ -59,7 +59,9 @@ describe('loadApi', () => {
         '400': {
           status: '400',
           headers: {},
-          examples: { 'application/json': { error: '/id: must be equal to the path parameter personId', code: 'REQUEST_INVALID' } },
+          examples: {
+            'application/json': { error: '/id: must be equal to the path parameter personId', code: 'REQUEST_INVALID' },
+          },
         },
       },
     });

@@ -1,6 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
-import type { IncomingRequest } from '@restbus/infra';
+import { isJsonMediaType, type IncomingRequest } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { CompiledEndpoint } from '../routing/route-table';
 import { countExpandedNodes } from './count-expanded-nodes';
@@ -40,10 +40,6 @@ function parameterSchema(parameter: Json): Json {
   return Object.fromEntries(Object.entries(parameter).filter(([key]) => !NOT_SCHEMA.has(key)));
 }
 
-function isJson(type: string): boolean {
-  return type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
-}
-
 function bodySchema(endpoint: ApiEndpoint): { schema: Json; required: boolean } | undefined {
   const { operation, dialect } = endpoint;
   if (dialect === '2.0') {
@@ -52,7 +48,7 @@ function bodySchema(endpoint: ApiEndpoint): { schema: Json; required: boolean } 
   }
   const requestBody = operation.requestBody as Json | undefined;
   const content = (requestBody?.content ?? {}) as Record<string, Json>;
-  const type = Object.keys(content).find(isJson);
+  const type = Object.keys(content).find(isJsonMediaType);
   const schema = type ? (content[type].schema as Json | undefined) : undefined;
   return schema ? { schema, required: requestBody?.required === true } : undefined;
 }
@@ -111,7 +107,7 @@ function check(validator: OperationValidator, request: IncomingRequest): Problem
       .toLowerCase();
     if (request.body === '') {
       if (validator.body.required) problems.push({ location: 'body', message: 'is required' });
-    } else if (isJson(type)) {
+    } else if (isJsonMediaType(type)) {
       let body: unknown;
       try {
         body = JSON.parse(request.body);

@@ -1,5 +1,6 @@
 import { MAX_JSON_DEPTH, isNestedDeeperThan } from './find-json-depth';
 import type { IncomingRequest } from './types';
+import { isJsonMediaType } from '../http/is-json-media-type';
 
 /** The result of reading a request body: the value, or a sentence saying what is wrong with it. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -14,7 +15,7 @@ export function readJsonBody(request: Pick<IncomingRequest, 'headers' | 'body'>,
     .split(';')[0]
     .trim()
     .toLowerCase();
-  if (type !== 'application/json' && !type.endsWith('+json')) {
+  if (!isJsonMediaType(type)) {
     return { ok: false, error: `the body must be sent as application/json, not ${type || 'without a content type'}` };
   }
   if (request.body === '') return { ok: false, error: `the body is empty; a JSON ${what} is expected` };

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, relative, resolve, sep } from 'node:path';
 import { contentType } from 'mime-types';
-import { RestbusError } from '@restbus/infra';
+import { isJsonMediaType, RestbusError } from '@restbus/infra';
 
 export interface MockFile {
   /** The file's bytes, sent as they are. */
@@ -19,8 +19,6 @@ export interface MockFiles {
   read(serviceDir: string, name: string, declaredType?: string): Promise<MockFile>;
 }
 
-const isJsonType = (type: string): boolean => /^application\/([\w.+-]*\+)?json\b/i.test(type);
-
 /**
  * Mock files of one project. Contents are cached because the hot path is "send the same file again"; the watcher
  * reloads the project on any change, with a new cache, so an edited file is read afresh.
@@ -36,7 +34,7 @@ export function createMockFiles(projectRoot: string): MockFiles {
       const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read';
       throw new RestbusError('MOCK_UNAVAILABLE', `the mock file ${name} ${reason}`);
     }
-    const json = declaredType ? isJsonType(declaredType) : extname(path).toLowerCase() === '.json';
+    const json = declaredType ? isJsonMediaType(declaredType) : extname(path).toLowerCase() === '.json';
     if (json) {
       try {
         JSON.parse(body.toString('utf8'));

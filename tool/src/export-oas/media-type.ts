@@ -21,6 +21,5 @@ export function mediaTypeOf(headers: unknown, file?: string): string {
   return (file && BY_EXTENSION[extname(file).toLowerCase()]) ?? 'application/octet-stream';
 }
 
-export const isJsonType = (type: string): boolean => type === 'application/json' || type.endsWith('+json');
 export const isTextType = (type: string): boolean =>
   type.startsWith('text/') || type === 'application/xml' || type === 'application/yaml' || type.endsWith('+xml');

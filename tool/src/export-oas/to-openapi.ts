@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { RestbusError } from '@restbus/infra';
+import { isJsonMediaType, RestbusError } from '@restbus/infra';
 import type { Project } from '@restbus/mock-server';
-import { isJsonType, isTextType, mediaTypeOf } from './media-type';
+import { isTextType, mediaTypeOf } from './media-type';
 
 type Json = Record<string, unknown>;
 
@@ -33,7 +33,7 @@ export function toOpenApiPath(prefix: string, uriTemplate: string): string {
 
 /** A mock or schema file's content as an example: JSON parsed, text as text, anything else left out. */
 async function readExample(file: string, mediaType: string): Promise<unknown> {
-  if (isJsonType(mediaType)) return readParsed(file, JSON.parse);
+  if (isJsonMediaType(mediaType)) return readParsed(file, JSON.parse);
   if (isTextType(mediaType)) return readFile(file, 'utf8').catch(() => undefined);
   return undefined;
 }
