@@ -48,7 +48,7 @@ export async function writeServices(
       created[created.length - 1] = service.dir;
     }
     const mode = (await stat(config.file)).mode & 0o777;
-    await writeFileAtomic(config.file, text, mode);
+    await writeFileAtomic(config.file, text, { mode });
     verbose(`listed ${services.map((service) => service.entry).join(', ')} in ${config.name}`);
   } catch (err) {
     for (const path of created.reverse()) await rm(path, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
-import { writeFileAtomic } from './write-file-atomic';
+import { writeFileAtomic } from '../project/write-file-atomic';
 
 /** Inside docs/: the list of files the last update generated, so the next one can tell them from the user's. */
 export const MANIFEST_FILE = '.rest-tool-docs.json';

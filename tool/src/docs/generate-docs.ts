@@ -14,7 +14,7 @@ import { readProject } from './read-project';
 import { hasUpstreamDocsTemplates, renderUpstreamDocs, UPSTREAM_SERVICE_TEMPLATE } from './render-upstream-docs';
 import { removeLeftoverTempFiles } from './remove-leftover-temp-files';
 import { createMarkdownRenderer, escapeHtml } from './render-markdown';
-import { writeFileAtomic } from './write-file-atomic';
+import { writeFileAtomic } from '../project/write-file-atomic';
 
 export interface GenerateDocsOptions {
   projectDir: string;
@@ -166,7 +166,10 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
   const knownDirs = new Set<string>();
   await forEachLimited(plan.toWrite, 32, async (path) => {
     try {
-      await writeFileAtomic(join(docsDir, ...path.split('/')), (rendered.get(path) as DocsOutput).data, knownDirs);
+      await writeFileAtomic(join(docsDir, ...path.split('/')), (rendered.get(path) as DocsOutput).data, {
+        durable: false,
+        knownDirs,
+      });
     } catch (err) {
       // The manifest already lists this run's files as pending: the next run takes over the ones written so far.
       const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
