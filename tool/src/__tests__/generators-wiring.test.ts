@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import type { Generators } from '../cli/create-program';
+import type { Generators } from '../cli/program-deps';
 import { runTool } from './tool-helpers';
 
 describe('rest-tool docs and test', () => {

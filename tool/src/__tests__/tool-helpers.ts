@@ -3,7 +3,7 @@ import { mkdtemp, readFile, readdir, readlink, rm, stat } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { runCli } from '../cli/run-cli';
-import type { Generators } from '../cli/create-program';
+import type { Generators } from '../cli/program-deps';
 
 export interface RunResult {
   code: number;

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
-import { createProgram, type ProgramDeps } from './create-program';
+import { createProgram } from './create-program';
+import type { ProgramDeps } from './program-deps';
 
 /** Commander errors that mean the command line was not understood: exit 2, like other Unix tools' usage errors. */
 const USAGE_ERRORS = new Set([

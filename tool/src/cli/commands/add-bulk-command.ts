@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { addServices } from '../../add/add-services';
+import { readBulkFile } from '../../add/read-bulk-file';
+import { assertConfigFolder } from '../../project/project-config';
+import { count, requireOptions, withConfigOption, type CommandContext } from '../command-context';
+
+export function addAddBulkCommand(program: Command, context: CommandContext): void {
+  const { deps, say, verboseFor } = context;
+  const command = program
+    .command('add-bulk')
+    .description(
+      'add several services from a JSON or YAML list of {type, path, uriTemplate, name, description, methods}',
+    )
+    .option('-s, --services <file>', 'required: the list of services (.json, .yml or .yaml)');
+  withConfigOption(command)
+    .option('-v, --verbose', 'list every file written')
+    .action(async (options: { services?: string; config: string; verbose?: boolean }, self: Command) => {
+      requireOptions(self, { services: '-s, --services' });
+      // Outside a project, say that first: the list's own problems would not matter there.
+      await assertConfigFolder(deps.cwd, options.config);
+      const bulk = await readBulkFile(deps.cwd, options.services as string);
+      const added = await addServices({
+        cwd: deps.cwd,
+        configFile: options.config,
+        specs: bulk.specs,
+        labels: bulk.labels,
+        order: bulk.order,
+        problems: bulk.problems,
+        verbose: verboseFor(options.verbose),
+      });
+      for (const service of added)
+        say(`added the ${service.spec.type} service ${service.entry} (${service.spec.uriTemplate})`);
+      say(`${count(added.length, 'service')} added to ${options.config}`);
+    });
+}

@@ -1,0 +1,17 @@
+import type { Command } from 'commander';
+import { validateProject } from '../../validate/validate-project';
+import { count, withConfigOption, withStrictOption, type CommandContext } from '../command-context';
+
+export function addValidateCommand(program: Command, context: CommandContext): void {
+  const { deps, say, warn } = context;
+  const command = program
+    .command('validate')
+    .description(
+      'check a project as restbus-mock --check does: configs, descriptors, referenced files, implementation modules (exit 0 or 1)',
+    );
+  withStrictOption(withConfigOption(command)).action(async (options: { config: string; strict?: boolean }) => {
+    const report = await validateProject({ cwd: deps.cwd, configFile: options.config, strict: options.strict });
+    report.warnings.forEach(warn);
+    say(`${report.root} is valid: ${count(report.services, 'service')}`);
+  });
+}
