@@ -4,7 +4,7 @@ import { compileProxyRules, type ProxyRules } from '../proxy/compile-proxy-rules
 import { createLoginCheck, createOpenPathCheck } from '../request/check-login';
 import { createServiceRoutes, type ServiceRouter } from '../services/create-service-routes';
 import { loadImplementations } from '../services/load-implementations';
-import { createMockFiles } from '../services/read-mock-files';
+import { createMockFiles } from '../services/create-mock-files';
 import { createProjectStatics } from '../static/create-project-statics';
 import type { StaticFiles } from '../static/create-static-mounts';
 

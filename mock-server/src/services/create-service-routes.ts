@@ -4,9 +4,9 @@ import type { Request, Response } from 'express';
 import { isRestbusError, RestbusError, type Logger } from '@restbus/infra';
 import type { Project, ServiceDescriptor } from '../project/load-project';
 import { compileUriTemplate, type UriMatcher } from './compile-uri-template';
-import { prepareResponses, type PreparedResponse } from './describe-responses';
+import { prepareResponses, type PreparedResponse } from './prepare-responses';
 import type { Implementations } from './load-implementations';
-import type { MockFiles } from './read-mock-files';
+import type { MockFiles } from './create-mock-files';
 
 export interface ServiceRoute {
   method: string;

@@ -1,6 +1,6 @@
 import { RestbusError } from '@restbus/infra';
 import { readProjectConfig } from '../project/project-config';
-import { readExistingRoutes } from './existing-routes';
+import { readExistingRoutes } from './read-existing-routes';
 import { planService, type PlannedService } from './plan-service';
 import { writeServices } from './write-services';
 import type { ServiceSpec } from './service-spec';

@@ -6,7 +6,7 @@ import { buildServiceView, type ServicePage } from './build-service-view';
 import { RestbusError } from '@restbus/infra';
 import { hashOf, MANIFEST_FILE, readManifest, removeStaleFiles, writeManifest, type Manifest } from './docs-manifest';
 import { findFolderProblems } from './find-folder-problems';
-import { createTemplateSet } from './find-templates';
+import { createTemplateSet } from './create-template-set';
 import { forEachLimited } from './for-each-limited';
 import { loadTemplates } from './load-templates';
 import { planDocsUpdate, type DocsOutput } from './plan-docs-update';

@@ -1,6 +1,6 @@
 import Mustache from 'mustache';
 import { RestbusError } from '@restbus/infra';
-import type { TemplateSet } from './find-templates';
+import type { TemplateSet } from './create-template-set';
 
 export interface LoadedTemplates {
   templates: Record<string, string>;

@@ -5,7 +5,7 @@ import Mustache from 'mustache';
 import type { ServicePage } from './build-service-view';
 import { buildUpstreamIndexView, buildUpstreamServiceView, type UpstreamContext } from './build-upstream-view';
 import { toRoot } from './docs-paths';
-import { createTemplateSet } from './find-templates';
+import { createTemplateSet } from './create-template-set';
 import { loadTemplates } from './load-templates';
 import type { MarkdownRenderer } from './render-markdown';
 import type { ToolProject } from './read-project';

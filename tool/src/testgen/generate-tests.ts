@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import Mustache from 'mustache';
 import { RestbusError } from '@restbus/infra';
-import { createTemplateSet } from '../docs/find-templates';
+import { createTemplateSet } from '../docs/create-template-set';
 import { loadTemplates, type LoadedTemplates } from '../docs/load-templates';
 import { readProject } from '../docs/read-project';
 import { toContentPath } from '../project/to-content-path';
