@@ -9,5 +9,6 @@ export { projectConfigSchema, serverConfigSchema, serviceSchema } from './projec
 export { startMockServer } from './server/start-mock-server';
 export type { MockServer, MockServerOptions } from './server/start-mock-server';
 export { checkProject } from './server/check-project';
+export { listReferencedFiles } from './project/check-referenced-files';
 export { createSchemaCheck } from './project/create-schema-check';
 export type { SchemaProblem } from './project/create-schema-check';

@@ -1,25 +1,16 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import {
-  Alias,
-  isMap,
-  isNode,
-  isScalar,
-  isSeq,
-  visit,
-  type Pair,
-  type Document,
-  type Node,
-  type YAMLMap,
-  type YAMLSeq,
-} from 'yaml';
+import { isMap } from 'yaml';
 import { RestbusError } from '@restbus/infra';
-import { isInside, toolTemplatesDir } from '../project/paths';
+import { listReferencedFiles, routeKey } from '@restbus/mock-server';
+import { isInside } from '../project/paths';
 import type { ProjectConfig } from '../project/project-config';
 import { renderYamlTemplate, stringifyYaml } from '../project/render-yaml-template';
 import { parseServicePath, sameServicePath } from '../project/service-path';
-import { routeKey } from '@restbus/mock-server';
-import { checkUriTemplate, uriParameters, type ServiceSpec } from './service-spec';
+import { declareUriParameters, keepMethods, keyOf } from './edit-service-document';
+import { findTemplateDir } from './find-template-dir';
+import { checkUriTemplate, type ServiceSpec } from './service-spec';
+import { capitalise, toIdentifier } from './to-identifier';
 
 export interface PlannedFile {
   name: string;
@@ -49,109 +40,6 @@ const exists = (path: string): Promise<boolean> =>
     () => true,
     () => false,
   );
-
-/** The project's own template folder for a type when it has one (a project may customise them), else the tool's. */
-async function findTemplateDir(projectDir: string, type: string): Promise<string> {
-  const own = join(projectDir, 'templates', 'services', type);
-  const isDir = await stat(own).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
-  return isDir ? own : join(toolTemplatesDir, 'services', type);
-}
-
-/** Upstream's `cName`: the name with its first letter upper-cased. */
-const capitalise = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-
-/** A name usable in a JavaScript identifier, for the suggested `implementation: api.get<Identifier>`. */
-function toIdentifier(name: string): string {
-  const words = name.split(/[^\p{L}\p{N}_$]+/u).filter(Boolean);
-  const identifier = words.map(capitalise).join('');
-  return /^[\p{L}_$]/u.test(identifier) ? identifier : `Service${identifier}`;
-}
-
-/** The key of a map entry as text (`GET`). */
-const keyOf = (pair: Pair): string => String(isScalar(pair.key) ? pair.key.value : pair.key);
-
-/** The file names a subtree refers to (mock bodies, schemas), to leave out the files of removed methods. */
-function referencedFiles(value: unknown, into = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) value.forEach((item) => referencedFiles(item, into));
-  else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (['mockBody', 'validationSchema', 'body'].includes(key) && typeof item === 'string') into.add(item);
-      else referencedFiles(item, into);
-    }
-  }
-  return into;
-}
-
-/**
- * Removes the methods not asked for. An anchor (`&OkStatusCode`) defined in a removed method moves to its first
- * alias in a kept one, so the aliases keep resolving.
- */
-function keepMethods(document: Document, methods: YAMLMap, keep: string[]): void {
-  const removed = new Set<Node>();
-  for (const pair of methods.items) {
-    if (keep.includes(keyOf(pair))) continue;
-    if (isNode(pair.value)) {
-      visit(pair.value, (_key, node) => {
-        if (isNode(node)) removed.add(node);
-      });
-    }
-  }
-  const rehomed = new Set<Node>();
-  for (const pair of methods.items) {
-    if (!keep.includes(keyOf(pair)) || !isNode(pair.value)) continue;
-    visit(pair.value, {
-      Alias(_key, alias: Alias) {
-        const source = alias.resolve(document);
-        if (!source || !removed.has(source) || rehomed.has(source)) return undefined;
-        rehomed.add(source);
-        return source.clone() as Node;
-      },
-    });
-  }
-  methods.items = methods.items.filter((pair) => keep.includes(keyOf(pair)));
-}
-
-/** Declares every `{name}` of the uriTemplate as a URL parameter of each method, so docs and tests can fill it in. */
-function declareUriParameters(document: Document, methods: YAMLMap, uriTemplate: string, name: string): void {
-  for (const pair of methods.items) {
-    if (!isMap(pair.value)) continue;
-    const method = pair.value;
-    for (const parameter of uriParameters(uriTemplate)) {
-      let request: unknown = method.get('request', true);
-      if (!isMap(request)) {
-        request = document.createNode({});
-        method.set('request', request);
-      }
-      const requestMap = request as YAMLMap;
-      let list: unknown = requestMap.get('parameters', true);
-      if (!isSeq(list)) {
-        list = document.createNode([]);
-        requestMap.set('parameters', list);
-      }
-      const parameters = list as YAMLSeq;
-      const declared = parameters.items.find((item) => isMap(item) && item.get('name') === parameter);
-      if (declared) {
-        // Named in the uriTemplate, it is part of the path (upstream's RESOURCE template declares `id` as QUERY).
-        (declared as YAMLMap).set('kind', 'URL');
-        continue;
-      }
-      parameters.flow = false;
-      parameters.items.push(
-        document.createNode({
-          name: parameter,
-          kind: 'URL',
-          required: true,
-          type: 'string',
-          summary: `The ${parameter} of the ${name}`,
-          default: '1',
-        }),
-      );
-    }
-  }
-}
 
 /**
  * Checks one service to add and renders its files, touching nothing on disk. Returns every problem found (so that
@@ -229,11 +117,15 @@ export async function planService(
     if (spec.methods.length === 0) problem('methods must name at least one method');
     if (problems.length) return { problems };
     const all = rendered.document.toJS() as { methods: Record<string, unknown> };
-    const kept = referencedFiles(spec.methods.map((method) => all.methods[method]));
+    const filesOf = (names: string[]): Set<string> =>
+      new Set(
+        listReferencedFiles({ methods: Object.fromEntries(names.map((name) => [name, all.methods[name]])) }).map(
+          (reference) => reference.file,
+        ),
+      );
+    const kept = filesOf(spec.methods);
     skipped = new Set(
-      [...referencedFiles(offered.filter((m) => !spec.methods?.includes(m)).map((m) => all.methods[m]))].filter(
-        (file) => !kept.has(file),
-      ),
+      [...filesOf(offered.filter((m) => !spec.methods?.includes(m)))].filter((file) => !kept.has(file)),
     );
     keepMethods(rendered.document, methods, spec.methods);
   }
