@@ -300,8 +300,9 @@ describe('a gateway container started without -u', () => {
     const response = await fetch(`http://${gateway!.getHost()}:${gateway!.getMappedPort(3007)}/persons`);
     expect(response.status).toBe(501);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await response.text()).toBe(
-      '{"error":"The endpoint is either not implemented or `operationId` is ignored"}',
-    );
+    expect(await response.json()).toEqual({
+      error: 'The endpoint is either not implemented or `operationId` is ignored',
+      code: 'NOT_IMPLEMENTED',
+    });
   });
 });

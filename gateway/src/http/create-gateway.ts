@@ -70,9 +70,8 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
 /** Failures that mean no service answered the call: with -m, the example answers instead. */
 const NO_SERVICE = new Set(['NO_RESPONDER', 'UPSTREAM_TIMEOUT', 'NATS_UNAVAILABLE']);
 
-export const NOT_IMPLEMENTED_BODY = JSON.stringify({
-  error: 'The endpoint is either not implemented or `operationId` is ignored',
-});
+/** easer's message for a described endpoint it does not forward, kept word for word (clients match on it). */
+export const NOT_IMPLEMENTED_MESSAGE = 'The endpoint is either not implemented or `operationId` is ignored';
 
 /**
  * The gateway's request listener. Described endpoints take a lean path (a precompiled route table, no middleware,
@@ -169,8 +168,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   ): Promise<void> {
     if (!forward) {
       if (options.mock && answerExample(endpoint, req, res, headers)) return;
-      res.writeHead(501, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': 78 });
-      res.end(NOT_IMPLEMENTED_BODY);
+      sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
       return;
     }
     let reply: ResponseMessage;

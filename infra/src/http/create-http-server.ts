@@ -2,6 +2,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import { ErrorCodes, type ErrorCode } from '../errors/restbus-error';
 import { sendError } from './send-error';
+import { formatErrorBody } from './send-error';
 
 /** How long a client may take and how many may be connected: the defaults suit an API server, not file uploads. */
 export interface HttpLimits {
@@ -34,7 +35,7 @@ export interface CreateHttpServerOptions<
 
 /** A raw HTTP/1.1 answer on a socket Node has not made a request of: JSON like every other restbus error. */
 function endSocket(socket: Socket, status: number, code: ErrorCode, message: string): void {
-  const body = JSON.stringify({ error: message, code });
+  const body = formatErrorBody(code, message);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

@@ -9,6 +9,9 @@ export const RETRY_AFTER_SECONDS = '2';
 const hasHeader = (headers: OutgoingHttpHeaders | undefined, name: string): boolean =>
   Object.keys(headers ?? {}).some((key) => key.toLowerCase() === name);
 
+/** The JSON error body every restbus failure has, as text: the one place it is written. */
+export const formatErrorBody = (code: ErrorCode, message: string): string => JSON.stringify({ error: message, code });
+
 /** Sends the JSON error body every restbus failure has (gateway, mock server): `{"error": "...", "code": "..."}`. */
 export function sendError(
   res: ServerResponse,
@@ -22,7 +25,7 @@ export function sendError(
     res.destroy();
     return;
   }
-  const body = JSON.stringify({ error: message, code });
+  const body = formatErrorBody(code, message);
   // A 503 is a moment's unavailability (no responder, the bus or the store moving): say when to try again, so
   // clients and load balancers back off instead of failing the call for good (RFC 9110 §10.2.3).
   const retry = status === 503 && !hasHeader(headers, 'retry-after') ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
