@@ -5,7 +5,6 @@ import { createForwarder } from '../forward/create-forwarder';
 import { createGateway, type Gateway } from '../http/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import { createRequestValidator } from '../validation/create-request-validator';
 
 export interface TestGateway {
   url: string;
@@ -42,7 +41,7 @@ export async function startTestGateway(
     forward: link && createForwarder({ link, timeoutMs: options.timeoutMs ?? 2000 }),
     isConnected: () => !link || link.isConnected(),
     corsOrigins: options.corsOrigins,
-    validate: options.validate ? createRequestValidator(endpoints).validate : undefined,
+    validate: options.validate,
     mock: options.mock,
     compress: options.compress,
     metrics: createMetrics(),

@@ -95,6 +95,27 @@ describe('startGateway', () => {
     expect((await fetch(`${base}/systems`)).status).toBe(501);
   });
 
+  it('with --validate, checks calls against the reloaded operations, and keeps the old checks when a reload fails', async () => {
+    const file = join(dir, 'api.yml');
+    const api = (maximum: number): string =>
+      'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /items:\n    get:\n' +
+      `      parameters: [{name: limit, in: query, schema: {type: integer, maximum: ${maximum}}}]\n` +
+      '      responses: {"200": {description: ok}}\n';
+    await writeFile(file, api(10));
+    // Nobody serves /items: a call that passes its check is answered 503 NO_RESPONDER, one that fails it 400.
+    running = await startGateway(config({ restApiPath: [file], validate: true }), logger);
+    await untilReady(running.port);
+    const statusOf = async (limit: number): Promise<number> =>
+      (await fetch(`http://127.0.0.1:${running!.port}/items?limit=${limit}`)).status;
+    expect([await statusOf(5), await statusOf(50)]).toEqual([503, 400]);
+    await writeFile(file, api(100));
+    expect(await running.reload()).toBe(true);
+    expect([await statusOf(50), await statusOf(500)]).toEqual([503, 400]);
+    await writeFile(file, 'openapi: [broken');
+    expect(await running.reload()).toBe(false);
+    expect([await statusOf(50), await statusOf(500)]).toEqual([503, 400]);
+  });
+
   it('asks for replies below the configured inbox prefix, so a locked-down NATS account can allow just that', async () => {
     const replySubjects: string[] = [];
     nc.subscribe('easer.get_/persons', {

@@ -14,7 +14,6 @@ import { createForwarder } from '../forward/create-forwarder';
 import { createGateway } from '../http/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import { loadApis } from '../openapi/load-api';
-import { createRequestValidator } from '../validation/create-request-validator';
 
 /** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
 const ENVELOPE_ROOM = 64 * 1024;
@@ -38,8 +37,6 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const link = config.useMessaging
     ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
     : undefined;
-  const validator = config.validate ? createRequestValidator(endpoints) : undefined;
-  for (const reason of validator?.skipped() ?? []) logger.warn({ reason }, 'operation left unvalidated');
   const gateway = createGateway({
     endpoints,
     topicPrefix: config.topicPrefix,
@@ -52,7 +49,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       ?.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
-    validate: validator?.validate,
+    validate: config.validate,
     mock: config.enableMocking,
     compress: config.useCompression,
     metrics: createMetrics(),
@@ -96,7 +93,6 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
         const reloaded = await loadApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
         // The gateway first: it refuses (changing nothing) what it cannot serve.
         gateway.setEndpoints(reloaded);
-        validator?.setEndpoints(reloaded);
         logger.info({ endpoints: reloaded.length }, 'API reloaded');
         return true;
       } catch (err) {

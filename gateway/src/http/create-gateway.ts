@@ -1,15 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import compression from 'compression';
 import express, { type Express } from 'express';
-import {
-  isRestbusError,
-  RestbusError,
-  sendError,
-  type IncomingRequest,
-  type Logger,
-  type ResponseMessage,
-} from '@restbus/infra';
-import type { Problem } from '../validation/create-request-validator';
+import { isRestbusError, RestbusError, sendError, type Logger, type ResponseMessage } from '@restbus/infra';
 import { toIncomingRequest } from '../forward/build-request-message';
 import type { Forwarder } from '../forward/create-forwarder';
 import { sendReply } from '../forward/send-reply';
@@ -21,6 +13,7 @@ import { createRouteTable, type CompiledEndpoint, type RouteTable } from '../rou
 import { createStaticContent, type StaticContent } from '../static/create-static-content';
 import { createCorsPolicy, type CorsPolicy } from './cors-policy';
 import { readBody } from './read-body';
+import { compileRequestChecks } from '../validation/create-request-validator';
 
 export interface GatewayOptions {
   endpoints: readonly ApiEndpoint[];
@@ -39,8 +32,8 @@ export interface GatewayOptions {
   mock?: boolean;
   /** easer's -s: compress response bodies as the client accepts. */
   compress?: boolean;
-  /** Checks a call against its operation before forwarding; returns the problems found. */
-  validate?: (endpoint: CompiledEndpoint, request: IncomingRequest) => Problem[] | undefined;
+  /** --validate: checks each call against its operation before forwarding (400 REQUEST_INVALID with the problems). */
+  validate?: boolean;
   metrics: GatewayMetrics;
   logger: Logger;
 }
@@ -83,14 +76,17 @@ export function createGateway(options: GatewayOptions): Gateway {
   let bodyLimit = options.bodyLimit;
   const logger = options.logger.child({ component: 'http' });
   const cors: CorsPolicy | undefined = options.corsOrigins?.length ? createCorsPolicy(options.corsOrigins) : undefined;
-  const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => ({
+  const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => {
     // x-static operations are served from their folders, never forwarded.
-    table: createRouteTable(
-      endpoints.filter((endpoint) => !endpoint.static),
-      options,
-    ),
-    statics: createStaticContent({ endpoints, baseDir: options.staticContentBasePath ?? '.', logger }),
-  });
+    const forwarded = endpoints.filter((endpoint) => !endpoint.static);
+    const validation = options.validate ? compileRequestChecks(forwarded) : undefined;
+    for (const reason of validation?.skipped ?? []) logger.warn({ reason }, 'operation left unvalidated');
+    return {
+      // Routes and their checks in one object: a reload swaps both at once.
+      table: createRouteTable(forwarded, { ...options, checks: validation?.checks }),
+      statics: createStaticContent({ endpoints, baseDir: options.staticContentBasePath ?? '.', logger }),
+    };
+  };
   let { table, statics } = compile(options.endpoints);
   let inFlight = 0;
   let shuttingDown = false;
@@ -174,7 +170,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     let reply: ResponseMessage;
     try {
       const request = toIncomingRequest(req, query, params, await readBody(req, bodyLimit));
-      const problems = options.validate?.(endpoint, request);
+      const problems = endpoint.validate?.(request);
       if (problems?.length) {
         res.writeHead(400, { ...headers, 'content-type': 'application/json; charset=utf-8' });
         res.end(
@@ -281,7 +277,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     handle,
     app,
     setEndpoints(endpoints) {
-      // One assignment: a call is routed either on the old table or on the new one, never on a mix.
+      // One assignment: a call is routed and checked either on the old table or on the new one, never on a mix.
       ({ table, statics } = compile(endpoints));
     },
     beginShutdown() {

@@ -1,6 +1,7 @@
 import { toTopic, type EndpointDesc } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { PathTree, splitPath } from './path-tree';
+import type { RequestCheck } from '../validation/create-request-validator';
 
 /** An endpoint with everything a call needs computed once, at load. */
 export interface CompiledEndpoint {
@@ -11,6 +12,8 @@ export interface CompiledEndpoint {
   paramNames: string[];
   /** The request message up to its `request` value: the part that is the same for every call. */
   messagePrefix: string;
+  /** With --validate: the check of its calls against the operation (absent when its schemas did not compile). */
+  validate?: RequestCheck;
 }
 
 interface RouteEntry {
@@ -32,10 +35,11 @@ export interface RouteTable {
   lookup(method: string, path: string): Lookup;
 }
 
-function compile(endpoint: ApiEndpoint, topicPrefix: string): CompiledEndpoint {
+function compile(endpoint: ApiEndpoint, topicPrefix: string, validate?: RequestCheck): CompiledEndpoint {
   const { desc } = endpoint;
   const topic = toTopic(topicPrefix, desc.method, desc.uri);
   return {
+    validate,
     desc,
     file: endpoint.file,
     topic,
@@ -73,10 +77,10 @@ function decodeSegments(path: string): string[] | undefined {
  */
 export function createRouteTable(
   endpoints: readonly ApiEndpoint[],
-  options: { basePath: string; topicPrefix: string },
+  options: { basePath: string; topicPrefix: string; checks?: ReadonlyMap<ApiEndpoint, RequestCheck> },
 ): RouteTable {
   const tree = new PathTree<RouteEntry>();
-  const compiled = endpoints.map((endpoint) => compile(endpoint, options.topicPrefix));
+  const compiled = endpoints.map((endpoint) => compile(endpoint, options.topicPrefix, options.checks?.get(endpoint)));
   const entries = new Set<RouteEntry>();
   for (const endpoint of compiled) {
     const entry = tree.upsert(endpoint.desc.uri, () => ({ methods: new Map(), allow: '' }));

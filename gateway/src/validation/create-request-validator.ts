@@ -2,7 +2,6 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import { isJsonMediaType, type IncomingRequest } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import type { CompiledEndpoint } from '../routing/route-table';
 import { countExpandedNodes } from './count-expanded-nodes';
 
 type Json = Record<string, unknown>;
@@ -121,47 +120,33 @@ function check(validator: OperationValidator, request: IncomingRequest): Problem
   return problems;
 }
 
-export interface RequestValidator {
-  validate(endpoint: CompiledEndpoint, request: IncomingRequest): Problem[] | undefined;
-  /** Compiles the validators of a new set of endpoints (after a reload). */
-  setEndpoints(endpoints: readonly ApiEndpoint[]): void;
-  /** Operations left unchecked because their schemas do not compile (e.g. a cyclic `$ref`), with the reason. */
-  skipped(): string[];
-}
+/** The check of one operation's calls: their problems, none when the call matches. */
+export type RequestCheck = (request: IncomingRequest) => Problem[];
 
 /**
  * Compiles, once per operation, ajv validators of its path, query and header parameters and of its JSON request
- * body (OAS 3.1 schemas as JSON Schema 2020-12, the others as draft-07 with OpenAPI's `nullable`).
+ * body (OAS 3.1 schemas as JSON Schema 2020-12, the others as draft-07 with OpenAPI's `nullable`). The checks go
+ * onto the compiled endpoints (createRouteTable), so a reload swaps routes and checks in one assignment. `skipped`:
+ * operations left unchecked because their schemas do not compile (e.g. a cyclic `$ref`), with the reason.
  */
-export function createRequestValidator(endpoints: readonly ApiEndpoint[]): RequestValidator {
-  let validators = new Map<string, OperationValidator>();
-  let skipped: string[] = [];
-  const build = (list: readonly ApiEndpoint[]): void => {
-    // Parameters arrive as text and are coerced for the check; a JSON body has its own types and is not.
-    const params = { allErrors: true, strict: false, coerceTypes: 'array', validateFormats: false } as const;
-    const body = { allErrors: true, strict: false, validateFormats: false } as const;
-    const draft7 = { params: new Ajv(params), body: new Ajv(body) };
-    const draft2020 = { params: new Ajv2020(params), body: new Ajv2020(body) };
-    const built = new Map<string, OperationValidator>();
-    const failed: string[] = [];
-    for (const endpoint of list) {
-      try {
-        const ajv = endpoint.dialect === '3.1' ? draft2020 : draft7;
-        built.set(`${endpoint.desc.method} ${endpoint.desc.uri}`, compileOperation(endpoint, ajv));
-      } catch (err) {
-        failed.push(`${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri}: ${(err as Error).message}`);
-      }
+export function compileRequestChecks(endpoints: readonly ApiEndpoint[]): {
+  checks: Map<ApiEndpoint, RequestCheck>;
+  skipped: string[];
+} {
+  // Parameters arrive as text and are coerced for the check; a JSON body has its own types and is not.
+  const params = { allErrors: true, strict: false, coerceTypes: 'array', validateFormats: false } as const;
+  const body = { allErrors: true, strict: false, validateFormats: false } as const;
+  const draft7 = { params: new Ajv(params), body: new Ajv(body) };
+  const draft2020 = { params: new Ajv2020(params), body: new Ajv2020(body) };
+  const checks = new Map<ApiEndpoint, RequestCheck>();
+  const skipped: string[] = [];
+  for (const endpoint of endpoints) {
+    try {
+      const validator = compileOperation(endpoint, endpoint.dialect === '3.1' ? draft2020 : draft7);
+      checks.set(endpoint, (request) => check(validator, request));
+    } catch (err) {
+      skipped.push(`${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri}: ${(err as Error).message}`);
     }
-    validators = built;
-    skipped = failed;
-  };
-  build(endpoints);
-  return {
-    validate(endpoint, request) {
-      const validator = validators.get(`${endpoint.desc.method} ${endpoint.desc.uri}`);
-      return validator && check(validator, request);
-    },
-    setEndpoints: build,
-    skipped: () => skipped,
-  };
+  }
+  return { checks, skipped };
 }
