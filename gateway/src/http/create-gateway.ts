@@ -172,14 +172,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       const request = toIncomingRequest(req, query, params, await readBody(req, bodyLimit));
       const problems = endpoint.validate?.(request);
       if (problems?.length) {
-        res.writeHead(400, { ...headers, 'content-type': 'application/json; charset=utf-8' });
-        res.end(
-          JSON.stringify({
-            error: 'the request does not match the API description',
-            code: 'REQUEST_INVALID',
-            problems,
-          }),
-        );
+        sendError(res, 'REQUEST_INVALID', 'the request does not match the API description', headers, {
+          details: { problems },
+        });
         return;
       }
       reply = await forward(endpoint, request, trace);

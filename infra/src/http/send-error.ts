@@ -9,8 +9,19 @@ export const RETRY_AFTER_SECONDS = '2';
 const hasHeader = (headers: OutgoingHttpHeaders | undefined, name: string): boolean =>
   Object.keys(headers ?? {}).some((key) => key.toLowerCase() === name);
 
-/** The JSON error body every restbus failure has, as text: the one place it is written. */
-export const formatErrorBody = (code: ErrorCode, message: string): string => JSON.stringify({ error: message, code });
+/**
+ * The JSON error body every restbus failure has, as text: the one place it is written. `details` add fields after
+ * the two every body has (the gateway's `problems` of an invalid request).
+ */
+export const formatErrorBody = (code: ErrorCode, message: string, details?: Record<string, unknown>): string =>
+  JSON.stringify({ error: message, code, ...details });
+
+export interface ErrorAnswer {
+  /** Another status than the code's (the mock server's proxy passes an upstream one on). */
+  status?: number;
+  /** Fields of the body beside `error` and `code`. */
+  details?: Record<string, unknown>;
+}
 
 /** Sends the JSON error body every restbus failure has (gateway, mock server): `{"error": "...", "code": "..."}`. */
 export function sendError(
@@ -18,14 +29,15 @@ export function sendError(
   code: ErrorCode,
   message: string,
   headers?: OutgoingHttpHeaders,
-  status: number = ErrorCodes[code],
+  answer: ErrorAnswer = {},
 ): void {
+  const status = answer.status ?? ErrorCodes[code];
   if (res.headersSent) {
     // Too late for a status: cut the response so the client cannot mistake it for a complete one.
     res.destroy();
     return;
   }
-  const body = formatErrorBody(code, message);
+  const body = formatErrorBody(code, message, answer.details);
   // A 503 is a moment's unavailability (no responder, the bus or the store moving): say when to try again, so
   // clients and load balancers back off instead of failing the call for good (RFC 9110 §10.2.3).
   const retry = status === 503 && !hasHeader(headers, 'retry-after') ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
@@ -36,11 +48,5 @@ export function sendError(
     'content-type': JSON_TYPE,
     'content-length': Buffer.byteLength(body),
   });
-  res.end(body);
-}
-
-/** Sends a body that is already JSON text. */
-export function sendJson(res: ServerResponse, status: number, body: string, headers?: OutgoingHttpHeaders): void {
-  res.writeHead(status, { ...headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

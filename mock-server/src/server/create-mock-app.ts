@@ -133,7 +133,9 @@ export function createMockApp(deps: MockAppDeps): MockApp {
         'request failed',
       );
     }
-    sendError(res, failure.code, failure.message, isRestbusError(err) ? err.headers : undefined, failure.status);
+    sendError(res, failure.code, failure.message, isRestbusError(err) ? err.headers : undefined, {
+      status: failure.status,
+    });
   };
 
   const handle = (req: Request, res: Response): void => {
