@@ -6,6 +6,7 @@ import {
   SERVICE_ERROR_CODE_HEADER,
   SERVICE_ERROR_HEADER,
   decodeResponseMessage,
+  encodeRequestMessage,
   type HttpMethod,
   type IncomingRequest,
   type NatsLink,
@@ -13,7 +14,6 @@ import {
 } from '@restbus/infra';
 import type { TraceContext } from '../observability/trace-context';
 import type { CompiledEndpoint } from '../routing/route-table';
-import { encodeRequestMessage } from './build-request-message';
 import { createRequestMux, type RequestMux } from './create-request-mux';
 
 export interface ForwarderOptions {
@@ -131,7 +131,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     headers.set(MESSAGE_TYPE_HEADER, RPC_REQUEST);
     headers.set('traceparent', trace.traceparent);
     headers.set('x-request-id', trace.requestId);
-    const data = encodeRequestMessage(endpoint, request);
+    const data = encodeRequestMessage(endpoint.messagePrefix, request);
     const maxPayload = nc.info?.max_payload;
     if (maxPayload !== undefined && data.length > maxPayload) throw tooLargeForBus(data.length, maxPayload);
     const { method } = endpoint.desc;

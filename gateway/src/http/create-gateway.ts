@@ -2,9 +2,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import compression from 'compression';
 import express, { type Express } from 'express';
 import { isRestbusError, RestbusError, sendError, type Logger, type ResponseMessage } from '@restbus/infra';
-import { toIncomingRequest } from '../forward/build-request-message';
+import { toIncomingRequest } from './to-incoming-request';
 import type { Forwarder } from '../forward/create-forwarder';
-import { sendReply } from '../forward/send-reply';
+import { sendReply } from './send-reply';
 import { answerFromExample } from '../mock/answer-from-example';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import { toTraceContext, type TraceContext } from '../observability/trace-context';

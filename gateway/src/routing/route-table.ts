@@ -1,4 +1,4 @@
-import { toTopic, type EndpointDesc } from '@restbus/infra';
+import { createMessagePrefix, toTopic, type EndpointDesc } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { PathTree, splitPath } from './path-tree';
 import type { RequestCheck } from '../validation/create-request-validator';
@@ -44,9 +44,7 @@ function compile(endpoint: ApiEndpoint, topicPrefix: string, validate?: RequestC
     file: endpoint.file,
     topic,
     paramNames: [...desc.uri.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]),
-    messagePrefix:
-      `{"topic":${JSON.stringify(topic)},"method":${JSON.stringify(desc.method)},"uri":${JSON.stringify(desc.uri)},` +
-      `"endpointDesc":${JSON.stringify(desc)},"request":`,
+    messagePrefix: createMessagePrefix(topic, desc),
   };
 }
 

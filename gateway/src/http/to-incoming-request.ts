@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseCookies } from 'cookie';
 import type { IncomingRequest } from '@restbus/infra';
-import type { CompiledEndpoint } from '../routing/route-table';
 import { parseQuery } from './parse-query';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -37,9 +36,4 @@ export function toIncomingRequest(
     parameters: { query: parseQuery(query), uri: params },
     ...toBody(body),
   };
-}
-
-/** The request message as bytes: the precomputed prefix, then this call's `request`. */
-export function encodeRequestMessage(endpoint: CompiledEndpoint, request: IncomingRequest): Buffer {
-  return Buffer.from(`${endpoint.messagePrefix}${JSON.stringify(request)}}`);
 }
