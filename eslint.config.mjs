@@ -19,7 +19,10 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: { project: ['./tsconfig.test.json', './tsconfig.browser-test.json', './e2e/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        project: ['./tsconfig.test.json', './tsconfig.browser-test.json', './e2e/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       // Async express handlers and NATS callbacks are where a forgotten promise turns into a hung request.
