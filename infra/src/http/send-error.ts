@@ -1,13 +1,8 @@
 import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { ErrorCodes, type ErrorCode } from '../errors/restbus-error';
+import { withRetryAfter } from '../errors/retry-after';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** What a 503 asks the client to wait, in seconds: about how long a NATS node's loss or a leader election takes. */
-export const RETRY_AFTER_SECONDS = '2';
-
-const hasHeader = (headers: OutgoingHttpHeaders | undefined, name: string): boolean =>
-  Object.keys(headers ?? {}).some((key) => key.toLowerCase() === name);
 
 /**
  * The JSON error body every restbus failure has, as text: the one place it is written. `details` add fields after
@@ -38,13 +33,9 @@ export function sendError(
     return;
   }
   const body = formatErrorBody(code, message, answer.details);
-  // A 503 is a moment's unavailability (no responder, the bus or the store moving): say when to try again, so
-  // clients and load balancers back off instead of failing the call for good (RFC 9110 §10.2.3).
-  const retry = status === 503 && !hasHeader(headers, 'retry-after') ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
   // The reason phrase is named: a failed writeHead before this one may have left its own (a "502 OK").
   res.writeHead(status, STATUS_CODES[status] ?? '', {
-    ...headers,
-    ...retry,
+    ...withRetryAfter(status, headers),
     'content-type': JSON_TYPE,
     'content-length': Buffer.byteLength(body),
   });

@@ -1,7 +1,6 @@
 import type { NatsConnection, Service, ServiceMsg } from 'nats';
 import type { Logger } from 'pino';
 import { isRestbusError, RestbusError } from '../errors/restbus-error';
-import { RETRY_AFTER_SECONDS } from '../http/send-error';
 import { findEndpointStats, type EndpointStats } from './endpoint-stats';
 import { decodeRequestMessage, encodeMessage, isResponseMessage } from '../wire/codec';
 import { createResponseHeaders } from '../wire/headers';
@@ -61,9 +60,7 @@ const CLIENT_FACING = new Set(['MESSAGE_INVALID', 'REQUEST_INVALID', 'STORE_UNAV
 
 function replyForFailure(err: unknown): ResponseMessage {
   if (isRestbusError(err) && CLIENT_FACING.has(err.code)) {
-    const headers: Record<string, string> =
-      err.code === 'STORE_UNAVAILABLE' ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
-    return replyError(err.code, err.message, headers);
+    return replyError(err.code, err.message);
   }
   // The cause stays in our log; the caller learns only that it failed.
   return replyError('HANDLER_FAILED', 'the service failed to handle the request');

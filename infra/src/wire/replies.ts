@@ -1,4 +1,5 @@
 import { ErrorCodes, type ErrorCode } from '../errors/restbus-error';
+import { withRetryAfter } from '../errors/retry-after';
 import type { ResponseMessage } from './types';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -10,8 +11,10 @@ export function replyJson(status: number, body: unknown, headers: Record<string,
 
 /**
  * The error reply every restbus service sends: the code's status and the body every restbus failure has,
- * `{error, code}`, so that the code reaches the client through the gateway as it was given.
+ * `{error, code}`, so that the code reaches the client through the gateway as it was given; a 503 with
+ * `Retry-After`.
  */
 export function replyError(code: ErrorCode, message: string, headers: Record<string, string> = {}): ResponseMessage {
-  return replyJson(ErrorCodes[code], { error: message, code }, headers);
+  const status = ErrorCodes[code];
+  return replyJson(status, { error: message, code }, withRetryAfter(status, headers));
 }
