@@ -1,19 +1,35 @@
 // One jest project per package; ts-jest runs the TypeScript sources directly. The global setup still builds
 // (tsc -b, incremental) because some suites run the built binaries and the packed packages, as users do.
-const packages = ['infra', 'gateway', 'person-service', 'systems-service', 'mock-server', 'tool', 'e2e'];
+const { join } = require('node:path');
 
-const projectFor = (name) => ({
+/** Each jest project: its display name and its folder. The shared libraries live under infra/. */
+const packages = [
+  ['infra', 'infra/runtime'],
+  ['project-format', 'infra/project-format'],
+  ['gateway', 'gateway'],
+  ['person-service', 'person-service'],
+  ['systems-service', 'systems-service'],
+  ['mock-server', 'mock-server'],
+  ['tool', 'tool'],
+  ['e2e', 'e2e'],
+];
+const fromRoot = (path) => join(__dirname, path);
+
+const projectFor = ([name, dir]) => ({
   displayName: name,
-  rootDir: `<rootDir>/${name}`,
+  rootDir: fromRoot(dir),
   testEnvironment: 'node',
   testMatch: ['<rootDir>/src/**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../tsconfig.test.json' }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: fromRoot('tsconfig.test.json') }],
   },
   moduleNameMapper: {
-    '^@restbus/infra$': '<rootDir>/../infra/src/index.ts',
-    '^@restbus/infra/testing$': '<rootDir>/../infra/src/testing/index.ts',
-    '^@restbus/mock-server$': '<rootDir>/../mock-server/src/index.ts',
+    '^@restbus/infra$': fromRoot('infra/runtime/src/index.ts'),
+    '^@restbus/infra/testing$': fromRoot('infra/runtime/src/testing/index.ts'),
+    '^@restbus/project-format$': fromRoot('infra/project-format/src/index.ts'),
+    '^@restbus/project-format/testing$': fromRoot('infra/project-format/src/testing/index.ts'),
+    '^@restbus/mock-server$': fromRoot('mock-server/src/index.ts'),
+    '^@restbus/mock-server/check$': fromRoot('mock-server/src/check.ts'),
   },
   ...(name === 'e2e' ? { setupFiles: ['<rootDir>/src/setup-env.ts'], slowTestThreshold: 120 } : {}),
 });

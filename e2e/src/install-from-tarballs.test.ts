@@ -9,8 +9,18 @@ import { REPO_ROOT } from './compose-stack';
 
 const execFileAsync = promisify(execFile);
 
-/** The packages a user installs; the e2e package is private and never packed. */
-const PRODUCTS = ['infra', 'gateway', 'person-service', 'systems-service', 'mock-server', 'tool'];
+/** The packages a user installs, by name and folder; the e2e package is private and never packed. */
+const PRODUCTS = [
+  { name: 'infra', dir: 'infra/runtime' },
+  { name: 'project-format', dir: 'infra/project-format' },
+  { name: 'gateway', dir: 'gateway' },
+  { name: 'person-service', dir: 'person-service' },
+  { name: 'systems-service', dir: 'systems-service' },
+  { name: 'mock-server', dir: 'mock-server' },
+  { name: 'tool', dir: 'tool' },
+];
+/** The libraries have no program of their own. */
+const WITHOUT_BIN = new Set(['project-format']);
 const BINS = [
   'person-service',
   'rest-tool',
@@ -70,7 +80,7 @@ beforeAll(async () => {
   app = join(work, 'app');
   await mkdir(app);
   await mkdir(packs);
-  const workspaces = PRODUCTS.flatMap((name) => ['-w', name]);
+  const workspaces = PRODUCTS.flatMap(({ dir }) => ['-w', dir]);
   await run('npm', ['pack', ...workspaces, '--pack-destination', packs, '--silent'], REPO_ROOT);
   const tarballs = (await readdir(packs)).map((file) => join(packs, file));
   // --prefer-offline: third-party packages come from the npm cache that `npm ci` filled; the restbus packages
@@ -85,7 +95,7 @@ afterAll(async () => {
 
 describe('the packed packages', () => {
   it('are one tarball per product package, and the private e2e package is not among them', async () => {
-    expect((await readdir(packs)).sort()).toEqual(PRODUCTS.map((name) => `restbus-${name}-0.1.0.tgz`).sort());
+    expect((await readdir(packs)).sort()).toEqual(PRODUCTS.map(({ name }) => `restbus-${name}-0.1.0.tgz`).sort());
   });
 
   it('install into an empty folder with every binary on node_modules/.bin', async () => {
@@ -94,17 +104,18 @@ describe('the packed packages', () => {
   });
 
   it('carry a README, the licence and the built code, and no sources, tests or benchmarks', async () => {
-    for (const name of PRODUCTS) {
+    for (const { name, dir: source } of PRODUCTS) {
       const dir = join(app, 'node_modules', '@restbus', name);
       const files = await readdir(dir);
-      expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json', 'dist', 'bin']));
+      const expected = ['README.md', 'LICENSE', 'package.json', 'dist', ...(WITHOUT_BIN.has(name) ? [] : ['bin'])];
+      expect(files).toEqual(expect.arrayContaining(expected));
       expect(files).not.toContain('src');
       const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
       expect(manifest).toMatchObject({
         license: 'MIT',
         engines: { node: expect.any(String) },
-        repository: { type: 'git', directory: name },
-        files: expect.arrayContaining(['bin', 'dist']),
+        repository: { type: 'git', directory: source },
+        files: expect.arrayContaining(['dist']),
       });
       expect(manifest.private).toBeUndefined();
       const listing = await run('find', ['.', '-type', 'f'], dir);
@@ -123,7 +134,7 @@ describe('a release', () => {
         dependencies?: Record<string, string>;
       };
     const root = await readManifest('.');
-    const manifests = await Promise.all([...PRODUCTS, 'e2e'].map(readManifest));
+    const manifests = await Promise.all([...PRODUCTS.map(({ dir }) => dir), 'e2e'].map(readManifest));
     for (const manifest of manifests) {
       expect(`${manifest.name}@${manifest.version}`).toBe(`${manifest.name}@${root.version}`);
       for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {

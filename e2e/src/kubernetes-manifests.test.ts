@@ -70,9 +70,9 @@ interface ComposeService {
 
 const REPO = resolve(__dirname, '../..');
 const DEPLOY = join(REPO, 'deploy/kubernetes');
-/** infra/Dockerfile: the runtime stages work in /app, where infra/dist, gateway/dist… sit as in the repository. */
+/** infra/docker/Dockerfile: the runtime stages work in /app, where infra/dist, gateway/dist… sit as in the repository. */
 const IMAGE_ROOT = '/app';
-/** The uid of `USER node` in infra/Dockerfile's base images (node:20-bookworm-slim and prepare-docker's stand-in). */
+/** The uid of `USER node` in infra/docker/Dockerfile's base images (node:20-bookworm-slim and prepare-docker's stand-in). */
 const NODE_UID = 1000;
 
 const read = (path: string): string => readFileSync(join(REPO, path), 'utf8');
@@ -133,11 +133,11 @@ const sourcesUnder = (folder: string): string[] =>
     .map((file) => posix.join(folder, file));
 const settingsOf = (program: string): Set<string> =>
   program === 'gateway'
-    ? readSettingNames(['gateway/src/config.ts', 'infra/src/config/common-settings.ts'])
+    ? readSettingNames(['gateway/src/config.ts', 'infra/runtime/src/config/common-settings.ts'])
     : readSettingNames([
-        'infra/src/config/common-settings.ts',
-        'infra/src/executive/create-executive.ts',
-        ...sourcesUnder('infra/src/store'),
+        'infra/runtime/src/config/common-settings.ts',
+        'infra/runtime/src/executive/create-executive.ts',
+        ...sourcesUnder('infra/runtime/src/store'),
         ...sourcesUnder(`${program}/src`),
       ]);
 
@@ -159,7 +159,7 @@ function apiMountOf(gateway: Deployment): string {
   return containerOf(gateway).volumeMounts!.find((m) => m.name === volume?.name)!.mountPath;
 }
 const imageEnv = Object.fromEntries(
-  read('infra/Dockerfile')
+  read('infra/docker/Dockerfile')
     .match(/^ENV (.*RESTBUS_ID_FILE=.*)$/m)![1]
     .split(/\s+/)
     .map((pair) => splitOnce(pair, '=')),
@@ -292,7 +292,7 @@ describe('the Kubernetes manifests', () => {
   });
 
   it("runs as the image's node user on a read-only root, with a writable folder for the services' instance id", () => {
-    expect(read('infra/Dockerfile')).toMatch(/^USER node$/m);
+    expect(read('infra/docker/Dockerfile')).toMatch(/^USER node$/m);
     for (const deployment of deployments) {
       const pod = deployment.spec.template.spec;
       const container = containerOf(deployment);
@@ -348,7 +348,7 @@ describe('the programs, started as their Deployments start them', () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  /** The container's variables, the image's own (infra/Dockerfile ENV) first; paths and NATS are this machine's. */
+  /** The container's variables, the image's own (infra/docker/Dockerfile ENV) first; paths and NATS are this machine's. */
   function environmentOf(deployment: Deployment): NodeJS.ProcessEnv {
     const program = programOf(deployment);
     return {

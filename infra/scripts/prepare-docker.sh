@@ -18,7 +18,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OFFICIAL_NODE=node:20-bookworm-slim
-OFFICIAL_NATS=$(sed -n 's/^ARG NATS_IMAGE=//p' "$ROOT/infra/Dockerfile")
+OFFICIAL_NATS=$(sed -n 's/^ARG NATS_IMAGE=//p' "$ROOT/infra/docker/Dockerfile")
 OFFICIAL_LB=$(sed -n 's/^ARG LB_IMAGE=//p' "$ROOT/infra/docker/lb/Dockerfile")
 LOCAL_NODE=local/node:20-bookworm-slim
 LOCAL_NATS=local/nats:2-alpine

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
-import { loadProject } from '../project/load-project';
+import { loadProject } from '@restbus/project-format';
 import type { MockServer } from '../server/start-mock-server';
 import { rawGet } from './raw-get';
 import { createCapturingLogger, sampleFiles, serveProject, writeProject } from './sample-project';

@@ -12,10 +12,10 @@ export interface ProgramRun {
   stderr: string;
 }
 
-/** restbus-mock run to its exit, with `env` over this process's environment. */
-export function runMockMain(args: string[], env: Record<string, string> = {}): Promise<ProgramRun> {
+/** restbus-mock run to its exit, with `env` over this process's environment, in `cwd` (default: this one). */
+export function runMockMain(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<ProgramRun> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [MOCK_MAIN, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [MOCK_MAIN, ...args], { cwd, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

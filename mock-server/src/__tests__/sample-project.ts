@@ -1,11 +1,9 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '@restbus/infra';
+import type { Files } from '@restbus/project-format/testing';
 import { startMockServer, type MockServer, type MockServerOptions } from '../server/start-mock-server';
 
-export type Files = Record<string, string | Buffer>;
+export { writeProject, type Files } from '@restbus/project-format/testing';
 
 /** A project like one the tool creates, with one service of each kind the server answers with. */
 export const sampleFiles = (): Files => ({
@@ -185,15 +183,6 @@ export function validSampleFiles(): Files {
     'config.yml': (files['config.yml'] as string).replace('  - /broken\n', ''),
     'services/users/nowhere.json': '[]\n',
   };
-}
-
-export async function writeProject(files: Files, dir?: string): Promise<string> {
-  const root = dir ?? (await mkdtemp(join(tmpdir(), 'restbus-mock-')));
-  for (const [name, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, name)), { recursive: true });
-    await writeFile(join(root, name), content);
-  }
-  return root;
 }
 
 export const silentLogger = createLogger({ name: 'test', level: 'silent' });

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import session from 'express-session';
 import httpProxy from 'http-proxy';
-import { loadProject } from '../project/load-project';
+import { loadProject } from '@restbus/project-format';
 import { buildGeneration } from '../server/build-generation';
 import { createMockApp } from '../server/create-mock-app';
 import { createProjectStatics } from '../static/create-project-statics';

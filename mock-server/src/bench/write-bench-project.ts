@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { writeProject } from '@restbus/project-format/testing';
 
 export const API_VERSION = 'v1.2.3';
 export const IS_ALIVE_PATH = '/rest/monitoring/isAlive';
@@ -22,17 +23,11 @@ export function makeItems(bytes = 10 * 1024): unknown[] {
   return items;
 }
 
-async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
-  for (const [name, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, name)), { recursive: true });
-    await writeFile(join(root, name), content);
-  }
-}
-
 /** The restbus project: isAlive through an implementation function, `/items` from a mock file. */
 export async function writeRestbusProject(root: string, items: unknown[]): Promise<void> {
-  await writeFiles(root, {
-    'server/config.yml': `useEnvironment: development
+  await writeProject(
+    {
+      'server/config.yml': `useEnvironment: development
 environments:
   default:
     port: 3007
@@ -40,7 +35,7 @@ environments:
     remoteServices: []
   development: {}
 `,
-    'config.yml': `projectName: bench
+      'config.yml': `projectName: bench
 apiVersion: ${API_VERSION}
 author: bench
 licence: MIT
@@ -52,12 +47,12 @@ services:
   - /monitoring/isAlive
   - /items
 `,
-    'server/monitoring.js': `exports.isAlive = (request, response) => {
+      'server/monitoring.js': `exports.isAlive = (request, response) => {
   response.set('X-Application-API-Version', '${API_VERSION}');
   response.type('application/json').send('true\\n');
 };
 `,
-    'services/monitoring/isAlive/service.yml': `name: isAlive
+      'services/monitoring/isAlive/service.yml': `name: isAlive
 description: Monitoring
 style: OPERATION
 uriTemplate: /monitoring/isAlive
@@ -68,7 +63,7 @@ methods:
     responses:
       - { name: OK, statusCode: 200, reason: Successful execution }
 `,
-    'services/items/service.yml': `name: Items
+      'services/items/service.yml': `name: Items
 description: About 10 KB of JSON
 style: COLLECTION
 uriTemplate: /items
@@ -78,8 +73,10 @@ methods:
     responses:
       - { name: OK, statusCode: 200, reason: Successful execution, mockBody: getCollection-responseBody.json }
 `,
-    'services/items/getCollection-responseBody.json': `${JSON.stringify(items)}\n`,
-  });
+      'services/items/getCollection-responseBody.json': `${JSON.stringify(items)}\n`,
+    },
+    root,
+  );
 }
 
 /** The same two endpoints for Prism, answered from static examples (Prism's default, non-dynamic mode). */

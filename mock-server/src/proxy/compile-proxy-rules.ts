@@ -1,5 +1,5 @@
 import { RestbusError } from '@restbus/infra';
-import type { Environment } from '../project/load-project';
+import type { Environment } from '@restbus/project-format';
 
 export interface ProxyTarget {
   /** `http://host:port` of the first matching active rule. */

@@ -1,5 +1,5 @@
 import type { Logger } from '@restbus/infra';
-import type { Project } from '../project/load-project';
+import type { Project } from '@restbus/project-format';
 import { compileProxyRules, type ProxyRules } from '../proxy/compile-proxy-rules';
 import { createLoginCheck, createOpenPathCheck } from '../request/check-login';
 import { createServiceRoutes, type ServiceRouter } from '../services/create-service-routes';
@@ -55,7 +55,7 @@ export function buildGeneration(project: Project, logger: Logger, options: Gener
     strict,
   });
   const statics = createProjectStatics(project, (message) => warnings.push(message));
-  const credentials = project.config.loginCredentials as { user: string; pass: string } | undefined;
+  const credentials = project.config.loginCredentials;
   let admits: Generation['admits'] = () => true;
   if (project.environment.requireLogin === true) {
     const isOpen = createOpenPathCheck(project.environment.openPaths);
@@ -71,7 +71,7 @@ export function buildGeneration(project: Project, logger: Logger, options: Gener
     services,
     statics,
     admits,
-    realm: project.config.projectName as string,
+    realm: project.config.projectName,
     problems,
     missingPackages: implementations.missingPackages,
     strict,

@@ -1,6 +1,5 @@
 import { createLogger, RestbusError } from '@restbus/infra';
-import { checkReferencedFiles } from '../project/check-referenced-files';
-import { loadProject, type Project } from '../project/load-project';
+import { checkReferencedFiles, loadProject, type Project } from '@restbus/project-format';
 import { buildGeneration } from './build-generation';
 
 export interface ProjectCheck {

@@ -13,7 +13,7 @@ import {
   type HttpLimits,
   type Logger,
 } from '@restbus/infra';
-import { loadProject, type Project } from '../project/load-project';
+import { loadProject, type Project } from '@restbus/project-format';
 import { BoundedSessionStore } from '../request/bounded-session-store';
 import { buildGeneration, type Generation } from './build-generation';
 import { createMockApp } from './create-mock-app';
@@ -82,7 +82,7 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
 
   const proxy = httpProxy.createProxyServer({
     xfwd: true,
-    proxyTimeout: typeof environment.proxyTimeout === 'number' ? environment.proxyTimeout : 30_000,
+    proxyTimeout: environment.proxyTimeout ?? 30_000,
   });
   proxy.on('error', (err, req, res) => {
     logger.warn({ err, url: req.url }, 'proxy: the remote failed');
@@ -153,7 +153,7 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   const stopWatching =
     options.watch === false ? () => undefined : watchProject(generation.project.root, () => void reload(), logger);
 
-  const servicePort = generation.project.config.servicePort as number | undefined;
+  const { servicePort } = generation.project.config;
   const port = options.port ?? environment.port ?? servicePort ?? 3007;
   // Name the setting the port came from, so that the way out of a taken port is the one that applies.
   const portSetting =

@@ -3,7 +3,7 @@ import { createSeededRandom } from '@restbus/infra/testing';
 import { rm } from 'node:fs/promises';
 import { sampleFiles, serveProject, writeProject } from '../__tests__/sample-project';
 import { checkProject } from '../server/check-project';
-import { compileUriTemplate, findUriTemplateProblem } from './compile-uri-template';
+import { compileUriTemplate, findUriTemplateProblem } from '@restbus/project-format';
 
 describe('compileUriTemplate', () => {
   it('refuses a template with two parameters that have nothing between them', () => {

@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import type { Request, Response } from 'express';
 import { isRestbusError, RestbusError, type Logger } from '@restbus/infra';
-import type { Project, ServiceDescriptor } from '../project/load-project';
-import { compileUriTemplate, type UriMatcher } from './compile-uri-template';
+import {
+  compileUriTemplate,
+  findMethod,
+  listMethods,
+  type Project,
+  type ServiceDescriptor,
+  type UriMatcher,
+} from '@restbus/project-format';
 import { prepareResponses, type PreparedResponse } from './prepare-responses';
 import type { Implementations } from './load-implementations';
 import type { MockFiles } from './create-mock-files';
@@ -99,12 +105,9 @@ function describeService(
     readMockFile: { value: readMockFile },
     readMockResponse: {
       value: (method: string, name = DEFAULT_RESPONSE) => {
-        const responses = (service.descriptor.methods[method.toUpperCase()]?.responses ?? []) as Array<{
-          name: string;
-          mockBody?: string;
-        }>;
+        const responses = findMethod(service.descriptor, method)?.responses ?? [];
         const mockBody = responses.find((response) => response.name === name)?.mockBody;
-        return mockBody ? readMockFile(mockBody) : Promise.resolve(undefined);
+        return typeof mockBody === 'string' && mockBody ? readMockFile(mockBody) : Promise.resolve(undefined);
       },
     },
   });
@@ -150,20 +153,20 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
     const described = describeService(service, serviceDir, contentPath, mockFiles, project.config);
     const echo = JSON.stringify({ ...service.descriptor, path: service.path, contentPath });
 
-    for (const [method, definition] of Object.entries(service.descriptor.methods)) {
+    for (const [method, definition] of listMethods(service.descriptor)) {
       const where = `${service.file}: ${method}`;
       const responses = prepareResponses(definition, where, deps.warn);
       const ok = findOkResponse(responses);
-      const reference = typeof definition.implementation === 'string' ? definition.implementation : undefined;
+      const reference = definition.implementation;
 
       /** A mock file, or why it cannot be sent (logged once per file). */
-      const readMock = async (response: PreparedResponse & { mockBody: string }) => {
+      const readMock = async (response: PreparedResponse, mockBody: string) => {
         try {
-          return { mock: await mockFiles.read(serviceDir, response.mockBody, response.declaredType) };
+          return { mock: await mockFiles.read(serviceDir, mockBody, response.declaredType) };
         } catch (err) {
           if (strict || !isMockUnavailable(err)) throw err;
           warnOnce(
-            `${response.mockBody}\0${serviceDir}`,
+            `${mockBody}\0${serviceDir}`,
             { service: service.path, method, response: response.name },
             `${err.message}: ${method} ${service.descriptor.uriTemplate} answers from a fallback instead (X-Mock-Warning)`,
           );
@@ -175,7 +178,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       const answerFallback = async (res: Response, reason: string, tried?: PreparedResponse): Promise<void> => {
         let why = reason;
         if (ok?.mockBody && ok !== tried) {
-          const read = await readMock(ok as PreparedResponse & { mockBody: string });
+          const read = await readMock(ok, ok.mockBody);
           if (read.mock) {
             writeResponse(
               res,
@@ -228,7 +231,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
         handle = async (req, res) => {
           const response = selectResponse(req, responses);
           if (response?.mockBody) {
-            const read = await readMock(response as PreparedResponse & { mockBody: string });
+            const read = await readMock(response, response.mockBody);
             if (read.mock) writeResponse(res, response, read.mock.body, read.mock.type, apiVersion);
             else await answerFallback(res, read.problem, response);
           } else {

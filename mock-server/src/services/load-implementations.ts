@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { sendError, type Logger } from '@restbus/infra';
-import type { Project } from '../project/load-project';
+import type { Project } from '@restbus/project-format';
 
 export type ImplementationFunction = (request: unknown, response: unknown, serviceDescriptor: unknown) => unknown;
 

@@ -1,8 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { serialize } from 'cookie';
-
-type Json = Record<string, unknown>;
-type Field = { field: string; content: string };
+import type { MethodDescriptor } from '@restbus/project-format';
 
 /** A declared response, ready to send: status, headers and cookies checked once, at load. */
 export interface PreparedResponse {
@@ -38,17 +36,17 @@ const toStatus = (value: unknown): number => {
  * and reported, rather than failing every request of the service.
  */
 export function prepareResponses(
-  method: Json,
+  method: MethodDescriptor,
   where: string,
   warn: (message: string) => void,
 ): Map<string, PreparedResponse> {
   const prepared = new Map<string, PreparedResponse>();
-  for (const response of (method.responses as Json[]) ?? []) {
-    const name = String(response.name);
+  for (const response of method.responses) {
+    const { name } = response;
     const headers: Array<[string, string]> = [];
     let declaredType: string | undefined;
-    for (const { field, content } of (response.headers as Field[] | null) ?? []) {
-      if (SET_BY_THE_SERVER.has(String(field).toLowerCase())) {
+    for (const { field, content } of response.headers ?? []) {
+      if (SET_BY_THE_SERVER.has(field.toLowerCase())) {
         warn(
           `${where}: response ${name}: header ${JSON.stringify(field)} is set by the server for what it sends; left out`,
         );
@@ -56,17 +54,17 @@ export function prepareResponses(
       }
       try {
         validateHeaderName(field);
-        validateHeaderValue(field, String(content));
-        if (field.toLowerCase() === 'content-type') declaredType = String(content);
-        else headers.push([field, String(content)]);
+        validateHeaderValue(field, content);
+        if (field.toLowerCase() === 'content-type') declaredType = content;
+        else headers.push([field, content]);
       } catch {
         warn(`${where}: response ${name}: header ${JSON.stringify(field)} is not a valid HTTP header; left out`);
       }
     }
     const cookies: string[] = [];
-    for (const { field, content } of (response.cookies as Field[] | null) ?? []) {
+    for (const { field, content } of response.cookies ?? []) {
       try {
-        cookies.push(serialize(field, String(content), { path: '/' }));
+        cookies.push(serialize(field, content, { path: '/' }));
       } catch {
         warn(`${where}: response ${name}: cookie ${JSON.stringify(field)} is not a valid cookie; left out`);
       }

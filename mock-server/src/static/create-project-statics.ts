@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { Project } from '../project/load-project';
-import { createStaticFiles, createStaticMounts, isInside, type StaticFiles } from './create-static-mounts';
+import { isInside, type Project } from '@restbus/project-format';
+import { createStaticFiles, createStaticMounts, type StaticFiles } from './create-static-mounts';
 
 /** What the server folder holds that must never go out: its config (with `sessionSecret`) and code. */
 const SERVER_FILE = /\.(?:ya?ml|json|[cm]?js|[cm]?ts|map)$/i;

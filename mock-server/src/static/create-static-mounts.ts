@@ -3,6 +3,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Request, Response } from 'express';
 import { RestbusError } from '@restbus/infra';
+import { isInside } from '@restbus/project-format';
 
 export interface StaticMount {
   /** URL prefix (`/data`), or '' for a documentRoot served at `/`. */
@@ -36,9 +37,6 @@ export interface StaticFiles {
   /** Serves the request from the first mount that has the file; false when none has it. */
   serve(req: Request, res: Response): Promise<boolean>;
 }
-
-export const isInside = (root: string, path: string): boolean =>
-  path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 
 /**
  * The mounts in serving order; folders that do not exist are left out (a project need not have `data/`). A root is

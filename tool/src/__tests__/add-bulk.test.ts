@@ -1,6 +1,6 @@
 import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadProject } from '@restbus/mock-server';
+import { loadProject } from '@restbus/project-format';
 import { makeTempDir, runTool, snapshotTree } from './tool-helpers';
 
 const sample = join(__dirname, 'fixtures', 'services.json');

@@ -1,7 +1,7 @@
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { loadProject } from '@restbus/mock-server';
+import { loadProject } from '@restbus/project-format';
 import { makeTempDir, runTool, snapshotTree } from './tool-helpers';
 
 type Descriptor = {

@@ -2,7 +2,8 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { createLogger } from '@restbus/infra';
-import { loadProject, startMockServer } from '@restbus/mock-server';
+import { loadProject } from '@restbus/project-format';
+import { startMockServer } from '@restbus/mock-server';
 import { makeTempDir, runTool, snapshotTree } from './tool-helpers';
 
 describe('rest-tool create', () => {

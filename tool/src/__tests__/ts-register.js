@@ -7,9 +7,11 @@ const ts = require('typescript');
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const aliases = {
-  '@restbus/infra': 'infra/src/index.ts',
-  '@restbus/infra/testing': 'infra/src/testing/index.ts',
+  '@restbus/infra': 'infra/runtime/src/index.ts',
+  '@restbus/infra/testing': 'infra/runtime/src/testing/index.ts',
+  '@restbus/project-format': 'infra/project-format/src/index.ts',
   '@restbus/mock-server': 'mock-server/src/index.ts',
+  '@restbus/mock-server/check': 'mock-server/src/check.ts',
 };
 
 const resolveFilename = Module._resolveFilename;

@@ -1,6 +1,6 @@
 import { extname, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { createSchemaCheck, readYamlFile } from '@restbus/mock-server';
+import { createSchemaCheck, readYamlFile } from '@restbus/project-format';
 import { DEFAULT_DESCRIPTION, HTTP_METHODS, SERVICE_TYPES, type ServiceSpec } from './service-spec';
 
 type BulkEntry = Pick<ServiceSpec, 'path' | 'uriTemplate' | 'name' | 'methods'> & {

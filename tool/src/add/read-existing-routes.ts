@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { readYamlFile, routeKey } from '@restbus/mock-server';
+import { readYamlFile, routeKey } from '@restbus/project-format';
 import type { ProjectConfig } from '../project/project-config';
 
 /**

@@ -1,5 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { posix } from 'node:path';
+import { writeProject, type Files } from '@restbus/project-format/testing';
 
 const STYLES = ['COLLECTION', 'RESOURCE', 'OPERATION'] as const;
 
@@ -112,11 +112,9 @@ ${testCase(`Run operation ${index}`, `/run${index}`, 'testPostMethod.mustache', 
 /** A valid project of `count` services, a third of each style, each with its mock files and test cases. */
 export async function writeSampleProject(dir: string, count: number): Promise<void> {
   const services = Array.from({ length: count }, (_, index) => describeService(index));
-  await mkdir(join(dir, 'server'), { recursive: true });
-  await writeFile(join(dir, 'server', 'config.yml'), 'environments:\n  default:\n    restapiRoot: ..\n');
-  await writeFile(
-    join(dir, 'config.yml'),
-    `projectName: bench
+  const files: Files = {
+    'server/config.yml': 'environments:\n  default:\n    restapiRoot: ..\n',
+    'config.yml': `projectName: bench
 apiVersion: v1.0.0
 author: bench
 licence: MIT
@@ -126,11 +124,11 @@ baseUrl: http://localhost:3007/rest
 servicesRoot: services
 services:
 ${services.map((service) => `  - ${service.path}\n`).join('')}`,
-  );
+  };
   for (const service of services) {
-    const folder = join(dir, 'services', ...service.path.split('/').filter(Boolean));
-    await mkdir(folder, { recursive: true });
-    await writeFile(join(folder, 'service.yml'), service.yaml);
-    for (const [name, text] of Object.entries(service.files)) await writeFile(join(folder, name), text);
+    const folder = posix.join('services', service.path);
+    files[posix.join(folder, 'service.yml')] = service.yaml;
+    for (const [name, text] of Object.entries(service.files)) files[posix.join(folder, name)] = text;
   }
+  await writeProject(files, dir);
 }

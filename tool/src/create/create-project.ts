@@ -2,7 +2,8 @@ import { chmod, cp, lstat, mkdir, readFile, readdir, rename, rm, stat, writeFile
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
 import { hasControlCharacter } from '../project/has-control-character';
-import { isInside, toolTemplatesDir } from '../project/paths';
+import { isInside } from '@restbus/project-format';
+import { toolTemplatesDir } from '../project/paths';
 import { siblingTempPath } from '../project/write-file-atomic';
 import { renderProjectFile } from './render-project-file';
 

@@ -1,4 +1,10 @@
 import { posix, resolve } from 'node:path';
+import {
+  listMethods,
+  type FieldList as DeclaredFields,
+  type ProjectConfig,
+  type ServiceDocument,
+} from '@restbus/project-format';
 import { escapeHtml, type MarkdownRenderer } from './render-markdown';
 import { toDocsCopyPath, toHref, toRoot, toServiceDocsDir } from './docs-paths';
 import { toSummary } from './to-summary';
@@ -32,20 +38,16 @@ export interface ServicePage {
 export interface ServiceInput {
   path: string;
   file: string;
-  descriptor: Json;
+  descriptor: ServiceDocument;
   /** The service's folder, absolute. */
   dir: string;
 }
 
-const asObject = (value: unknown): Json => (value && typeof value === 'object' ? (value as Json) : {});
-const asArray = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : []);
-const asText = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
-
 /** A URL as HTML that a narrow column may break after a `/` (not the first, nor the last), and nowhere else. */
 const toBreakableUrlHtml = (url: string): string => escapeHtml(url).replace(/(?<=[^/])\/(?=.)/g, '/<wbr>');
 
-function toFields(value: unknown): FieldList {
-  const items = asArray(value).map((item) => ({ field: asText(item.field), content: asText(item.content) }));
+function toFields(fields: DeclaredFields | undefined): FieldList {
+  const items = (fields ?? []).map(({ field, content }) => ({ field, content }));
   return { any: items.length > 0, items };
 }
 
@@ -55,7 +57,12 @@ function toFields(value: unknown): FieldList {
  */
 export function buildServiceView(
   service: ServiceInput,
-  context: { servicesDir: string; existing: (path: string) => boolean; markdown: MarkdownRenderer; config: Json },
+  context: {
+    servicesDir: string;
+    existing: (path: string) => boolean;
+    markdown: MarkdownRenderer;
+    config: ProjectConfig;
+  },
 ): ServicePage {
   const { descriptor, dir } = service;
   const { markdown } = context;
@@ -79,23 +86,22 @@ export function buildServiceView(
     return { ...ref, href: toHref(file, target) };
   };
 
-  const prefix = asText(context.config.serviceUrlPrefix);
-  const uriTemplate = asText(descriptor.uriTemplate);
-  const methods = Object.entries(asObject(descriptor.methods)).map(([name, value]) => {
-    const method = asObject(value);
-    const request = asObject(method.request);
-    const parameters = asArray(request.parameters).map((parameter) => ({
-      name: asText(parameter.name),
-      kind: asText(parameter.kind),
-      type: asText(parameter.type),
-      required: parameter.required === true ? 'yes' : 'no',
+  const prefix = context.config.serviceUrlPrefix;
+  const { uriTemplate } = descriptor;
+  const methods = listMethods(descriptor).map(([name, method]) => {
+    const request = method.request ?? {};
+    const parameters = (request.parameters ?? []).map((parameter) => ({
+      name: parameter.name,
+      kind: parameter.kind,
+      type: parameter.type,
+      required: parameter.required ? 'yes' : 'no',
       default: parameter.default === undefined ? '' : JSON.stringify(parameter.default),
       summaryHtml: markdown.inline(parameter.summary),
     }));
-    const responses = asArray(method.responses).map((response) => ({
-      name: asText(response.name),
-      statusCode: asText(response.statusCode),
-      statusClass: `s${asText(response.statusCode).charAt(0)}xx`,
+    const responses = method.responses.map((response) => ({
+      name: response.name,
+      statusCode: String(response.statusCode),
+      statusClass: `s${String(response.statusCode).charAt(0)}xx`,
       reasonHtml: markdown.inline(response.reason),
       descriptionHtml: markdown.block(response.description),
       headers: toFields(response.headers),
@@ -103,18 +109,18 @@ export function buildServiceView(
       body: refer(response.mockBody),
       schema: refer(response.validationSchema),
     }));
-    const testCases = asArray(method.testCases).map((testCase) => {
-      const testRequest = asObject(testCase.request);
-      const testResponse = asObject(testCase.response);
+    const testCases = (method.testCases ?? []).map((testCase) => {
+      const testRequest = testCase.request ?? {};
+      const testResponse = testCase.response;
       return {
-        name: asText(testCase.name),
+        name: testCase.name,
         descriptionHtml: markdown.block(testCase.description),
-        url: asText(testCase.url),
-        template: asText(testCase.template),
+        url: testCase.url,
+        template: testCase.template,
         requestHeaders: toFields(testRequest.headers),
         requestCookies: toFields(testRequest.cookies),
         requestBody: refer(testRequest.mockBody ?? testRequest.body),
-        statusCode: asText(testResponse.statusCode),
+        statusCode: testResponse.statusCode == null ? '' : String(testResponse.statusCode),
         responseHeaders: toFields(testResponse.headers),
         responseBody: refer(testResponse.mockBody ?? testResponse.body),
         schema: refer(testResponse.validationSchema),
@@ -127,7 +133,7 @@ export function buildServiceView(
       summaryHtml: markdown.inline(method.summary),
       notesHtml: markdown.block(method.notes),
       detailsHtml: markdown.block(method.details),
-      implementation: asText(method.implementation),
+      implementation: method.implementation ?? '',
       request: {
         descriptionHtml: markdown.block(request.description),
         parameters,
@@ -147,13 +153,13 @@ export function buildServiceView(
   const badges = methods.map(({ method, methodClass, anchor }) => ({ method, methodClass, anchor }));
   const view = {
     ...context.config,
-    title: `${asText(descriptor.name)} · ${asText(context.config.projectName)}`,
+    title: `${descriptor.name} · ${context.config.projectName}`,
     root,
     indexHref: `${root}index.html`,
     service: {
-      name: asText(descriptor.name),
+      name: descriptor.name,
       path: service.path,
-      style: asText(descriptor.style || 'OPERATION'),
+      style: descriptor.style ?? 'OPERATION',
       uriTemplate,
       url: `${prefix}${uriTemplate}`,
       urlHtml: toBreakableUrlHtml(`${prefix}${uriTemplate}`),
@@ -165,7 +171,7 @@ export function buildServiceView(
   };
   copies.set(posix.join(folder, 'service.yml'), resolve(dir, 'service.yml'));
   const entry = {
-    name: asText(descriptor.name),
+    name: descriptor.name,
     href: toHref('index.html', file),
     style: view.service.style,
     url: view.service.url,

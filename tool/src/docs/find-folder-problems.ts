@@ -1,6 +1,6 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { isInside } from '../project/paths';
+import { isInside } from '@restbus/project-format';
 import { forEachLimited } from './for-each-limited';
 
 /** The nearest path at or above `path` that exists (as lstat sees it: a link counts, wherever it leads). */

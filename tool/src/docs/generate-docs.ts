@@ -105,7 +105,7 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
   const project = await readProject(options);
   const docsDir = join(project.root, 'docs');
   const markdown = createMarkdownRenderer();
-  const config = project.config as Record<string, unknown>;
+  const { config } = project;
   const pages: ServicePage[] = project.services.map((service) =>
     buildServiceView(
       { ...service, descriptor: service.descriptor, dir: join(project.servicesDir, service.path) },

@@ -1,6 +1,6 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { loadProject, type Project } from '@restbus/mock-server';
+import { loadProject, type Project } from '@restbus/project-format';
 
 export interface ToolProject extends Project {
   /** Where the listed services' folders are: `<restapiRoot>/<servicesRoot>`, absolute. */

@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+import type { FieldList } from '@restbus/project-format';
 
 const BY_EXTENSION: Record<string, string> = {
   '.json': 'application/json',
@@ -11,11 +12,9 @@ const BY_EXTENSION: Record<string, string> = {
 };
 
 /** The declared Content-Type of a header list (without parameters), else a guess from the file's extension. */
-export function mediaTypeOf(headers: unknown, file?: string): string {
-  const declared = (Array.isArray(headers) ? headers : []).find(
-    (header: { field?: unknown }) => typeof header?.field === 'string' && header.field.toLowerCase() === 'content-type',
-  ) as { content?: unknown } | undefined;
-  if (typeof declared?.content === 'string' && declared.content.trim()) {
+export function mediaTypeOf(headers: FieldList | undefined, file?: string): string {
+  const declared = (headers ?? []).find((header) => header.field.toLowerCase() === 'content-type');
+  if (declared?.content.trim()) {
     return declared.content.split(';')[0].trim().toLowerCase();
   }
   return (file && BY_EXTENSION[extname(file).toLowerCase()]) ?? 'application/octet-stream';

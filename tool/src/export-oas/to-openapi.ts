@@ -2,29 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { isJsonMediaType, RestbusError } from '@restbus/infra';
-import type { Project } from '@restbus/mock-server';
+import { listMethods, type MethodDescriptor, type Project, type RequestParameter } from '@restbus/project-format';
 import { isTextType, mediaTypeOf } from './media-type';
 
 type Json = Record<string, unknown>;
 
-interface Field {
-  field: string;
-  content: string;
-}
-
-interface Parameter {
-  name: string;
-  kind: 'URL' | 'QUERY' | 'BODY';
-  type: string;
-  required: boolean;
-  summary: string;
-  default?: unknown;
-}
-
 /** Headers OpenAPI describes elsewhere (content negotiation, security) and tells tools to ignore as parameters. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
-
-const fields = (value: unknown): Field[] => (Array.isArray(value) ? (value as Field[]) : []);
 
 /** `serviceUrlPrefix + uriTemplate` without a doubled or missing slash. */
 export function toOpenApiPath(prefix: string, uriTemplate: string): string {
@@ -57,11 +41,11 @@ async function readSchema(file: string): Promise<Json | undefined> {
   return rest;
 }
 
-function toParameters(method: Json, uriTemplate: string): Json[] {
-  const request = (method.request ?? {}) as Json;
-  const declared = (Array.isArray(request.parameters) ? request.parameters : []) as Parameter[];
+function toParameters(method: MethodDescriptor, uriTemplate: string): Json[] {
+  const request = method.request ?? {};
+  const declared = request.parameters ?? [];
   const inPath = [...uriTemplate.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
-  const schemaOf = (parameter: Parameter): Json => ({
+  const schemaOf = (parameter: RequestParameter): Json => ({
     type: parameter.type,
     ...(parameter.default === undefined || parameter.default === null ? {} : { default: parameter.default }),
   });
@@ -86,17 +70,17 @@ function toParameters(method: Json, uriTemplate: string): Json[] {
       schema: schemaOf(parameter),
     });
   }
-  for (const header of fields(request.headers).filter((item) => !IGNORED_HEADERS.has(item.field.toLowerCase()))) {
+  for (const header of (request.headers ?? []).filter((item) => !IGNORED_HEADERS.has(item.field.toLowerCase()))) {
     parameters.push({ name: header.field, in: 'header', schema: { type: 'string' }, example: header.content });
   }
-  for (const cookie of fields(request.cookies)) {
+  for (const cookie of request.cookies ?? []) {
     parameters.push({ name: cookie.field, in: 'cookie', schema: { type: 'string' }, example: cookie.content });
   }
   return parameters;
 }
 
-async function toRequestBody(method: Json, serviceDir: string): Promise<Json | undefined> {
-  const request = (method.request ?? {}) as Json;
+async function toRequestBody(method: MethodDescriptor, serviceDir: string): Promise<Json | undefined> {
+  const request = method.request ?? {};
   if (typeof request.mockBody !== 'string') return undefined;
   const mediaType = mediaTypeOf(request.headers, request.mockBody);
   const example = await readExample(resolve(serviceDir, request.mockBody), mediaType);
@@ -106,17 +90,15 @@ async function toRequestBody(method: Json, serviceDir: string): Promise<Json | u
   };
 }
 
-async function toResponses(method: Json, serviceDir: string): Promise<Json> {
+async function toResponses(method: MethodDescriptor, serviceDir: string): Promise<Json> {
   const responses: Record<string, Json> = {};
-  for (const response of (Array.isArray(method.responses) ? method.responses : []) as Json[]) {
+  for (const response of method.responses) {
     const status = String(response.statusCode);
     const key = /^[1-5](\d\d|XX)$/.test(status) ? status : 'default';
-    const text = [String(response.reason), typeof response.description === 'string' ? response.description : '']
-      .filter(Boolean)
-      .join('\n\n');
+    const text = [response.reason, response.description ?? ''].filter(Boolean).join('\n\n');
     const entry = (responses[key] ??= { description: text });
     if (entry.description !== text) entry.description = `${String(entry.description)}\n\n${text}`;
-    const headers = fields(response.headers).filter((header) => header.field.toLowerCase() !== 'content-type');
+    const headers = (response.headers ?? []).filter((header) => header.field.toLowerCase() !== 'content-type');
     if (headers.length) {
       entry.headers = {
         ...((entry.headers as Json | undefined) ?? {}),
@@ -126,8 +108,8 @@ async function toResponses(method: Json, serviceDir: string): Promise<Json> {
       };
     }
     const mockBody = typeof response.mockBody === 'string' ? response.mockBody : undefined;
-    const schemaFile = typeof response.validationSchema === 'string' ? response.validationSchema : undefined;
-    const declaresType = fields(response.headers).some((header) => header.field.toLowerCase() === 'content-type');
+    const schemaFile = response.validationSchema;
+    const declaresType = (response.headers ?? []).some((header) => header.field.toLowerCase() === 'content-type');
     if (!mockBody && !schemaFile && !declaresType) continue;
     const mediaType = mediaTypeOf(response.headers, mockBody ?? schemaFile);
     const content = ((entry.content as Json | undefined) ?? {}) as Record<string, Json>;
@@ -163,7 +145,7 @@ export async function toOpenApi(project: Project): Promise<Json> {
       tags.push({ name: descriptor.name, description: descriptor.description });
     }
     const item = (paths[toOpenApiPath(config.serviceUrlPrefix, descriptor.uriTemplate)] ??= {});
-    for (const [name, method] of Object.entries(descriptor.methods)) {
+    for (const [name, method] of listMethods(descriptor)) {
       const parameters = toParameters(method, descriptor.uriTemplate);
       const requestBody = await toRequestBody(method, serviceDir);
       item[name.toLowerCase()] = {
@@ -178,18 +160,18 @@ export async function toOpenApi(project: Project): Promise<Json> {
   }
   let server: string | undefined;
   try {
-    server = typeof config.baseUrl === 'string' ? new URL(config.baseUrl).origin : undefined;
+    server = new URL(config.baseUrl).origin;
   } catch {
     server = undefined;
   }
   return {
     openapi: '3.1.0',
     info: {
-      title: String(config.projectName),
+      title: config.projectName,
       version: config.apiVersion,
       // OpenAPI's license object needs an SPDX identifier or a URL, which a free-text licence is not: say it in prose.
-      ...(typeof config.licence === 'string' ? { description: `Licence: ${config.licence}` } : {}),
-      ...(typeof config.author === 'string' ? { contact: { name: config.author } } : {}),
+      description: `Licence: ${config.licence}`,
+      contact: { name: config.author },
     },
     ...(server ? { servers: [{ url: server }] } : {}),
     tags,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { assertProjectFolder, readYamlFile } from '@restbus/mock-server';
+import { assertProjectFolder, readYamlFile } from '@restbus/project-format';
 
 /** What `add` needs from a project's config.yml, with its text for editing. */
 export interface ProjectConfig {

@@ -1,24 +1,29 @@
 import { existsSync } from 'node:fs';
 import { dirname, extname, relative, resolve, sep } from 'node:path';
+import type {
+  FieldList,
+  MethodDescriptor,
+  ProjectConfig,
+  RequestParameter,
+  ServiceDocument,
+  TestCase,
+} from '@restbus/project-format';
 
 type Json = Record<string, unknown>;
 
 /** A test case with what surrounds it. */
 export interface TestCaseInput {
-  config: Json;
+  config: ProjectConfig;
   /** `contentPath`: the service's folder relative to the project, as upstream rest-tool named it (toContentPath). */
-  service: { path: string; file: string; descriptor: Json; dir: string; contentPath: string };
+  service: { path: string; file: string; descriptor: ServiceDocument; dir: string; contentPath: string };
   method: string;
-  methodSpec: Json;
-  testCase: Json;
+  methodSpec: MethodDescriptor;
+  testCase: TestCase;
   /** Its position in the descriptor, for messages: `/methods/GET/testCases/0`. */
   pointer: string;
   /** Where the generated file goes, absolute. */
   testFile: string;
 }
-
-const asObject = (value: unknown): Json => (value && typeof value === 'object' ? (value as Json) : {});
-const asArray = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : []);
 
 /**
  * A value as a JavaScript literal. JSON is valid JavaScript, and escaping U+2028/U+2029 keeps it valid even in a
@@ -28,7 +33,7 @@ export const toJs = (value: unknown): string =>
   (JSON.stringify(value) ?? 'undefined').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
 /** `/users/{id}` with `{id}` from the declared parameter's default: the URL kind first, then any kind, then 1. */
-export function fillPathParameters(url: string, parameters: Json[]): string {
+export function fillPathParameters(url: string, parameters: RequestParameter[]): string {
   return url.replace(/\{([^}]*)\}/g, (_match, name: string) => {
     const declared =
       parameters.find((parameter) => parameter.name === name && parameter.kind === 'URL') ??
@@ -38,12 +43,10 @@ export function fillPathParameters(url: string, parameters: Json[]): string {
   });
 }
 
-const toHeaderObject = (fields: Json[]): Record<string, string> => {
+const toHeaderObject = (fields: FieldList | undefined): Record<string, string> => {
   const headers: Record<string, string> = {};
-  for (const { field, content } of fields) {
-    const name = String(field);
-    headers[name] = name in headers ? `${headers[name]}, ${String(content)}` : String(content);
-  }
+  for (const { field, content } of fields ?? [])
+    headers[field] = field in headers ? `${headers[field]}, ${content}` : content;
   return headers;
 };
 
@@ -56,18 +59,15 @@ export function buildTestView(input: TestCaseInput): { view: Json; problems: str
   const { config, service, method, methodSpec, testCase, pointer } = input;
   const problems: string[] = [];
   const warnings: string[] = [];
-  const request = asObject(testCase.request);
-  const response = asObject(testCase.response);
-  const declaredRequest = asObject(methodSpec.request);
+  const request = testCase.request ?? {};
+  const { response } = testCase;
+  const declaredRequest = methodSpec.request ?? {};
 
-  const url = fillPathParameters(String(testCase.url), asArray(declaredRequest.parameters));
+  const url = fillPathParameters(testCase.url, declaredRequest.parameters ?? []);
   // The test case's own request headers when it declares them, else the method's.
-  const headerFields = Array.isArray(request.headers) ? request.headers : asArray(declaredRequest.headers);
-  const headers = toHeaderObject(asArray(headerFields));
-  const cookies = asArray(request.cookies);
-  if (cookies.length > 0) {
-    headers.Cookie = cookies.map(({ field, content }) => `${String(field)}=${String(content)}`).join('; ');
-  }
+  const headers = toHeaderObject(request.headers ?? declaredRequest.headers);
+  const cookies = request.cookies ?? [];
+  if (cookies.length > 0) headers.Cookie = cookies.map(({ field, content }) => `${field}=${content}`).join('; ');
 
   let bodyFile: string | null = null;
   let inlineBody: string | null = null;
@@ -92,11 +92,8 @@ export function buildTestView(input: TestCaseInput): { view: Json; problems: str
   if (!Number.isInteger(status) || status < 100 || status > 599) {
     problems.push(`${service.file}: ${pointer}/response/statusCode: must be an HTTP status code`);
   }
-  const credentials = asObject(config.loginCredentials);
-  const expectedHeaders = asArray(response.headers).map(({ field, content }) => ({
-    field: String(field),
-    content: String(content),
-  }));
+  const credentials = config.loginCredentials;
+  const expectedHeaders = (response.headers ?? []).map(({ field, content }) => ({ field, content }));
 
   const view = {
     ...config,
@@ -115,15 +112,15 @@ export function buildTestView(input: TestCaseInput): { view: Json; problems: str
     url,
     js: {
       source: toJs(`${service.file} ${pointer}`),
-      name: toJs(String(testCase.name)),
-      description: toJs(String(testCase.description)),
-      baseUrl: toJs(String(config.baseUrl)),
+      name: toJs(testCase.name),
+      description: toJs(testCase.description),
+      baseUrl: toJs(config.baseUrl),
       method: toJs(method),
       path: toJs(url),
       headers: toJs(headers),
       bodyFile: toJs(bodyFile),
       inlineBody: toJs(inlineBody),
-      credentials: toJs('user' in credentials ? { user: credentials.user, pass: credentials.pass } : null),
+      credentials: toJs(credentials ? { user: credentials.user, pass: credentials.pass } : null),
       status: toJs(status),
       expectedHeaders: toJs(expectedHeaders),
     },

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import Mustache from 'mustache';
 import { RestbusError } from '@restbus/infra';
+import { listMethods, type TestCase } from '@restbus/project-format';
 import { createTemplateSet } from '../docs/create-template-set';
 import { loadTemplates, type LoadedTemplates } from '../docs/load-templates';
 import { readProject } from '../docs/read-project';
@@ -17,8 +18,6 @@ export interface GenerateTestsOptions {
   /** Receives one line per file written or skipped. */
   verbose?: (line: string) => void;
 }
-
-type Json = Record<string, unknown>;
 
 /** ES modules whatever the project's package.json says, and found by `node --test` in test/. */
 const ESM_EXTENSION = '.mjs';
@@ -39,7 +38,7 @@ async function commonJsExtension(projectRoot: string): Promise<string> {
   }
 }
 
-const templateNameOf = (testCase: Json): string => String(testCase.template).replace(/\.mustache$/, '');
+const templateNameOf = (testCase: TestCase): string => testCase.template.replace(/\.mustache$/, '');
 
 // The rendered output is JavaScript: the view's `js` values are JSON literals already, and HTML escaping would
 // corrupt them.
@@ -63,9 +62,8 @@ export async function generateTests(
   const cases: TestCaseInput[] = [];
   for (const service of project.services) {
     const dir = join(project.servicesDir, service.path);
-    for (const [method, spec] of Object.entries(service.descriptor.methods)) {
-      const testCases = Array.isArray(spec.testCases) ? (spec.testCases as Json[]) : [];
-      testCases.forEach((testCase, index) => {
+    for (const [method, spec] of listMethods(service.descriptor)) {
+      (spec.testCases ?? []).forEach((testCase, index) => {
         cases.push({
           config: project.config,
           service: {

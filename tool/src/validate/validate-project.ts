@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
-import { checkProject, type Project } from '@restbus/mock-server';
+import type { Project } from '@restbus/project-format';
+import { checkProject } from '@restbus/mock-server/check';
 
 export interface ProjectInspection {
   project: Project;

@@ -1,5 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { writeProject, type Files } from '@restbus/project-format/testing';
 
 // A small project with a service of each style, Markdown (and HTML that must not run) in its texts, and odd
 // characters in names, folders and file names. Tests write it into a real temp folder.
@@ -272,10 +271,5 @@ export const FIXTURE_FILES: Record<string, string> = {
   'services/odd names/ünï & <co>/body #1 & more.json': '{"ok":"yes & <no>"}\n',
 };
 
-export async function writeFiles(dir: string, files: Record<string, string>): Promise<string> {
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, name)), { recursive: true });
-    await writeFile(join(dir, name), text);
-  }
-  return dir;
-}
+/** Writes the files into `dir`; the one project writer of the tests (@restbus/project-format/testing). */
+export const writeFiles = (dir: string, files: Files): Promise<string> => writeProject(files, dir);

@@ -3,7 +3,7 @@
 // documentation and test templates.
 
 const nullableString = { type: ['string', 'null'] } as const;
-const fieldList = {
+export const fieldListSchema = {
   type: ['array', 'null'],
   items: {
     type: 'object',
@@ -13,7 +13,7 @@ const fieldList = {
   },
 } as const;
 
-const requestParameter = {
+export const requestParameterSchema = {
   type: 'object',
   required: ['name', 'kind', 'type', 'required', 'summary'],
   additionalProperties: false,
@@ -27,7 +27,7 @@ const requestParameter = {
   },
 } as const;
 
-const response = {
+export const responseSchema = {
   type: 'object',
   required: ['name', 'statusCode', 'reason'],
   properties: {
@@ -36,13 +36,13 @@ const response = {
     reason: { type: 'string' },
     description: nullableString,
     validationSchema: { type: 'string' },
-    cookies: fieldList,
-    headers: fieldList,
+    cookies: fieldListSchema,
+    headers: fieldListSchema,
     mockBody: {},
   },
 } as const;
 
-const testCase = {
+export const testCaseSchema = {
   type: 'object',
   required: ['name', 'description', 'url', 'template', 'response'],
   properties: {
@@ -50,22 +50,25 @@ const testCase = {
     description: { type: 'string' },
     url: { type: 'string' },
     template: { type: 'string' },
-    request: { type: ['object', 'null'], properties: { cookies: fieldList, headers: fieldList, mockBody: {} } },
+    request: {
+      type: ['object', 'null'],
+      properties: { cookies: fieldListSchema, headers: fieldListSchema, mockBody: {} },
+    },
     response: {
       type: 'object',
       required: ['statusCode'],
       properties: {
         statusCode: {},
         validationSchema: { type: 'string' },
-        cookies: fieldList,
-        headers: fieldList,
+        cookies: fieldListSchema,
+        headers: fieldListSchema,
         mockBody: {},
       },
     },
   },
 } as const;
 
-const method = {
+export const methodSchema = {
   type: 'object',
   required: ['summary', 'responses'],
   properties: {
@@ -76,14 +79,14 @@ const method = {
       type: ['object', 'null'],
       properties: {
         description: nullableString,
-        parameters: { type: ['array', 'null'], items: requestParameter },
-        cookies: fieldList,
-        headers: fieldList,
+        parameters: { type: ['array', 'null'], items: requestParameterSchema },
+        cookies: fieldListSchema,
+        headers: fieldListSchema,
         mockBody: {},
       },
     },
-    responses: { type: 'array', items: response },
-    testCases: { type: ['array', 'null'], items: testCase },
+    responses: { type: 'array', items: responseSchema },
+    testCases: { type: ['array', 'null'], items: testCaseSchema },
   },
 } as const;
 
@@ -99,7 +102,7 @@ export const serviceSchema = {
       type: 'object',
       minProperties: 1,
       additionalProperties: false,
-      properties: { GET: method, PUT: method, POST: method, DELETE: method },
+      properties: { GET: methodSchema, PUT: methodSchema, POST: methodSchema, DELETE: methodSchema },
     },
   },
 } as const;
@@ -135,7 +138,7 @@ export const projectConfigSchema = {
   },
 } as const;
 
-const environment = {
+export const environmentSchema = {
   type: 'object',
   properties: {
     port: { type: 'integer', minimum: 0, maximum: 65535 },
@@ -176,6 +179,6 @@ export const serverConfigSchema = {
   required: ['environments'],
   properties: {
     useEnvironment: { type: 'string' },
-    environments: { type: 'object', required: ['default'], additionalProperties: environment },
+    environments: { type: 'object', required: ['default'], additionalProperties: environmentSchema },
   },
 } as const;

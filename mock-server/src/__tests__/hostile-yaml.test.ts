@@ -3,10 +3,10 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isRestbusError } from '@restbus/infra';
 import { createSeededRandom, recordHostileCounts } from '@restbus/infra/testing';
-import { sampleFiles, serveProject, writeProject } from '../__tests__/sample-project';
+import { sampleFiles, serveProject, writeProject } from './sample-project';
 import type { MockServer } from '../server/start-mock-server';
-import { createHostileYamlFiles, type HostileYamlFile } from '../__tests__/hostile-yaml-files';
-import { loadProject } from './load-project';
+import { createHostileYamlFiles, type HostileYamlFile } from './hostile-yaml-files';
+import { loadProject } from '@restbus/project-format';
 
 /** A load or a reload that takes longer than this is a hang: a good project loads in milliseconds. */
 const BOUND_MS = 3000;

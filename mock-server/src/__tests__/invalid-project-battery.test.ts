@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { RestbusError } from '@restbus/infra';
-import { sampleFiles, writeProject, type Files } from '../__tests__/sample-project';
-import { loadProject } from './load-project';
+import { sampleFiles, writeProject, type Files } from './sample-project';
+import { loadProject } from '@restbus/project-format';
 
 /** Each case breaks one file of the sample project in one way; the message must say exactly where and what. */
 const replaceIn =

@@ -148,7 +148,7 @@ describe('the NATS connection settings', () => {
 });
 
 describe('a program given a NATS setting it cannot use', () => {
-  const root = resolve(__dirname, '../../..');
+  const root = resolve(__dirname, '../../../..');
 
   it.each<[string, () => string[], RegExp]>([
     [

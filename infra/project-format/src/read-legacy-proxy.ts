@@ -1,4 +1,4 @@
-import type { YamlFile } from '../project/read-yaml-file';
+import type { YamlFile } from './read-yaml-file';
 
 type Json = Record<string, unknown>;
 

@@ -4,23 +4,23 @@ import { assertProjectFolder } from './assert-project-folder';
 import { createSchemaCheck, type SchemaProblem } from './create-schema-check';
 import { readYamlFile, type YamlFile } from './read-yaml-file';
 import { routeKey } from './route-key';
-import { readLegacyProxy } from '../proxy/read-legacy-proxy';
-import { findUriTemplateProblem } from '../services/compile-uri-template';
+import { readLegacyProxy } from './read-legacy-proxy';
+import { findUriTemplateProblem } from './compile-uri-template';
 import { projectConfigSchema, serverConfigSchema, serviceSchema } from './schemas';
+import type { EnvironmentSettings, ProjectConfig, ServerConfig, ServiceDocument } from './types';
 
 type Json = Record<string, unknown>;
 
-export interface Environment {
+/** The selected environment: `default` merged with it, its folders resolved to absolute paths. */
+export type Environment = EnvironmentSettings & {
   name: string;
-  port?: number;
   /** Absolute folders served as static content, in order. */
   documentRoots: string[];
   /** The project root, absolute. */
   restapiRoot: string;
-  remoteServices: Array<{ uri: string; host: string; port: number; active?: boolean }>;
-  proxyException: { active?: boolean; urlPrefixList?: string[] };
-  [property: string]: unknown;
-}
+  remoteServices: NonNullable<EnvironmentSettings['remoteServices']>;
+  proxyException: NonNullable<EnvironmentSettings['proxyException']>;
+};
 
 export interface ServiceDescriptor {
   /** The `services[]` entry, e.g. `/monitoring/isAlive`. */
@@ -28,7 +28,7 @@ export interface ServiceDescriptor {
   /** The descriptor file relative to the project. */
   file: string;
   /** The whole descriptor, `urlPattern` folded into `uriTemplate`. */
-  descriptor: Json & { name: string; description: string; uriTemplate: string; methods: Record<string, Json> };
+  descriptor: ServiceDocument;
   /** The line of a JSON pointer in the descriptor file, for messages about it. */
   lineOf(pointer: string): number;
 }
@@ -36,7 +36,7 @@ export interface ServiceDescriptor {
 export interface Project {
   root: string;
   environment: Environment;
-  config: Json & { serviceUrlPrefix: string; servicesRoot: string; services: string[]; apiVersion: string };
+  config: ProjectConfig;
   services: ServiceDescriptor[];
   warnings: string[];
 }
@@ -51,25 +51,31 @@ const checkService = createSchemaCheck(serviceSchema);
 const check = (file: YamlFile, checkFile: (file: YamlFile) => SchemaProblem[]): string[] =>
   checkFile(file).map((problem) => problem.text);
 
-function selectEnvironment(server: Json, requested: string | undefined, serverDir: string): Environment | string {
-  const environments = server.environments as Record<string, Json>;
-  const name = requested ?? (server.useEnvironment as string | undefined) ?? 'default';
+function selectEnvironment(
+  server: ServerConfig,
+  requested: string | undefined,
+  serverDir: string,
+): Environment | string {
+  const { environments } = server;
+  const name = requested ?? server.useEnvironment ?? 'default';
   // Own keys only: `__proto__` or `constructor` must not find Object.prototype's members.
-  if (!Object.hasOwn(environments, name) || typeof environments[name] !== 'object' || environments[name] === null) {
+  const selected = Object.hasOwn(environments, name) ? environments[name] : undefined;
+  if (typeof selected !== 'object' || selected === null) {
     return `server/config.yml: unknown environment "${name}"; known: ${Object.keys(environments).join(', ')}`;
   }
   // default + the selected one, on copies: neither object is changed (upstream leaked values between them).
-  const merged = { ...structuredClone(environments.default), ...structuredClone(environments[name]) } as Json;
-  const roots =
-    merged.documentRoot === undefined ? [] : ([] as string[]).concat(merged.documentRoot as string | string[]);
+  // The schema requires `default` but says nothing of its value: an empty `default:` (null) merges as nothing.
+  const defaults = environments.default as EnvironmentSettings | null;
+  const merged: EnvironmentSettings = { ...structuredClone(defaults), ...structuredClone(selected) };
+  const roots = merged.documentRoot === undefined ? [] : ([] as string[]).concat(merged.documentRoot);
   return {
     ...merged,
     name,
     documentRoots: roots.map((root) => resolve(serverDir, root)),
-    restapiRoot: resolve(serverDir, (merged.restapiRoot as string | undefined) ?? '..'),
-    remoteServices: (merged.remoteServices as Environment['remoteServices'] | undefined) ?? [],
-    proxyException: (merged.proxyException as Environment['proxyException'] | undefined) ?? {},
-  } as Environment;
+    restapiRoot: resolve(serverDir, merged.restapiRoot ?? '..'),
+    remoteServices: merged.remoteServices ?? [],
+    proxyException: merged.proxyException ?? {},
+  };
 }
 
 /**
@@ -86,7 +92,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
   if (!server.ok) throw new RestbusError('PROJECT_INVALID', server.problems.join('\n'));
   const serverProblems = check(server.file, checkServer);
   if (serverProblems.length) throw new RestbusError('PROJECT_INVALID', serverProblems.join('\n'));
-  const environment = selectEnvironment(server.file.value as Json, options.environment, serverDir);
+  const environment = selectEnvironment(server.file.value as ServerConfig, options.environment, serverDir);
   if (typeof environment === 'string') throw new RestbusError('PROJECT_INVALID', environment);
   const legacyProxy = readLegacyProxy(environment, server.file);
   if (legacyProxy.problem) throw new RestbusError('PROJECT_INVALID', legacyProxy.problem);
@@ -99,7 +105,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
   if (!configFile.ok) throw new RestbusError('PROJECT_INVALID', configFile.problems.join('\n'));
   const configProblems = check(configFile.file, checkConfig);
   if (configProblems.length) throw new RestbusError('PROJECT_INVALID', configProblems.join('\n'));
-  const config = configFile.file.value as Project['config'];
+  const config = configFile.file.value as ProjectConfig;
 
   const problems: string[] = [];
   const warnings: string[] = legacyProxy.warning ? [legacyProxy.warning] : [];
@@ -130,7 +136,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
       problems.push(...found);
       continue;
     }
-    const descriptor = value as ServiceDescriptor['descriptor'];
+    const descriptor = value as ServiceDocument;
     const templateProblem = findUriTemplateProblem(descriptor.uriTemplate);
     if (templateProblem) {
       problems.push(`${file.file.name}:${file.file.lineOf('/uriTemplate')}: /uriTemplate: ${templateProblem}`);

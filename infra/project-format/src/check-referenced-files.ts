@@ -1,12 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isInside } from '../static/create-static-mounts';
+import { isInside } from './is-inside';
 import type { Project } from './load-project';
 
 type Json = Record<string, unknown>;
 
 /** A file a descriptor names, with the JSON pointer of the reference and whether serving needs it. */
-interface Reference {
+export interface Reference {
   pointer: string;
   file: string;
   /** What the mock server answers with; the other references feed documentation and generated tests only. */

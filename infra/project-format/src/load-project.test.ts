@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { writeProject } from '../__tests__/sample-project';
+import { writeProject } from './testing/write-project';
 import { loadProject } from './load-project';
 
 const SERVER_CONFIG = `useEnvironment: development
@@ -145,6 +145,17 @@ describe('loadProject', () => {
     expect(await problemsOf({ ...validFiles, 'services/monitoring/isAlive/service.yml': broken })).toEqual([
       "services/monitoring/isAlive/service.yml:6: /methods/GET: must have required property 'summary'",
     ]);
+  });
+
+  it.each([
+    ['proxyTimeout', '"30s"', 'must be integer'],
+    ['implementationTimeout', '0', 'must be >= 1'],
+    ['requireLogin', 'yes', 'must be boolean'],
+    ['sessionSecret', '42', 'must be string'],
+  ])('refuses a documented environment setting of the wrong kind: %s: %s', async (name, value, message) => {
+    const server = SERVER_CONFIG.replace('  development:\n', `  development:\n    ${name}: ${value}\n`);
+    const problems = await problemsOf({ ...validFiles, 'server/config.yml': server });
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^server/config.yml:\\d+: .*${name}: ${message}`))]);
   });
 
   it('lists every problem of every file', async () => {
