@@ -7,7 +7,6 @@ import {
   SERVICE_ERROR_HEADER,
   decodeResponseMessage,
   encodeRequestMessage,
-  type HttpMethod,
   type IncomingRequest,
   type NatsLink,
   type ResponseMessage,
@@ -15,12 +14,15 @@ import {
 import type { TraceContext } from '../observability/trace-context';
 import type { CompiledEndpoint } from '../routing/route-table';
 import { createRequestMux, type RequestMux } from './create-request-mux';
+import { createResendPolicy, type ResendPolicy } from './resend-policy';
 
 export interface ForwarderOptions {
   link: NatsLink;
   timeoutMs: number;
   /** Where replies are asked for (the services answer only below their own inbox prefix). */
   inboxPrefix?: string;
+  /** When a call is sent again; default: createResendPolicy(timeoutMs). */
+  resend?: ResendPolicy;
 }
 
 /** Sends one call as a request message and resolves with the reply; failures are `RestbusError`s with their codes. */
@@ -62,12 +64,6 @@ function toRestbusError(err: unknown, topic: string, maxPayload: number | undefi
   return new RestbusError('INTERNAL', 'the request could not be forwarded', { cause: err });
 }
 
-/**
- * The methods whose call may be sent again when the connection it went out on was lost, or its reply is late
- * (RFC 9110 §9.2.2): the same call twice has the effect of once. POST and PATCH are never repeated.
- */
-const IDEMPOTENT_METHODS = new Set<HttpMethod>(['get', 'head', 'put', 'delete', 'options', 'trace']);
-
 /** A reply flagged with the NATS services error headers becomes that status with a JSON `{error}` body. */
 function toReply(msg: Msg): ResponseMessage {
   // get() answers "" for an absent header as for an empty one: an empty code is still a (broken) error reply.
@@ -102,24 +98,16 @@ function decodeErrorBody(data: Uint8Array, status: number): ResponseMessage | un
   }
 }
 
-// nats.js moves to another server of a cluster within about a second (its reconnect wait on the lost one).
-const FAILOVER_WAIT_MS = 3000;
-// How long a call waits for a service to subscribe again when none listens (a failover takes ~0.1-1 s).
-const NO_RESPONDER_WAIT_MS = 1000;
-const FIRST_PAUSE_MS = 25;
-// A subject answered this recently whose service is now gone is taken to be moving to another NATS server; one
-// that has not been answered for longer (or never) has no service, and its calls are answered 503 at once.
-const RECENTLY_SERVED_MS = 10_000;
-
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { link, timeoutMs } = options;
+  const policy = options.resend ?? createResendPolicy(timeoutMs);
   let mux: RequestMux | undefined;
   // One entry per topic of the route table, so it is bounded by the loaded documents.
   const servedAt = new Map<string, number>();
   return async (endpoint, request, trace) => {
     // A call that comes while the link moves to another server (its server died or left) waits for the move, as
     // long as a move takes; in an outage longer than that it is answered at once.
-    if (!link.isConnected() && !(await link.waitForConnection(Math.min(FAILOVER_WAIT_MS, timeoutMs)))) {
+    if (!link.isConnected() && !(await link.waitForConnection(policy.failoverWaitMs))) {
       throw new RestbusError('NATS_UNAVAILABLE', 'the message bus is not reachable');
     }
     const nc = link.current();
@@ -134,29 +122,25 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const data = encodeRequestMessage(endpoint.messagePrefix, request);
     const maxPayload = nc.info?.max_payload;
     if (maxPayload !== undefined && data.length > maxPayload) throw tooLargeForBus(data.length, maxPayload);
-    const { method } = endpoint.desc;
-    const resend = {
-      retryable: IDEMPOTENT_METHODS.has(method),
-      // A call whose request or reply was lost with a NATS node, while our own connection lived, gets no reply: an
-      // idempotent one is sent once more at half its time, to whichever replica takes it.
-      hedgeAfterMs: IDEMPOTENT_METHODS.has(method) ? timeoutMs / 2 : undefined,
-    };
+    const resend = policy.resendFor(endpoint.desc.method);
     const started = performance.now();
-    for (let pause = FIRST_PAUSE_MS; ; pause *= 2) {
+    for (let attempt = 0; ; attempt++) {
       const left = timeoutMs - (performance.now() - started);
       try {
         const reply = await mux.request(endpoint.topic, data, headers, left, resend);
         servedAt.set(endpoint.topic, performance.now());
         return toReply(reply);
       } catch (err) {
-        // No responders means nobody received the call, so sending it again is safe for any method: while the
-        // services move to another NATS server (theirs died or left), their subscriptions are briefly nowhere.
         const now = performance.now();
-        const moving = now - (servedAt.get(endpoint.topic) ?? -Infinity) < RECENTLY_SERVED_MS;
-        const noResponder = err instanceof RestbusError && err.code === 'NO_RESPONDER';
-        if (!noResponder || !moving || now - started + pause > Math.min(NO_RESPONDER_WAIT_MS, timeoutMs)) {
-          throw toRestbusError(err, endpoint.topic, maxPayload);
-        }
+        const pause =
+          err instanceof RestbusError && err.code === 'NO_RESPONDER'
+            ? policy.pauseAfterNoResponder({
+                attempt,
+                elapsedMs: now - started,
+                sinceServedMs: now - (servedAt.get(endpoint.topic) ?? -Infinity),
+              })
+            : undefined;
+        if (pause === undefined) throw toRestbusError(err, endpoint.topic, maxPayload);
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }

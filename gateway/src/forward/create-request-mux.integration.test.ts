@@ -81,7 +81,7 @@ describe('createRequestMux with a hedged call', () => {
 
   it('sends a hedged call once more when its reply is late, and is answered by the second', async () => {
     const mux = createRequestMux(nc);
-    const reply = await mux.request('lossy', text('hedged'), headers(), 2000, { hedgeAfterMs: 100 });
+    const reply = await mux.request('lossy', text('hedged'), headers(), 2000, { retryable: false, hedgeAfterMs: 100 });
     expect(reply.string()).toBe('hedged');
     expect(seen.get('hedged')).toBe(2);
   });
@@ -105,7 +105,7 @@ describe('createRequestMux with a hedged call', () => {
     });
     await service.flush();
     try {
-      const reply = await mux.request('slow', text('x'), headers(), 2000, { hedgeAfterMs: 50 });
+      const reply = await mux.request('slow', text('x'), headers(), 2000, { retryable: false, hedgeAfterMs: 50 });
       expect(reply.string()).toBe('1');
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(deliveries).toBe(2);

@@ -1,5 +1,6 @@
 import { createInbox, DebugEvents, Events, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
 import { RestbusError } from '@restbus/infra';
+import type { CallResend } from './resend-policy';
 
 interface Pending {
   resolve: (msg: Msg) => void;
@@ -17,19 +18,9 @@ interface Pending {
   attempt: number;
 }
 
-export interface ResendOptions {
-  /** An idempotent call: published once more if the connection is lost before its reply. */
-  retryable?: boolean;
-  /**
-   * A safe call (GET, HEAD): also published once more when no reply came this many milliseconds after it was
-   * sent, since a request or reply can be lost with a NATS node that died while the call's connection survived.
-   */
-  hedgeAfterMs?: number;
-}
-
 export interface RequestMux {
   /** Publishes `data` to `subject` with a reply address on the mux inbox and resolves with the first reply. */
-  request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number, resend?: ResendOptions): Promise<Msg>;
+  request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number, resend?: CallResend): Promise<Msg>;
   /** Requests waiting for a reply. */
   pending(): number;
 }
@@ -130,7 +121,7 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   });
 
   return {
-    request(subject, data, headers, timeoutMs, resend = {}) {
+    request(subject, data, headers, timeoutMs, resend = { retryable: false }) {
       const token = (next++).toString(36);
       const now = performance.now();
       const hedgeAt = resend.hedgeAfterMs === undefined ? Infinity : now + resend.hedgeAfterMs;

@@ -1,19 +1,18 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import compression from 'compression';
-import express, { type Express } from 'express';
-import { isRestbusError, RestbusError, sendError, type Logger, type ResponseMessage } from '@restbus/infra';
-import { toIncomingRequest } from './to-incoming-request';
+import type { Express } from 'express';
+import { sendError, type Logger } from '@restbus/infra';
+import { createCallServer } from '../call/serve-call';
 import type { Forwarder } from '../forward/create-forwarder';
-import { sendReply } from './send-reply';
-import { answerFromExample } from '../mock/answer-from-example';
 import type { GatewayMetrics } from '../observability/create-metrics';
-import { toTraceContext, type TraceContext } from '../observability/trace-context';
+import { createCallRecorder } from '../observability/record-call';
+import { toTraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import { createRouteTable, type CompiledEndpoint, type RouteTable } from '../routing/route-table';
+import { createRouteTable, type RouteTable } from '../routing/route-table';
 import { createStaticContent, type StaticContent } from '../static/create-static-content';
-import { createCorsPolicy, type CorsPolicy } from './cors-policy';
-import { readBody } from './read-body';
 import { compileRequestChecks } from '../validation/create-request-validator';
+import { createAdminApp } from './create-admin-app';
+import { createCorsPolicy, type CorsPolicy } from './cors-policy';
 
 export interface GatewayOptions {
   endpoints: readonly ApiEndpoint[];
@@ -57,23 +56,17 @@ export interface Gateway {
   bodyLimit(): number;
 }
 
-/** Upstream's exact 501 body, kept byte for byte so that easer users see no difference. */
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
-/** Failures that mean no service answered the call: with -m, the example answers instead. */
-const NO_SERVICE = new Set(['NO_RESPONDER', 'UPSTREAM_TIMEOUT', 'NATS_UNAVAILABLE']);
-
-/** easer's message for a described endpoint it does not forward, kept word for word (clients match on it). */
-export const NOT_IMPLEMENTED_MESSAGE = 'The endpoint is either not implemented or `operationId` is ignored';
-
 /**
- * The gateway's request listener. Described endpoints take a lean path (a precompiled route table, no middleware,
- * the request message mostly precomputed); the reserved paths under `/-/` (health, readiness, metrics) are an
- * Express app, where per-request cost does not matter.
+ * The gateway's request listener: HTTP in, route, then the call's own path (createCallServer). Described endpoints
+ * take a lean path (a precompiled route table, no middleware, the request message mostly precomputed); the reserved
+ * paths under `/-/` are an Express app (createAdminApp).
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  const { forward, metrics } = options;
+  const { metrics } = options;
   let bodyLimit = options.bodyLimit;
+  let shuttingDown = false;
   const logger = options.logger.child({ component: 'http' });
   const cors: CorsPolicy | undefined = options.corsOrigins?.length ? createCorsPolicy(options.corsOrigins) : undefined;
   const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => {
@@ -88,126 +81,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   };
   let { table, statics } = compile(options.endpoints);
-  let inFlight = 0;
-  let shuttingDown = false;
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.get('/-/health', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/-/ready', (_req, res) => {
-    const isReady = !shuttingDown && options.isConnected();
-    res.status(isReady ? 200 : 503).json({ status: isReady ? 'ready' : 'not ready' });
-  });
-  app.get('/-/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
-  app.use((req, res) => {
-    sendError(res, 'NOT_FOUND', `no endpoint matches ${req.method} ${req.path}`);
-  });
-
-  function finish(
-    res: ServerResponse,
-    req: IncomingMessage,
-    path: string,
-    route: string,
-    topic: string | undefined,
-    trace: TraceContext,
-    started: number,
-  ): void {
-    inFlight--;
-    metrics.inFlight.dec();
-    const ms = performance.now() - started;
-    metrics.observe(route, req.method ?? '', res.statusCode, ms / 1000);
-    logger.info(
-      {
-        reqId: trace.requestId,
-        traceId: trace.traceId,
-        method: req.method,
-        path,
-        status: res.statusCode,
-        ms: Math.round(ms * 1000) / 1000,
-        topic,
-      },
-      'request',
-    );
-  }
-
-  /** Answers from the operation's example; false when it has none. */
-  function answerExample(
-    endpoint: CompiledEndpoint,
-    req: IncomingMessage,
-    res: ServerResponse,
-    headers: OutgoingHttpHeaders,
-  ): boolean {
-    try {
-      const reply = answerFromExample(endpoint.desc, req.headers);
-      if (reply) sendReply(res, reply, headers);
-      return reply !== undefined;
-    } catch (err) {
-      if (!isRestbusError(err)) throw err;
-      sendError(res, err.code, err.message, headers);
-      return true;
-    }
-  }
-
-  async function serve(
-    endpoint: CompiledEndpoint,
-    params: Record<string, string>,
-    query: string,
-    req: IncomingMessage,
-    res: ServerResponse,
-    headers: OutgoingHttpHeaders,
-    trace: TraceContext,
-  ): Promise<void> {
-    if (!forward) {
-      if (options.mock && answerExample(endpoint, req, res, headers)) return;
-      sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
-      return;
-    }
-    let reply: ResponseMessage;
-    try {
-      const request = toIncomingRequest(req, query, params, await readBody(req, bodyLimit));
-      const problems = endpoint.validate?.(request);
-      if (problems?.length) {
-        sendError(res, 'REQUEST_INVALID', 'the request does not match the API description', headers, {
-          details: { problems },
-        });
-        return;
-      }
-      reply = await forward(endpoint, request, trace);
-    } catch (err) {
-      const error = isRestbusError(err)
-        ? err
-        : new RestbusError('INTERNAL', 'the request could not be forwarded', { cause: err });
-      if (error.code !== 'BODY_TOO_LARGE' && error.code !== 'BAD_REQUEST') metrics.natsError(error.code);
-      const level = error.code === 'INTERNAL' ? 'error' : 'warn';
-      logger[level](
-        { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic, code: error.code },
-        'call not forwarded',
-      );
-      // As easer did with -m and -u: while no service answers, the description's example does.
-      if (options.mock && NO_SERVICE.has(error.code) && answerExample(endpoint, req, res, headers)) return;
-      sendError(res, error.code, error.message, headers);
-      return;
-    }
-    try {
-      sendReply(res, reply, headers);
-    } catch (err) {
-      metrics.natsError('BAD_REPLY');
-      logger.warn(
-        { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic },
-        'the reply cannot be written as an HTTP response',
-      );
-      // sendReply says what is wrong (status, which header, the body); anything else is not the reply's to explain.
-      const message = isRestbusError(err) ? err.message : 'the reply cannot be written as an HTTP response';
-      sendError(res, 'BAD_REPLY', message, headers);
-    }
-  }
-
-  const compress = options.compress ? (compression() as unknown as Middleware) : undefined;
+  const app = createAdminApp({ metrics, isReady: () => !shuttingDown && options.isConnected() });
+  const recorder = createCallRecorder({ metrics, logger });
+  const serveCall = createCallServer({ ...options, bodyLimit: () => bodyLimit, logger });
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
@@ -226,11 +102,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     const lookup = table.lookup(method, path);
     // A described, forwarded operation wins over a static folder whose path it lies under.
     const mount = lookup.kind === 'not-found' ? statics.match(path) : undefined;
-    inFlight++;
-    metrics.inFlight.inc();
-    const route = lookup.kind === 'found' ? lookup.endpoint.desc.uri : mount ? 'static' : 'unmatched';
-    const topic = lookup.kind === 'found' ? lookup.endpoint.topic : undefined;
-    res.once('close', () => finish(res, req, path, route, topic, trace, started));
+    const found = lookup.kind === 'found' ? lookup.endpoint : undefined;
+    const route = found ? found.desc.uri : mount ? 'static' : 'unmatched';
+    recorder.track({ req, res, path, route, topic: found?.topic, trace, started });
     if (mount) {
       statics.serve(mount, req, res, headers);
       return;
@@ -238,12 +112,18 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     switch (lookup.kind) {
       case 'found':
-        serve(lookup.endpoint, lookup.params, mark < 0 ? '' : url.slice(mark + 1), req, res, headers, trace).catch(
-          (err: unknown) => {
-            logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
-            sendError(res, 'INTERNAL', 'internal error', headers);
-          },
-        );
+        serveCall({
+          endpoint: lookup.endpoint,
+          params: lookup.params,
+          query: mark < 0 ? '' : url.slice(mark + 1),
+          req,
+          res,
+          headers,
+          trace,
+        }).catch((err: unknown) => {
+          logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+          sendError(res, 'INTERNAL', 'internal error', headers);
+        });
         return;
       case 'options':
         if (cors?.isPreflight(req)) cors.addPreflightHeaders(req, headers, lookup.allow);
@@ -264,6 +144,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
+  const compress = options.compress ? (compression() as unknown as Middleware) : undefined;
   const handle = compress
     ? (req: IncomingMessage, res: ServerResponse): void => compress(req, res, () => dispatch(req, res))
     : dispatch;
@@ -278,7 +159,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     beginShutdown() {
       shuttingDown = true;
     },
-    inFlight: () => inFlight,
+    inFlight: () => recorder.inFlight(),
     setBodyLimit(bytes) {
       bodyLimit = bytes;
     },

@@ -1,0 +1,101 @@
+import { isRestbusError, RestbusError, sendError, type Logger, type ResponseMessage } from '@restbus/infra';
+import type { Forwarder } from '../forward/create-forwarder';
+import { readBody } from '../http/read-body';
+import { sendReply } from '../http/send-reply';
+import { toIncomingRequest } from '../http/to-incoming-request';
+import { answerFromExample } from '../mock/answer-from-example';
+import type { GatewayMetrics } from '../observability/create-metrics';
+import type { Call } from './call';
+
+export interface CallServerDeps {
+  /** Forwards calls over NATS; without it every described endpoint answers 501 (upstream behaviour). */
+  forward?: Forwarder;
+  /** easer's -m: answer from the operation's example without forwarding, or when no service answers. */
+  mock?: boolean;
+  /** The largest body accepted now (it can change on reload). */
+  bodyLimit(): number;
+  metrics: GatewayMetrics;
+  logger: Logger;
+}
+
+/** easer's message for a described endpoint it does not forward, kept word for word (clients match on it). */
+export const NOT_IMPLEMENTED_MESSAGE = 'The endpoint is either not implemented or `operationId` is ignored';
+
+/** Failures that mean no service answered the call: with -m, the example answers instead. */
+const NO_SERVICE = new Set(['NO_RESPONDER', 'UPSTREAM_TIMEOUT', 'NATS_UNAVAILABLE']);
+
+/**
+ * The path of one call, in one direction: read the body, validate, forward (encode, publish, decode the reply),
+ * answer. Each failure is answered once, in the one error shape, and logged with the call's ids.
+ */
+export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<void> {
+  const { forward, metrics, logger } = deps;
+
+  /** Answers from the operation's example; false when it has none. */
+  function answerExample({ endpoint, req, res, headers }: Call): boolean {
+    try {
+      const reply = answerFromExample(endpoint.desc, req.headers);
+      if (reply) sendReply(res, reply, headers);
+      return reply !== undefined;
+    } catch (err) {
+      if (!isRestbusError(err)) throw err;
+      sendError(res, err.code, err.message, headers);
+      return true;
+    }
+  }
+
+  function answerFailure(call: Call, err: unknown): void {
+    const { endpoint, trace } = call;
+    const error = isRestbusError(err)
+      ? err
+      : new RestbusError('INTERNAL', 'the request could not be forwarded', { cause: err });
+    if (error.code !== 'BODY_TOO_LARGE' && error.code !== 'BAD_REQUEST') metrics.natsError(error.code);
+    logger[error.code === 'INTERNAL' ? 'error' : 'warn'](
+      { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic, code: error.code },
+      'call not forwarded',
+    );
+    // As easer did with -m and -u: while no service answers, the description's example does.
+    if (deps.mock && NO_SERVICE.has(error.code) && answerExample(call)) return;
+    sendError(call.res, error.code, error.message, call.headers);
+  }
+
+  function answerReply(call: Call, reply: ResponseMessage): void {
+    try {
+      sendReply(call.res, reply, call.headers);
+    } catch (err) {
+      metrics.natsError('BAD_REPLY');
+      logger.warn(
+        { err, reqId: call.trace.requestId, traceId: call.trace.traceId, topic: call.endpoint.topic },
+        'the reply cannot be written as an HTTP response',
+      );
+      // sendReply says what is wrong (status, which header, the body); anything else is not the reply's to explain.
+      const message = isRestbusError(err) ? err.message : 'the reply cannot be written as an HTTP response';
+      sendError(call.res, 'BAD_REPLY', message, call.headers);
+    }
+  }
+
+  return async (call) => {
+    const { endpoint, req, res, headers } = call;
+    if (!forward) {
+      if (deps.mock && answerExample(call)) return;
+      sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
+      return;
+    }
+    let reply: ResponseMessage;
+    try {
+      const request = toIncomingRequest(req, call.query, call.params, await readBody(req, deps.bodyLimit()));
+      const problems = endpoint.validate?.(request);
+      if (problems?.length) {
+        sendError(res, 'REQUEST_INVALID', 'the request does not match the API description', headers, {
+          details: { problems },
+        });
+        return;
+      }
+      reply = await forward(endpoint, request, call.trace);
+    } catch (err) {
+      answerFailure(call, err);
+      return;
+    }
+    answerReply(call, reply);
+  };
+}

@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '@restbus/infra';
+import type { GatewayMetrics } from './create-metrics';
+import type { TraceContext } from './trace-context';
+
+/** What the log line and the metrics say about one answered request. */
+export interface CallRecord {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  /** The operation's URI template, `static` or `unmatched`: bounded, for the metrics' labels. */
+  route: string;
+  topic?: string;
+  trace: TraceContext;
+  /** performance.now() when the request came. */
+  started: number;
+}
+
+export interface CallRecorder {
+  /** Counts the request in flight until its response closes, then observes and logs it. */
+  track(record: CallRecord): void;
+  inFlight(): number;
+}
+
+export function createCallRecorder(deps: { metrics: GatewayMetrics; logger: Logger }): CallRecorder {
+  const { metrics, logger } = deps;
+  let inFlight = 0;
+
+  function finish({ req, res, path, route, topic, trace, started }: CallRecord): void {
+    inFlight--;
+    metrics.inFlight.dec();
+    const ms = performance.now() - started;
+    metrics.observe(route, req.method ?? '', res.statusCode, ms / 1000);
+    logger.info(
+      {
+        reqId: trace.requestId,
+        traceId: trace.traceId,
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Math.round(ms * 1000) / 1000,
+        topic,
+      },
+      'request',
+    );
+  }
+
+  return {
+    track(record) {
+      inFlight++;
+      metrics.inFlight.inc();
+      record.res.once('close', () => finish(record));
+    },
+    inFlight: () => inFlight,
+  };
+}
