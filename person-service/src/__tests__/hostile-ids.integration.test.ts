@@ -1,97 +1,49 @@
-import { connect, type NatsConnection, type Subscription } from 'nats';
-import {
-  decodeResponseMessage,
-  encodeMessage,
-  storeSetting,
-  type Executive,
-  type RequestMessage,
-  type ResponseMessage,
-} from '@restbus/infra';
+import { connect } from 'nats';
+import { storeSetting } from '@restbus/infra';
 import {
   ACCEPTED_CONTENT_TYPES,
   REFUSED_CONTENT_TYPES,
+  askService,
   createHostileIds,
   createJunkBodies,
   createRequestMessage,
-  createRogueMessages,
-  createRogueReplySubjects,
-  createServiceProbe,
   isStorableId,
-  runPooled,
   showText,
-  createSeededRandom,
+  startHostileService,
   startNatsServer,
   startTestService,
-  type TestNatsServer,
+  type HostileServiceTarget,
 } from '@restbus/infra/testing';
+import type { RequestMessage, ResponseMessage } from '@restbus/infra';
 import type { Person } from '../persons/person';
 import { registerPersons, type PersonServiceSettings } from '../persons/register-persons';
 
 const SEED = 20261210;
-// Requests in flight at once: enough to interleave hostile and legitimate work, few enough for 2 cores to answer
-// each well inside the service's 1500 ms handler deadline.
-const WIDTH = 16;
 const LEGIT_REQUESTS = 50;
-// Generous: a request without an answer by then is a lost request, not a slow one.
-const TIMEOUT_MS = 5000;
 const KNOWN = 'known-record';
 const JSON_TYPE = 'application/json';
-let nats: TestNatsServer;
-let hostile: NatsConnection;
-let legit: NatsConnection;
-let service: Executive<PersonServiceSettings>;
-let serviceNc: NatsConnection;
+let target: HostileServiceTarget;
 
 beforeAll(async () => {
-  nats = await startNatsServer();
-  hostile = await connect({ servers: nats.url });
-  legit = await connect({ servers: nats.url });
-  service = await startTestService<PersonServiceSettings>({
+  target = await startHostileService<PersonServiceSettings>({
     name: 'person-service',
-    natsUrl: nats.url,
-    settings: [storeSetting],
-    // The last startup only keeps the service's own connection, to see whether NATS ever drops it.
-    startups: [registerPersons, (context) => void (serviceNc = context.nc)],
-    argv: ['--store', 'jetstream'],
+    collection: '/persons',
+    idParameter: 'personId',
+    startups: [registerPersons],
   });
 });
 afterAll(async () => {
-  await service?.stop();
-  await hostile?.close();
-  await legit?.close();
-  await nats?.dispose();
+  await target?.stop();
 });
 
 describe('person-service under hostile ids, bodies and request messages', () => {
   it('answers every hostile request with 400/404 or an honest success, loses no legitimate request, and keeps every record apart', async () => {
-    const random = createSeededRandom(SEED);
-    const probe = createServiceProbe(serviceNc, TIMEOUT_MS);
-    const { findings, note, exchange } = probe;
+    const run = target.startRun(SEED);
+    const { random, findings, note, call } = run;
+    const { hostile, legit } = target;
     /** Every record the store should hold at the end, as the service said it stored it. */
     const expected = new Map<string, Person>();
-    let requests = 0;
-    let messages = 0;
 
-    const call = (
-      nc: NatsConnection,
-      what: string,
-      method: 'get' | 'put' | 'post' | 'delete',
-      uri: '/persons' | '/persons/{personId}',
-      options: { id?: string; body?: string; contentType?: string | string[]; query?: Record<string, string> },
-      allowed: readonly number[],
-    ): Promise<ResponseMessage | undefined> => {
-      requests++;
-      const headers: Record<string, string | string[]> =
-        options.contentType === undefined ? {} : { 'content-type': options.contentType };
-      const message = createRequestMessage({
-        method,
-        uri,
-        headers,
-        body: options.body ?? '',
-        parameters: { query: options.query ?? {}, uri: options.id === undefined ? {} : { personId: options.id } },
-      });
-      return exchange(nc, what, `easer.${method}_${uri}`, message, allowed);
-    };
     const one = '/persons/{personId}' as const;
 
     // Hostile ids: each one read, written, read back, and every fourth deleted, in order; ids run side by side.
@@ -224,23 +176,6 @@ describe('person-service under hostile ids, bodies and request messages', () => 
       if (put?.status === 200) expected.set('body-dup', put.body as Person);
     });
 
-    // Rogue request messages, straight onto the subject of one person.
-    const valid = createRequestMessage({
-      method: 'get',
-      uri: one,
-      parameters: { query: {}, uri: { personId: KNOWN } },
-    });
-    const rogueTasks = createRogueMessages(valid, 'personId').map((rogue) => async () => {
-      messages++;
-      await exchange(hostile, `message with ${rogue.label}`, `easer.get_${one}`, rogue.payload, [400]);
-    });
-
-    // Requests whose reply would land on a subject of NATS itself: dropped unread, nothing published there.
-    const mallory = Buffer.from('mallory', 'utf8').toString('base64url');
-    const rogueSubjects = createRogueReplySubjects('persons', mallory);
-    const watchers: Subscription[] = rogueSubjects.map((subject) => hostile.subscribe(subject));
-    await hostile.flush();
-
     await call(
       legit,
       'legit PUT',
@@ -281,62 +216,18 @@ describe('person-service under hostile ids, bodies and request messages', () => 
       if (last) expected.set(KNOWN, last);
     })();
 
-    const all = [...idTasks, ...bodyTasks, ...rogueTasks];
-    // Shuffled with the seed, so that ids, bodies and rogue messages meet in a fixed but mixed order.
-    for (let i = all.length - 1; i > 0; i--) {
-      const j = random.below(i + 1);
-      [all[i], all[j]] = [all[j], all[i]];
-    }
-    const replyToRogue = (async () => {
-      for (const reply of rogueSubjects) {
-        messages++;
-        const deleteAll = createRequestMessage({ method: 'delete', uri: '/persons' });
-        hostile.publish('easer.delete_/persons', encodeMessage(deleteAll), { reply });
-      }
-    })();
-    await Promise.all([runPooled(all, WIDTH), legitRun, replyToRogue]);
+    await run.runMixed([...idTasks, ...bodyTasks], KNOWN, legitRun);
 
     // The store, read back: exactly the records made, each under its own id.
-    const list = await call(legit, 'list', 'get', '/persons', { query: { limit: '1000' } }, [200]);
-    // Whatever lands in the bucket behind the service's back is listed too, and need not be a person.
-    const listed = (list?.body as Array<Person | null> | undefined) ?? [];
-    const listedIds = listed.map((person) => String(person?.id));
-    if (new Set(listedIds).size !== listedIds.length) note('collisions', 'the list has an id twice');
-    const missing = [...expected.keys()].filter((id) => !listedIds.includes(id));
-    const extra = listedIds.filter((id) => !expected.has(id));
-    for (const id of missing) note('collisions', `${showText(id)} was stored but is not listed`);
-    for (const id of extra) note('collisions', `${showText(id)} is listed but was never accepted`);
-    await runPooled(
-      [...expected].map(([id, person]) => async () => {
-        const read = await call(legit, `final GET ${showText(id)}`, 'get', one, { id }, [200]);
-        if (read && JSON.stringify(read.body) !== JSON.stringify(person))
-          note('collisions', `${showText(id)} reads back as ${JSON.stringify(read.body).slice(0, 80)}`);
-      }),
-      WIDTH,
-    );
-
-    await hostile.flush();
-    const landed = watchers.filter((watcher) => watcher.getReceived() > 0).map((watcher) => watcher.getSubject());
-    for (const subject of landed) note('wrongAnswers', `a reply was published to ${subject}`);
-    watchers.forEach((watcher) => watcher.unsubscribe());
-
-    const ping = await legit
-      .request('$SRV.PING.person-service', '', { timeout: TIMEOUT_MS })
-      .then((msg) => msg.json<{ name: string }>().name)
-      .catch((err: unknown) => String(err));
-    if (ping !== 'person-service') note('crashes', `the responder did not answer $SRV.PING: ${ping}`);
-    probe.checkConnection();
-    for (const failure of legitFailures) note('disconnects', `legitimate request ${failure}`);
-
-    probe.record('person-service', { requests, messages });
+    const listed = await run.checkStore(expected);
+    await run.finish(legitFailures);
     expect(findings).toEqual([]);
-    expect(listed.length).toBe(expected.size);
+    expect(listed).toBe(expected.size);
   });
 
   // The suite above found these; each is its own reproduction, so that a fix can be checked one by one.
-  const ask = async (subject: string, message: RequestMessage, nc = legit): Promise<ResponseMessage> =>
-    // 2 s: above the service's 1500 ms handler deadline, so only a reply that never comes runs into it.
-    decodeResponseMessage((await nc.request(subject, encodeMessage(message), { timeout: 2000 })).data);
+  const ask = (subject: string, message: RequestMessage, nc = target.legit): Promise<ResponseMessage> =>
+    askService(nc, subject, message);
 
   it.each([
     ['GET', 'get'],

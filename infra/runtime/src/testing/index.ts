@@ -25,4 +25,6 @@ export {
 } from './hostile/hostile-service-inputs';
 export type { HostileBody, RogueMessage } from './hostile/hostile-service-inputs';
 export { createServiceProbe, isStorableId, runPooled, showText } from './hostile/service-probe';
+export { askService, startHostileService } from './hostile/hostile-service-run';
+export type { HostileCallOptions, HostileRun, HostileServiceTarget } from './hostile/hostile-service-run';
 export type { ServiceFinding, ServiceFindingKind, ServiceProbe } from './hostile/service-probe';
