@@ -8,8 +8,8 @@ export interface ToolProject extends Project {
 }
 
 /**
- * Loads and validates a project with the mock server's own loader, so `docs` and `test` refuse exactly what the mock
- * server refuses, with the same messages. `configFile` may point at the `config.yml` of a project in another folder;
+ * Loads and validates a project with the loader the mock server uses (@restbus/project-format), so `docs` and `test`
+ * refuse exactly what the mock server refuses, with the same messages. `configFile` may point at the `config.yml` of a project in another folder;
  * a config file by another name is refused: the mock server only ever reads `config.yml`, so documentation or tests
  * made from another file would describe an API the mock server does not serve.
  */

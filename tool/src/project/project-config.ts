@@ -28,7 +28,7 @@ export async function assertConfigFolder(cwd: string, configFile: string): Promi
 
 /**
  * Reads a project's config.yml for editing. Only what `add` relies on is checked here (servicesRoot and services);
- * `rest-tool validate` checks the whole project with the mock server's schemas.
+ * `rest-tool validate` checks the whole project with the mock server's check (the project format's schemas).
  */
 export async function readProjectConfig(cwd: string, configFile: string): Promise<ProjectConfig> {
   await assertConfigFolder(cwd, configFile);
