@@ -39,6 +39,24 @@ describe('createRequestMux', () => {
     expect(mux.pending()).toBe(0);
   });
 
+  it('hands the calls of one event-loop turn to nats.js together, once the turn is over', async () => {
+    const own = await connect({ servers: server.url });
+    const mux = createRequestMux(own);
+    const published: string[] = [];
+    const publish = own.publish.bind(own);
+    own.publish = (subject, data, options) => {
+      published.push(new TextDecoder().decode(data as Uint8Array));
+      publish(subject, data, options);
+    };
+    const calls = ['1', '2', '3'].map((delay) => mux.request('echo', text(delay), headers(), 2000));
+    // Nothing yet: nats.js would write each call alone if it had each one in a microtask of its own.
+    expect(published).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(published).toEqual(['1', '2', '3']);
+    expect((await Promise.all(calls)).map((reply) => reply.string())).toEqual(['1', '2', '3']);
+    await own.close();
+  });
+
   it('rejects with NO_RESPONDER at once when nobody listens on the subject', async () => {
     const mux = createRequestMux(nc);
     const started = performance.now();

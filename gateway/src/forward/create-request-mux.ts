@@ -88,15 +88,33 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   }, SWEEP_MS);
   sweep.unref();
 
-  function publish(token: string, call: Pending): void {
-    call.retries--;
-    call.hedgeAt = Infinity;
+  function send(token: string, call: Pending): void {
     call.attempt = attempt;
     try {
       nc.publish(call.subject, call.data, { reply: `${inbox}${token}`, headers: call.headers });
     } catch (err) {
       waiting.delete(token);
       call.reject(err);
+    }
+  }
+
+  /** Publishes a call once more (a resend): at most once per call. */
+  function publish(token: string, call: Pending): void {
+    call.retries--;
+    call.hedgeAt = Infinity;
+    send(token, call);
+  }
+
+  // New calls are published together once per turn of the event loop, after every request that turn read: nats.js
+  // writes what was published before its microtask runs in one socket write, so the calls of one turn cost one
+  // system call instead of one each (a request's body is read in its own I/O callback, with its own microtasks).
+  let outgoing: string[] = [];
+  function sendOutgoing(): void {
+    const tokens = outgoing;
+    outgoing = [];
+    for (const token of tokens) {
+      const call = waiting.get(token);
+      if (call) send(token, call);
     }
   }
 
@@ -138,12 +156,7 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
           hedgeAt,
           attempt,
         });
-        try {
-          nc.publish(subject, data, { reply: `${inbox}${token}`, headers });
-        } catch (err) {
-          waiting.delete(token);
-          reject(err);
-        }
+        if (outgoing.push(token) === 1) setImmediate(sendOutgoing);
       });
     },
     pending: () => waiting.size,
