@@ -16,9 +16,9 @@ interface Child {
   port?: number;
 }
 
-function spawnTarget(args: string[]): Promise<Child & { result?: LoadResult }> {
+function spawnTarget(args: string[], execArgv: string[] = []): Promise<Child & { result?: LoadResult }> {
   return new Promise((resolve, reject) => {
-    const child = fork(entry, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(entry, args, { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     child.once('message', (message: { port?: number; result?: LoadResult }) => resolve({ process: child, ...message }));
     child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before it was ready`)));
   });
@@ -32,10 +32,10 @@ function stop(child: Child): Promise<void> {
   });
 }
 
-function rssOf(child: Child): Promise<number> {
+function memoryOf(child: Child): Promise<{ rss: number; heapUsed: number }> {
   return new Promise((resolve) => {
-    child.process.once('message', (message: { rss: number }) => resolve(message.rss));
-    child.process.send({ cmd: 'rss' });
+    child.process.once('message', (message: { rss: number; heapUsed: number }) => resolve(message));
+    child.process.send({ cmd: 'memory' });
   });
 }
 
@@ -47,9 +47,11 @@ async function main(): Promise<void> {
   const api = join(dir, 'hello.json');
   await writeBenchApi(api);
   const responder = await spawnTarget(['responder', nats.url]);
+  const moleculerResponder = await spawnTarget(['moleculer-responder', nats.url]);
   const targets: Record<string, string[]> = {
     'restbus-gateway': ['gateway', nats.url, api],
     'framework-free forwarder': ['plain', nats.url],
+    'moleculer-web 0.10 + moleculer 0.14': ['moleculer-web', nats.url],
     'naive express forwarder': ['express', nats.url],
   };
   const results = new Map<string, LoadResult[]>();
@@ -99,20 +101,41 @@ async function main(): Promise<void> {
       }
     }
 
+    // The goals of the gateway's call path (issue 14), at 64 connections.
+    const gateway = summary('restbus-gateway', 64);
+    const peer = summary('moleculer-web 0.10 + moleculer 0.14', 64);
+    const goals: Array<[string, number, string, boolean]> = [
+      [
+        'throughput vs the framework-free forwarder',
+        gateway.requestsPerSecond / reference(64).requestsPerSecond,
+        '>= 1.00x',
+        false,
+      ],
+      ['throughput vs moleculer-web', gateway.requestsPerSecond / peer.requestsPerSecond, '>= 1.10x', false],
+      ['p99 vs the framework-free forwarder', gateway.p99 / reference(64).p99, '<= 1.20x', true],
+    ];
+    lines.push('', '| goal at 64 connections | measured | goal | met |', '| --- | --- | --- | --- |');
+    for (const [what, ratio, goal, lowerIsBetter] of goals) {
+      const limit = Number(goal.replace(/[^\d.]/g, ''));
+      const met = lowerIsBetter ? ratio <= limit : ratio >= limit;
+      lines.push(`| ${what} | ${fmt(ratio)}x | ${goal} | ${met ? 'yes' : 'no'} |`);
+    }
+
     // Memory: 1,000 described endpoints, then at least 100k requests.
     const bigApi = join(dir, 'big.json');
     await writeBenchApi(bigApi, 1000);
-    const big = await spawnTarget(['gateway', nats.url, bigApi]);
+    const big = await spawnTarget(['gateway', nats.url, bigApi], ['--expose-gc']);
     let sent = 0;
     while (sent < 100_000) sent += (await runWrk(`http://127.0.0.1:${big.port}/hello`, 64, 10)).requests;
-    const rss = await rssOf(big);
+    const { rss, heapUsed } = await memoryOf(big);
     await stop(big);
     lines.push(
       '',
-      `Gateway RSS after ${sent} requests with 1,000 described endpoints: ${fmt(rss / 1024 / 1024, 1)} MB.`,
+      `Gateway after ${sent} requests with 1,000 described endpoints: RSS ${fmt(rss / 1024 / 1024, 1)} MB, heap in use after a full GC ${fmt(heapUsed / 1024 / 1024, 1)} MB.`,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
+    await stop(moleculerResponder);
     await stop(responder);
     await nats.dispose();
     await rm(dir, { recursive: true, force: true });

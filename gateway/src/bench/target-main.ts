@@ -1,11 +1,12 @@
 // Entry of the benchmark's child processes: `node target-main.js <kind> <natsUrl> [...]`. Each kind starts one
-// thing, reports over IPC, and answers { rss } requests. Only the benchmark runs this file.
+// thing, reports over IPC, and answers { memory } requests. Only the benchmark runs this file.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createLogger } from '@restbus/infra';
 import { measureRawNats, startHelloResponder } from '@restbus/infra/testing';
 import { startGateway } from '../app/start-gateway';
 import { startExpressForwarder } from './express-forwarder';
+import { startMoleculerResponder, startMoleculerWeb } from './moleculer-peer';
 import { startPlainForwarder } from './plain-forwarder';
 
 const [kind, natsUrl, ...rest] = process.argv.slice(2);
@@ -13,7 +14,12 @@ const send = (message: unknown): void => {
   process.send?.(message);
 };
 process.on('message', (message: { cmd?: string }) => {
-  if (message.cmd === 'rss') send({ rss: process.memoryUsage().rss });
+  if (message.cmd !== 'memory') return;
+  const { rss } = process.memoryUsage();
+  // With --expose-gc: what the heap holds once the garbage is gone (RSS alone varies by tens of MB between runs of
+  // the same code, with how much garbage the last seconds of load left and how much of it the allocator kept).
+  (globalThis as { gc?: () => void }).gc?.();
+  send({ rss, heapUsed: process.memoryUsage().heapUsed });
 });
 
 async function start(): Promise<void> {
@@ -26,6 +32,13 @@ async function start(): Promise<void> {
     case 'raw':
       send({ result: await measureRawNats(natsUrl, 'easer.get_/hello', Number(rest[0]), Number(rest[1])) });
       process.exit(0);
+      return;
+    case 'moleculer-responder':
+      await startMoleculerResponder(natsUrl);
+      send({ ready: true });
+      return;
+    case 'moleculer-web':
+      send({ port: await startMoleculerWeb(natsUrl) });
       return;
     case 'plain':
       server = await startPlainForwarder(natsUrl, 'easer.get_/hello');
