@@ -146,7 +146,7 @@ export function describeMockServerAndTool(stackOf: () => ComposeStack): void {
       // The invoking user owns the folder: here a uid that is not root and not the image's user.
       if (process.getuid?.() === 0) chownSync(folder, owner, owner);
     });
-    afterAll(() => rmSync(folder, { recursive: true, force: true }));
+    afterAll(() => folder && rmSync(folder, { recursive: true, force: true }));
 
     it('creates a project in the folder it runs in, owned by the folder owner', async () => {
       const output = await stackOf().compose(['--profile', 'tool', 'run', '--rm', '-T', 'tool', 'create', 'demo'], {
