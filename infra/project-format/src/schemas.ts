@@ -97,6 +97,8 @@ export const serviceSchema = {
     name: { type: 'string' },
     description: { type: 'string' },
     style: { enum: ['OPERATION', 'COLLECTION', 'RESOURCE'] },
+    // A COLLECTION and the RESOURCE below it answered from an in-memory state instead of their mock files.
+    stateful: { type: 'boolean' },
     uriTemplate: { type: 'string', pattern: '^/' },
     methods: {
       type: 'object',
@@ -171,6 +173,8 @@ export const environmentSchema = {
     sessionSecret: { type: 'string' },
     proxyTimeout: { type: 'integer', minimum: 1, maximum: 600000 },
     implementationTimeout: { type: 'integer', minimum: 1, maximum: 600000 },
+    // Every COLLECTION (and the RESOURCE below it) stateful, unless its descriptor says `stateful: false`.
+    stateful: { type: 'boolean' },
   },
 } as const;
 

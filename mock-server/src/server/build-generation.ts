@@ -5,6 +5,7 @@ import { createLoginCheck, createOpenPathCheck } from '../request/check-login';
 import { createServiceRoutes, type ServiceRouter } from '../services/create-service-routes';
 import { loadImplementations } from '../services/load-implementations';
 import { createMockFiles } from '../services/create-mock-files';
+import { createStatefulServices, type StatefulServices } from '../services/stateful/create-stateful-services';
 import { createProjectStatics } from '../static/create-project-statics';
 import type { StaticFiles } from '../static/create-static-mounts';
 
@@ -13,6 +14,8 @@ export interface Generation {
   project: Project;
   proxy: ProxyRules;
   services: ServiceRouter;
+  /** Stateful collections, reset by `POST /-/reset`; a reload starts them afresh. */
+  state: StatefulServices;
   statics: StaticFiles;
   /**
    * Whether a request may have an answer at all: with `requireLogin`, basic authentication covers everything the
@@ -46,7 +49,9 @@ export function buildGeneration(project: Project, logger: Logger, options: Gener
   const implementations = loadImplementations(project, { logger });
   const problems = [...implementations.problems];
   const mockFiles = createMockFiles(project.environment.restapiRoot);
+  const state = createStatefulServices({ project, mockFiles, warn: (message) => warnings.push(message) });
   const services = createServiceRoutes({
+    stateful: state,
     project,
     mockFiles,
     implementations,
@@ -69,6 +74,7 @@ export function buildGeneration(project: Project, logger: Logger, options: Gener
     project,
     proxy: compileProxyRules(project.environment, project.config.serviceUrlPrefix),
     services,
+    state,
     statics,
     admits,
     realm: project.config.projectName,

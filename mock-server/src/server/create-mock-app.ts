@@ -83,6 +83,11 @@ export function createMockApp(deps: MockAppDeps): MockApp {
         headers: { 'www-authenticate': `Basic realm=${JSON.stringify(generation.realm)}, charset="UTF-8"` },
       });
     }
+    if (generation.state.any && path === '/-/reset' && req.method === 'POST') {
+      generation.state.reset();
+      res.writeHead(204).end();
+      return;
+    }
     const target = generation.proxy.targetOf(path);
     if (target) {
       if (hasEncodedSeparator) {
@@ -96,7 +101,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
     let found = generation.services.find(req.method, path);
     // A body is read only where something uses it: an implementation function, or a POST's `_method` override.
     const isService = 'route' in found || found.allow.length > 0;
-    const usesBody = req.method === 'POST' ? isService : 'route' in found && found.route.implemented;
+    const usesBody = req.method === 'POST' ? isService : 'route' in found && found.route.readsBody;
     if (usesBody && hasBody(req)) await parseBody(req, res);
     if (overrideMethod(req)) found = generation.services.find(req.method, path);
 

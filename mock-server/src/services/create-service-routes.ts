@@ -13,12 +13,15 @@ import {
 import { prepareResponses, type PreparedResponse } from './prepare-responses';
 import type { Implementations } from './load-implementations';
 import type { MockFiles } from './create-mock-files';
+import type { StatefulServices } from './stateful/create-stateful-services';
 
 export interface ServiceRoute {
   method: string;
   matcher: UriMatcher;
   /** Whether the route runs user code (which may use `request.session`). */
   implemented: boolean;
+  /** Whether the route reads the request body (user code, or a stateful POST or PUT). */
+  readsBody: boolean;
   handle(req: Request, res: Response): Promise<void>;
 }
 
@@ -38,6 +41,8 @@ export interface ServiceRoutesDeps {
    * upstream rest-tool did, to the OK mock file or the descriptor.
    */
   strict?: boolean;
+  /** Stateful collections: their methods answer from the state instead of the mock files. */
+  stateful?: StatefulServices;
 }
 
 const DEFAULT_RESPONSE = 'OK';
@@ -158,6 +163,11 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       const responses = prepareResponses(definition, where, deps.warn);
       const ok = findOkResponse(responses);
       const reference = definition.implementation;
+      const fromState = reference === undefined ? deps.stateful?.handlerFor(service, method) : undefined;
+      if (fromState) {
+        routes.push({ method, matcher, implemented: false, readsBody: method !== 'GET', handle: fromState });
+        continue;
+      }
 
       /** A mock file, or why it cannot be sent (logged once per file). */
       const readMock = async (response: PreparedResponse, mockBody: string) => {
@@ -239,7 +249,13 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
           }
         };
       }
-      routes.push({ method, matcher, implemented: reference !== undefined, handle });
+      routes.push({
+        method,
+        matcher,
+        implemented: reference !== undefined,
+        readsBody: reference !== undefined,
+        handle,
+      });
     }
   }
 

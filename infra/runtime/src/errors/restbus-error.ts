@@ -18,6 +18,7 @@ export const ErrorCodes = {
   METHOD_NOT_ALLOWED: 405,
   // What the request asks for contradicts what is stored (e.g. creating what exists).
   CONFLICT: 409,
+  STATE_FULL: 507,
   NOT_ACCEPTABLE: 406,
   REQUEST_INVALID: 400,
   NOT_IMPLEMENTED: 501,

@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import type { Request, Response } from 'express';
+import { RestbusError } from '@restbus/infra';
+import { findMethod, type Project, type ServiceDescriptor } from '@restbus/project-format';
+import type { MockFiles } from '../create-mock-files';
+import { createResourceState, type Item, type ResourceState } from './create-resource-state';
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+export interface StatefulServices {
+  /** The handler the state gives a method of a service, when the service is stateful and the method one it answers. */
+  handlerFor(service: ServiceDescriptor, method: string): Handler | undefined;
+  /** Whether any service is stateful (only then does the server answer `POST /-/reset`). */
+  readonly any: boolean;
+  /** Every state back to its seed. */
+  reset(): void;
+}
+
+interface Role {
+  kind: 'collection' | 'resource';
+  state: ResourceState;
+  /** `serviceUrlPrefix + uriTemplate` of the collection, for Location. */
+  collectionUrl: string;
+  /** The resource's path parameter that names an item's id. */
+  idParameter?: string;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function readItem(req: Request): Item {
+  const body: unknown = req.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
+    throw new RestbusError('BAD_REQUEST', 'the body must be a JSON object (Content-Type: application/json)');
+  }
+  return body as Item;
+}
+
+/**
+ * Stateful mocks (`stateful: true` in the environment or in a COLLECTION's descriptor): the COLLECTION and the
+ * RESOURCE below it (`/customers` and `/customers/{id}`) act as one in-memory collection seeded from the
+ * collection's GET mock file. GET lists, POST adds (201 with Location; an id assigned when the body has none),
+ * GET/PUT/DELETE on the resource read, replace and remove by id, an unknown id is a JSON 404. Only the methods the
+ * descriptors declare are answered; an implementation function still wins over the state.
+ */
+export function createStatefulServices(deps: {
+  project: Project;
+  mockFiles: MockFiles;
+  warn(message: string): void;
+}): StatefulServices {
+  const { project, mockFiles } = deps;
+  const prefix = project.config.serviceUrlPrefix.replace(/\/$/, '');
+  const roles = new Map<ServiceDescriptor, Role>();
+  const states: ResourceState[] = [];
+  const isStateful = (service: ServiceDescriptor): boolean =>
+    (service.descriptor.stateful ?? project.environment.stateful) === true;
+
+  for (const collection of project.services) {
+    const { descriptor } = collection;
+    if (!isStateful(collection)) continue;
+    if (descriptor.style !== 'COLLECTION') {
+      if (descriptor.stateful === true && descriptor.style !== 'RESOURCE') {
+        deps.warn(
+          `${collection.file}: stateful applies to a COLLECTION and the RESOURCE below it; served from its mock files`,
+        );
+      }
+      continue;
+    }
+    const base = descriptor.uriTemplate.replace(/\/$/, '');
+    const below = new RegExp(`^${escapeRegExp(base)}/\\{([^}/]+)\\}/?$`);
+    const resource = project.services.find(
+      (other) => other.descriptor.style === 'RESOURCE' && below.test(other.descriptor.uriTemplate),
+    );
+    const seedFile = findMethod(descriptor, 'GET')?.responses.find((response) => response.name === 'OK')?.mockBody;
+    const serviceDir = join(project.environment.restapiRoot, project.config.servicesRoot, collection.path);
+    const state = createResourceState({
+      name: descriptor.uriTemplate,
+      seed: async () => {
+        if (typeof seedFile !== 'string' || !seedFile) return [];
+        const mock = await mockFiles.read(serviceDir, seedFile);
+        return mock.json ? (JSON.parse(mock.body.toString('utf8')) as unknown) : [];
+      },
+    });
+    states.push(state);
+    const collectionUrl = `${prefix}${base}`;
+    roles.set(collection, { kind: 'collection', state, collectionUrl });
+    if (resource) {
+      const idParameter = below.exec(resource.descriptor.uriTemplate)![1];
+      roles.set(resource, { kind: 'resource', state, collectionUrl, idParameter });
+    }
+  }
+
+  const sendJson = (res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'x-application-api-version': project.config.apiVersion,
+    });
+    res.end(text);
+  };
+
+  function handlerFor(service: ServiceDescriptor, method: string): Handler | undefined {
+    const role = roles.get(service);
+    if (!role) return undefined;
+    const { state, collectionUrl } = role;
+    const locationOf = (item: Item): string => `${collectionUrl}/${encodeURIComponent(String(item.id))}`;
+    if (role.kind === 'collection') {
+      if (method === 'GET') return async (_req, res) => sendJson(res, 200, await state.list());
+      if (method === 'POST')
+        return async (req, res) => {
+          const item = await state.add(readItem(req));
+          sendJson(res, 201, item, { location: locationOf(item) });
+        };
+      return undefined;
+    }
+    const idOf = (req: Request): string => {
+      const id = req.params[role.idParameter!];
+      return typeof id === 'string' ? id : '';
+    };
+    const missing = (req: Request): RestbusError =>
+      new RestbusError('NOT_FOUND', `${collectionUrl} has no item with the id ${JSON.stringify(idOf(req))}`);
+    switch (method) {
+      case 'GET':
+        return async (req, res) => {
+          const item = await state.get(idOf(req));
+          if (!item) throw missing(req);
+          sendJson(res, 200, item);
+        };
+      case 'PUT':
+        return async (req, res) => {
+          const item = await state.replace(idOf(req), readItem(req));
+          if (!item) throw missing(req);
+          sendJson(res, 200, item);
+        };
+      case 'DELETE':
+        return async (req, res) => {
+          if (!(await state.remove(idOf(req)))) throw missing(req);
+          res.writeHead(204, { 'x-application-api-version': project.config.apiVersion });
+          res.end();
+        };
+      default:
+        return undefined;
+    }
+  }
+
+  return {
+    handlerFor,
+    any: states.length > 0,
+    reset: () => states.forEach((state) => state.reset()),
+  };
+}
