@@ -97,8 +97,9 @@ export const serviceSchema = {
     name: { type: 'string' },
     description: { type: 'string' },
     style: { enum: ['OPERATION', 'COLLECTION', 'RESOURCE'] },
-    // A COLLECTION and the RESOURCE below it answered from an in-memory state instead of their mock files.
-    stateful: { type: 'boolean' },
+    // A COLLECTION and the RESOURCE below it answered from an in-memory state instead of their mock files
+    // (`session`: one state per client session).
+    stateful: { enum: [true, false, 'session'] },
     uriTemplate: { type: 'string', pattern: '^/' },
     methods: {
       type: 'object',
@@ -174,7 +175,7 @@ export const environmentSchema = {
     proxyTimeout: { type: 'integer', minimum: 1, maximum: 600000 },
     implementationTimeout: { type: 'integer', minimum: 1, maximum: 600000 },
     // Every COLLECTION (and the RESOURCE below it) stateful, unless its descriptor says `stateful: false`.
-    stateful: { type: 'boolean' },
+    stateful: { enum: [true, false, 'session'] },
   },
 } as const;
 

@@ -77,10 +77,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const send = async (method: string, path: string, body?: unknown) => {
+const send = async (method: string, path: string, body?: unknown, cookie?: string) => {
   const response = await fetch(`${server.url}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(cookie === undefined ? {} : { cookie }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -157,11 +160,23 @@ describe('a stateful collection', () => {
     expect(await send('GET', '/rest/status')).toMatchObject({ status: 200, body: { up: true } });
   });
 
-  it('refuses a stateful that is not a boolean, naming the file and line', async () => {
+  it('keeps one state per client session with stateful: session', async () => {
+    await open(files('    stateful: session\n'));
+    const first = await send('POST', '/rest/customers', { name: 'Barbara' });
+    expect(first).toMatchObject({ status: 201, body: { id: 3 } });
+    const cookie = first.headers.get('set-cookie')?.split(';')[0];
+    expect(cookie).toMatch(/^connect\.sid=/);
+    expect(await send('GET', '/rest/customers/3', undefined, cookie)).toMatchObject({ status: 200 });
+    // Another client (no cookie) starts from the seed.
+    expect(await send('GET', '/rest/customers/3')).toMatchObject({ status: 404 });
+    expect(await send('GET', '/rest/customers')).toMatchObject({ body: [{ id: 1 }, { id: 2 }] });
+  });
+
+  it('refuses a stateful that is not true, false or session, naming the file and line', async () => {
     dir = await writeProject(files('    stateful: "yes"\n'));
     await expect(serveProject(dir, { watch: false })).rejects.toMatchObject({
       code: 'PROJECT_INVALID',
-      message: expect.stringMatching(/^server\/config\.yml:\d+: .*stateful: must be boolean/m),
+      message: expect.stringMatching(/^server\/config\.yml:\d+: .*stateful: must be one of true, false, "session"$/m),
     });
   });
 });

@@ -109,10 +109,8 @@ export function createMockApp(deps: MockAppDeps): MockApp {
       const delay = readMockDelay(req);
       if (delay > 0) await sleep(delay);
       req.params = found.params;
-      if (found.route.implemented) {
-        await attachSession(session, req, res);
-        keepSetContentType(res);
-      }
+      if (found.route.usesSession) await attachSession(session, req, res);
+      if (found.route.implemented) keepSetContentType(res);
       await found.route.handle(req, res);
       return;
     }

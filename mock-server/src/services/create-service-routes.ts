@@ -22,6 +22,8 @@ export interface ServiceRoute {
   implemented: boolean;
   /** Whether the route reads the request body (user code, or a stateful POST or PUT). */
   readsBody: boolean;
+  /** Whether the route needs `request.session` (user code, or a state kept per session). */
+  usesSession: boolean;
   handle(req: Request, res: Response): Promise<void>;
 }
 
@@ -165,7 +167,15 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       const reference = definition.implementation;
       const fromState = reference === undefined ? deps.stateful?.handlerFor(service, method) : undefined;
       if (fromState) {
-        routes.push({ method, matcher, implemented: false, readsBody: method !== 'GET', handle: fromState });
+        const usesSession = deps.stateful?.perSession(service) === true;
+        routes.push({
+          method,
+          matcher,
+          implemented: false,
+          readsBody: method !== 'GET',
+          usesSession,
+          handle: fromState,
+        });
         continue;
       }
 
@@ -254,6 +264,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
         matcher,
         implemented: reference !== undefined,
         readsBody: reference !== undefined,
+        usesSession: reference !== undefined,
         handle,
       });
     }

@@ -10,6 +10,8 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 export interface StatefulServices {
   /** The handler the state gives a method of a service, when the service is stateful and the method one it answers. */
   handlerFor(service: ServiceDescriptor, method: string): Handler | undefined;
+  /** Whether the service keeps one state per client session (its routes need `request.session`). */
+  perSession(service: ServiceDescriptor): boolean;
   /** Whether any service is stateful (only then does the server answer `POST /-/reset`). */
   readonly any: boolean;
   /** Every state back to its seed. */
@@ -18,12 +20,17 @@ export interface StatefulServices {
 
 interface Role {
   kind: 'collection' | 'resource';
-  state: ResourceState;
+  /** The state a request works on: the one state, or its session's. */
+  stateOf(req: Request): ResourceState;
+  perSession: boolean;
   /** `serviceUrlPrefix + uriTemplate` of the collection, for Location. */
   collectionUrl: string;
   /** The resource's path parameter that names an item's id. */
   idParameter?: string;
 }
+
+/** Sessions that may hold a state of their own at once; the one used longest ago gives its place up. */
+export const MAX_STATE_SESSIONS = 1000;
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -50,15 +57,15 @@ export function createStatefulServices(deps: {
   const { project, mockFiles } = deps;
   const prefix = project.config.serviceUrlPrefix.replace(/\/$/, '');
   const roles = new Map<ServiceDescriptor, Role>();
-  const states: ResourceState[] = [];
-  const isStateful = (service: ServiceDescriptor): boolean =>
-    (service.descriptor.stateful ?? project.environment.stateful) === true;
+  const resets: Array<() => void> = [];
+  const modeOf = (service: ServiceDescriptor) => service.descriptor.stateful ?? project.environment.stateful ?? false;
+  const isStateful = (service: ServiceDescriptor): boolean => modeOf(service) !== false;
 
   for (const collection of project.services) {
     const { descriptor } = collection;
     if (!isStateful(collection)) continue;
     if (descriptor.style !== 'COLLECTION') {
-      if (descriptor.stateful === true && descriptor.style !== 'RESOURCE') {
+      if (descriptor.stateful !== undefined && descriptor.stateful !== false && descriptor.style !== 'RESOURCE') {
         deps.warn(
           `${collection.file}: stateful applies to a COLLECTION and the RESOURCE below it; served from its mock files`,
         );
@@ -72,20 +79,41 @@ export function createStatefulServices(deps: {
     );
     const seedFile = findMethod(descriptor, 'GET')?.responses.find((response) => response.name === 'OK')?.mockBody;
     const serviceDir = join(project.environment.restapiRoot, project.config.servicesRoot, collection.path);
-    const state = createResourceState({
-      name: descriptor.uriTemplate,
-      seed: async () => {
-        if (typeof seedFile !== 'string' || !seedFile) return [];
-        const mock = await mockFiles.read(serviceDir, seedFile);
-        return mock.json ? (JSON.parse(mock.body.toString('utf8')) as unknown) : [];
-      },
-    });
-    states.push(state);
+    const newState = (): ResourceState =>
+      createResourceState({
+        name: descriptor.uriTemplate,
+        seed: async () => {
+          if (typeof seedFile !== 'string' || !seedFile) return [];
+          const mock = await mockFiles.read(serviceDir, seedFile);
+          return mock.json ? (JSON.parse(mock.body.toString('utf8')) as unknown) : [];
+        },
+      });
+    const perSession = modeOf(collection) === 'session';
+    let stateOf: Role['stateOf'];
+    if (perSession) {
+      // Insertion order is use order: a session's state is moved to the end whenever it is used.
+      const bySession = new Map<string, ResourceState>();
+      stateOf = (req) => {
+        // Touching the session marks it, so that express-session saves it and sets its cookie.
+        (req.session as unknown as Record<string, unknown>).restbusState = true;
+        const key = req.sessionID;
+        const state = bySession.get(key) ?? newState();
+        bySession.delete(key);
+        bySession.set(key, state);
+        if (bySession.size > MAX_STATE_SESSIONS) bySession.delete(bySession.keys().next().value!);
+        return state;
+      };
+      resets.push(() => bySession.clear());
+    } else {
+      const state = newState();
+      stateOf = () => state;
+      resets.push(() => state.reset());
+    }
     const collectionUrl = `${prefix}${base}`;
-    roles.set(collection, { kind: 'collection', state, collectionUrl });
+    roles.set(collection, { kind: 'collection', stateOf, perSession, collectionUrl });
     if (resource) {
       const idParameter = below.exec(resource.descriptor.uriTemplate)![1];
-      roles.set(resource, { kind: 'resource', state, collectionUrl, idParameter });
+      roles.set(resource, { kind: 'resource', stateOf, perSession, collectionUrl, idParameter });
     }
   }
 
@@ -103,13 +131,13 @@ export function createStatefulServices(deps: {
   function handlerFor(service: ServiceDescriptor, method: string): Handler | undefined {
     const role = roles.get(service);
     if (!role) return undefined;
-    const { state, collectionUrl } = role;
+    const { stateOf, collectionUrl } = role;
     const locationOf = (item: Item): string => `${collectionUrl}/${encodeURIComponent(String(item.id))}`;
     if (role.kind === 'collection') {
-      if (method === 'GET') return async (_req, res) => sendJson(res, 200, await state.list());
+      if (method === 'GET') return async (req, res) => sendJson(res, 200, await stateOf(req).list());
       if (method === 'POST')
         return async (req, res) => {
-          const item = await state.add(readItem(req));
+          const item = await stateOf(req).add(readItem(req));
           sendJson(res, 201, item, { location: locationOf(item) });
         };
       return undefined;
@@ -123,19 +151,19 @@ export function createStatefulServices(deps: {
     switch (method) {
       case 'GET':
         return async (req, res) => {
-          const item = await state.get(idOf(req));
+          const item = await stateOf(req).get(idOf(req));
           if (!item) throw missing(req);
           sendJson(res, 200, item);
         };
       case 'PUT':
         return async (req, res) => {
-          const item = await state.replace(idOf(req), readItem(req));
+          const item = await stateOf(req).replace(idOf(req), readItem(req));
           if (!item) throw missing(req);
           sendJson(res, 200, item);
         };
       case 'DELETE':
         return async (req, res) => {
-          if (!(await state.remove(idOf(req)))) throw missing(req);
+          if (!(await stateOf(req).remove(idOf(req)))) throw missing(req);
           res.writeHead(204, { 'x-application-api-version': project.config.apiVersion });
           res.end();
         };
@@ -146,7 +174,8 @@ export function createStatefulServices(deps: {
 
   return {
     handlerFor,
-    any: states.length > 0,
-    reset: () => states.forEach((state) => state.reset()),
+    perSession: (service) => roles.get(service)?.perSession === true,
+    any: resets.length > 0,
+    reset: () => resets.forEach((reset) => reset()),
   };
 }
