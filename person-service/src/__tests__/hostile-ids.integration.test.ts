@@ -44,7 +44,7 @@ describe('person-service under hostile ids, bodies and request messages', () => 
     /** Every record the store should hold at the end, as the service said it stored it. */
     const expected = new Map<string, Person>();
 
-    const one = '/persons/{personId}' as const;
+    const one = target.resource;
 
     // Hostile ids: each one read, written, read back, and every fourth deleted, in order; ids run side by side.
     const ids = createHostileIds(random).filter((id) => id !== KNOWN);

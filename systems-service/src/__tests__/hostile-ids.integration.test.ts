@@ -40,7 +40,7 @@ describe('systems-service under hostile ids, bodies and request messages', () =>
     /** Every system the store should hold at the end, as the service said it stored it. */
     const expected = new Map<string, System>();
 
-    const one = '/systems/{systemId}' as const;
+    const one = target.resource;
     const post = (what: string, body: string, contentType: string | string[] | undefined, allowed: number[]) =>
       call(hostile, what, 'post', '/systems', { body, contentType }, allowed);
     const keep = (reply: ResponseMessage | undefined, what: string): void => {

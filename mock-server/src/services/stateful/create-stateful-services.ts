@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Request, Response } from 'express';
 import { RestbusError } from '@restbus/infra';
-import { findMethod, type Project, type ServiceDescriptor } from '@restbus/project-format';
+import { findMethod, routeKey, type Project, type ServiceDescriptor } from '@restbus/project-format';
 import type { MockFiles } from '../create-mock-files';
 import { createResourceState, type Item, type ResourceState } from './create-resource-state';
 
@@ -32,7 +32,8 @@ interface Role {
 /** Sessions that may hold a state of their own at once; the one used longest ago gives its place up. */
 export const MAX_STATE_SESSIONS = 1000;
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The parameter a template ends with (`/customers/{id}` → `id`). */
+const lastParameterOf = (uriTemplate: string): string | undefined => /\/\{([^}/]+)\}\/?$/.exec(uriTemplate)?.[1];
 
 function readItem(req: Request): Item {
   const body: unknown = req.body;
@@ -73,9 +74,13 @@ export function createStatefulServices(deps: {
       continue;
     }
     const base = descriptor.uriTemplate.replace(/\/$/, '');
-    const below = new RegExp(`^${escapeRegExp(base)}/\\{([^}/]+)\\}/?$`);
+    // The resource below is the collection's route plus one parameter, matched as the server matches routes.
+    const below = routeKey('GET', `${base}/{}`);
     const resource = project.services.find(
-      (other) => other.descriptor.style === 'RESOURCE' && below.test(other.descriptor.uriTemplate),
+      (other) =>
+        other.descriptor.style === 'RESOURCE' &&
+        lastParameterOf(other.descriptor.uriTemplate) !== undefined &&
+        routeKey('GET', other.descriptor.uriTemplate) === below,
     );
     const seedFile = findMethod(descriptor, 'GET')?.responses.find((response) => response.name === 'OK')?.mockBody;
     const serviceDir = join(project.environment.restapiRoot, project.config.servicesRoot, collection.path);
@@ -112,7 +117,7 @@ export function createStatefulServices(deps: {
     const collectionUrl = `${prefix}${base}`;
     roles.set(collection, { kind: 'collection', stateOf, perSession, collectionUrl });
     if (resource) {
-      const idParameter = below.exec(resource.descriptor.uriTemplate)![1];
+      const idParameter = lastParameterOf(resource.descriptor.uriTemplate)!;
       roles.set(resource, { kind: 'resource', stateOf, perSession, collectionUrl, idParameter });
     }
   }
