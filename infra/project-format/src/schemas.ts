@@ -19,7 +19,8 @@ export const requestParameterSchema = {
   additionalProperties: false,
   properties: {
     name: { type: 'string' },
-    kind: { enum: ['URL', 'QUERY', 'BODY'] },
+    // HEADER: a request header the method reads (checked by the mock server's --validate, exported as `in: header`).
+    kind: { enum: ['URL', 'QUERY', 'HEADER', 'BODY'] },
     type: { enum: ['string', 'number', 'integer', 'boolean', 'object', 'array'] },
     required: { type: 'boolean' },
     summary: { type: 'string' },
@@ -80,6 +81,8 @@ export const methodSchema = {
       properties: {
         description: nullableString,
         parameters: { type: ['array', 'null'], items: requestParameterSchema },
+        // A JSON Schema file beside the descriptor that the request body must match (the mock server's --validate).
+        validationSchema: { type: 'string' },
         cookies: fieldListSchema,
         headers: fieldListSchema,
         mockBody: {},
@@ -176,6 +179,19 @@ export const environmentSchema = {
     implementationTimeout: { type: 'integer', minimum: 1, maximum: 600000 },
     // Every COLLECTION (and the RESOURCE below it) stateful, unless its descriptor says `stateful: false`.
     stateful: { enum: [true, false, 'session'] },
+    // Check requests against the descriptors (parameters, body schema) and answer 400 REQUEST_INVALID.
+    validate: { type: 'boolean' },
+    // Record mode: forward every call to target and write what the project does not describe yet.
+    record: {
+      type: 'object',
+      required: ['target'],
+      additionalProperties: false,
+      properties: {
+        target: { type: 'string', pattern: '^https?://' },
+        // Also record Authorization, Cookie and Set-Cookie headers.
+        recordSecrets: { type: 'boolean' },
+      },
+    },
   },
 } as const;
 

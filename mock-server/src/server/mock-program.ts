@@ -17,6 +17,7 @@ export interface MockCommandLine extends HttpLimitConfig {
   watch: boolean;
   check: boolean;
   strict: boolean;
+  validate: boolean;
   bodyLimit: number;
   logLevel: string;
   logFormat?: LogFormat;
@@ -75,6 +76,15 @@ export const mockProgram: ProgramSpec = {
       description:
         'answer 500 where an implementation cannot be loaded or a mock file is missing, instead of falling back ' +
         'to the OK mock file or the descriptor',
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'validate',
+      flags: '--validate',
+      env: 'MOCK_VALIDATE',
+      description:
+        'check requests against the descriptors (parameters, the body schema a method names) and answer 400 ' +
+        "REQUEST_INVALID (default: the environment's validate)",
       schema: { type: 'boolean', default: false },
     },
     {
