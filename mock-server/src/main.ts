@@ -34,6 +34,8 @@ runMain('restbus-mock', async () => {
     host: options.host,
     watch: options.watch,
     strict: options.strict,
+    // The flag turns validation on; without it the environment's `validate` decides.
+    validate: options.validate || undefined,
     bodyLimit: options.bodyLimit,
     limits: toHttpLimits(options),
     logger,

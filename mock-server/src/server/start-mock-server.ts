@@ -39,6 +39,8 @@ export interface MockServerOptions {
    * (IMPLEMENTATION_UNAVAILABLE, MOCK_UNAVAILABLE) instead of the OK mock file or the descriptor (default false).
    */
   strict?: boolean;
+  /** Check requests against the descriptors (default: the environment's `validate`). */
+  validate?: boolean;
   /**
    * Prints `Express server listening on port <N>` on stdout once listening, as upstream rest-tool's server did:
    * test harnesses written for it wait for that line (default true).
