@@ -13,6 +13,7 @@ runMain('restbus-mock', async () => {
       projectDir,
       environment: options.environment,
       strict: options.strict,
+      validate: options.validate || undefined,
     });
     for (const warning of warnings) process.stderr.write(`restbus-mock: warning: ${warning}\n`);
     const services = `${project.services.length} service${project.services.length === 1 ? '' : 's'}`;

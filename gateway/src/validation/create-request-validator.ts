@@ -1,16 +1,13 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
-import { isJsonMediaType, type IncomingRequest } from '@restbus/infra';
+import { isJsonMediaType, type IncomingRequest, type RequestProblem } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { countExpandedNodes } from './count-expanded-nodes';
 
 type Json = Record<string, unknown>;
 
-/** One thing wrong with a call: where (`query.limit`, `path.id`, `header.x-key`, `body/name`) and what. */
-export interface Problem {
-  location: string;
-  message: string;
-}
+/** One thing wrong with a call (the shape the mock server's --validate answers with too). */
+export type Problem = RequestProblem;
 
 interface OperationValidator {
   parameters: Array<{ location: 'path' | 'query' | 'header'; validate: ValidateFunction }>;

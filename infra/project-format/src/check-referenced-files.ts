@@ -31,7 +31,10 @@ export function listReferencedFiles(descriptor: Json): Reference[] {
   for (const [name, method] of Object.entries((descriptor.methods as Json | undefined) ?? {})) {
     if (!isObject(method)) continue;
     const base = `/methods/${name}`;
-    if (isObject(method.request)) add(`${base}/request/mockBody`, method.request.mockBody, false);
+    if (isObject(method.request)) {
+      add(`${base}/request/mockBody`, method.request.mockBody, false);
+      add(`${base}/request/validationSchema`, method.request.validationSchema, false);
+    }
     (Array.isArray(method.responses) ? method.responses : []).forEach((response: unknown, index) => {
       if (!isObject(response)) return;
       add(`${base}/responses/${index}/mockBody`, response.mockBody, true);

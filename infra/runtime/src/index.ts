@@ -16,7 +16,7 @@ export {
 export type { HttpLimitConfig, NatsConnectionConfig } from './config/common-settings';
 export type { ArgumentSpec, DeclinedFlag, LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
 export { RestbusError, isRestbusError } from './errors/restbus-error';
-export type { ErrorCode } from './errors/restbus-error';
+export type { ErrorCode, RequestProblem, RestbusErrorOptions } from './errors/restbus-error';
 export { createLogger } from './logging/create-logger';
 export type { LogFormat, Logger, LoggerOptions } from './logging/create-logger';
 export { createNatsLink } from './nats/create-nats-link';

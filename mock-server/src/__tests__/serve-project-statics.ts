@@ -24,7 +24,7 @@ export async function serveProjectStatics(projectDir: string, environment?: stri
   const project = await loadProject({ projectDir, environment });
   const warnings: string[] = [];
   const generation = {
-    ...buildGeneration(project, silentLogger),
+    ...(await buildGeneration(project, silentLogger)),
     statics: createProjectStatics(project, (message) => warnings.push(message)),
   };
   const proxy = httpProxy.createProxyServer();

@@ -6,6 +6,7 @@ import { createServiceRoutes, type ServiceRouter } from '../services/create-serv
 import { loadImplementations } from '../services/load-implementations';
 import { createMockFiles } from '../services/create-mock-files';
 import { createStatefulServices, type StatefulServices } from '../services/stateful/create-stateful-services';
+import { compileRequestChecks } from '../services/validation/compile-request-checks';
 import { createProjectStatics } from '../static/create-project-statics';
 import type { StaticFiles } from '../static/create-static-mounts';
 
@@ -24,8 +25,8 @@ export interface Generation {
   admits(req: Parameters<ReturnType<typeof createLoginCheck>>[0], path: string): boolean;
   realm: string;
   /**
-   * Modules that failed to load and functions that are missing: their services answer from their OK mock file or
-   * their descriptor, with an X-Mock-Warning header (500 IMPLEMENTATION_UNAVAILABLE when `strict`).
+   * Modules that failed to load, functions that are missing and templates that do not compile: their services
+   * answer from their OK mock file or their descriptor, with an X-Mock-Warning header (500 when `strict`).
    */
   problems: string[];
   /** Modules that failed to load only for want of an installed package: served the same way, but no defect. */
@@ -36,19 +37,31 @@ export interface Generation {
   failedModules: string[];
   /** What was left out of the descriptors (headers Node refuses, bad status codes) or is probably a mistake. */
   warnings: string[];
+  /** Whether requests are checked against their descriptors (--validate, or the environment's `validate`). */
+  validate: boolean;
+  /** With `validate`: request schemas that cannot be used, so that those bodies go unchecked. */
+  uncheckedBodies: string[];
 }
 
 export interface GenerationOptions {
   /** Broken implementations and mock files answer 500 instead of falling back (see createServiceRoutes). */
   strict?: boolean;
+  /** Check requests against their descriptors; default: the environment's `validate`. */
+  validate?: boolean;
 }
 
-export function buildGeneration(project: Project, logger: Logger, options: GenerationOptions = {}): Generation {
+export async function buildGeneration(
+  project: Project,
+  logger: Logger,
+  options: GenerationOptions = {},
+): Promise<Generation> {
   const strict = options.strict === true;
   const warnings: string[] = [];
   const implementations = loadImplementations(project, { logger });
   const problems = [...implementations.problems];
   const mockFiles = createMockFiles(project.environment.restapiRoot);
+  const validate = options.validate ?? project.environment.validate === true;
+  const requestChecks = validate ? await compileRequestChecks(project) : undefined;
   const state = createStatefulServices({ project, mockFiles, warn: (message) => warnings.push(message) });
   const services = createServiceRoutes({
     stateful: state,
@@ -58,7 +71,10 @@ export function buildGeneration(project: Project, logger: Logger, options: Gener
     logger,
     warn: (message) => warnings.push(message),
     strict,
+    requestChecks,
   });
+  // A broken template is found now, at load, with its line: not by the first request that needs it.
+  problems.push(...(await services.checkTemplates()));
   const statics = createProjectStatics(project, (message) => warnings.push(message));
   const credentials = project.config.loginCredentials;
   let admits: Generation['admits'] = () => true;
@@ -83,5 +99,7 @@ export function buildGeneration(project: Project, logger: Logger, options: Gener
     strict,
     failedModules: implementations.failedModules,
     warnings,
+    validate,
+    uncheckedBodies: requestChecks?.problems ?? [],
   };
 }

@@ -21,11 +21,15 @@ export async function checkProject(options: {
   projectDir: string;
   environment?: string;
   strict?: boolean;
+  /** Also check what --validate needs: every request schema readable and compilable (default: the environment's). */
+  validate?: boolean;
 }): Promise<ProjectCheck> {
   const project = await loadProject(options);
   const files = await checkReferencedFiles(project);
-  const generation = buildGeneration(project, createLogger({ name: 'restbus-mock', level: 'silent' }));
-  const errors = [...generation.problems, ...files.errors];
+  const generation = await buildGeneration(project, createLogger({ name: 'restbus-mock', level: 'silent' }), {
+    validate: options.validate,
+  });
+  const errors = [...generation.problems, ...files.errors, ...generation.uncheckedBodies];
   const warnings = [...project.warnings, ...generation.missingPackages, ...files.warnings, ...generation.warnings];
   const stopping = options.strict
     ? [...errors, ...warnings.map((warning) => `${warning} (an error with --strict)`)]

@@ -138,6 +138,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
     }
     sendError(res, failure.code, failure.message, isRestbusError(err) ? err.headers : undefined, {
       status: failure.status,
+      details: isRestbusError(err) ? err.details : undefined,
     });
   };
 

@@ -65,10 +65,12 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   const logger = (options.logger ?? createLogger({ name: 'restbus-mock' })).child({ component: 'mock-server' });
   const load = async (): Promise<Generation> => {
     const project = await loadProject({ projectDir: options.projectDir, environment: options.environment });
-    return buildGeneration(project, logger, { strict: options.strict });
+    return buildGeneration(project, logger, { strict: options.strict, validate: options.validate });
   };
   const report = (loaded: Generation): void => {
-    for (const warning of [...loaded.project.warnings, ...loaded.warnings]) logger.warn(warning);
+    for (const warning of [...loaded.project.warnings, ...loaded.warnings, ...loaded.uncheckedBodies]) {
+      logger.warn(warning);
+    }
     for (const problem of [...loaded.problems, ...loaded.missingPackages]) {
       if (loaded.strict) logger.error(`${problem}: its services answer 500 (--strict)`);
       else {

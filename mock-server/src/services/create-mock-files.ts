@@ -2,6 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { extname, relative, resolve, sep } from 'node:path';
 import { contentType } from 'mime-types';
 import { isJsonMediaType, RestbusError } from '@restbus/infra';
+import {
+  compileMockTemplate,
+  TEMPLATE_EXTENSION,
+  type MockTemplate,
+  type TemplateEscaping,
+} from './templates/compile-mock-template';
 
 export interface MockFile {
   /** The file's bytes, sent as they are. */
@@ -12,7 +18,15 @@ export interface MockFile {
   type: string;
   /** The file relative to the project, as messages and X-Mock-Warning name it. */
   name: string;
+  /** A `.hbs` file: the body is rendered from this for each request (`body` is the template's source). */
+  template?: MockTemplate;
 }
+
+/** Whether a mock file is a template: its name ends in `.hbs`, the type coming from the name before it. */
+export const isTemplateFile = (name: string): boolean => name.toLowerCase().endsWith(TEMPLATE_EXTENSION);
+
+const escapingFor = (type: string, json: boolean): TemplateEscaping =>
+  json ? 'json' : /html|xml/.test(type) ? 'html' : 'none';
 
 export interface MockFiles {
   /** Reads a file beside a service (cached); a missing or broken file is a MOCK_UNAVAILABLE. */
@@ -34,7 +48,15 @@ export function createMockFiles(projectRoot: string): MockFiles {
       const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read';
       throw new RestbusError('MOCK_UNAVAILABLE', `the mock file ${name} ${reason}`);
     }
-    const json = declaredType ? isJsonMediaType(declaredType) : extname(path).toLowerCase() === '.json';
+    const template = isTemplateFile(path);
+    const typed = template ? path.slice(0, -TEMPLATE_EXTENSION.length) : path;
+    const json = declaredType ? isJsonMediaType(declaredType) : extname(typed).toLowerCase() === '.json';
+    // JSON goes out as plain `application/json`: generated tests (and upstream's) compare the header exactly.
+    const type = json ? 'application/json' : contentType(extname(typed)) || 'application/octet-stream';
+    if (template) {
+      const compiled = compileMockTemplate(body.toString('utf8'), name, escapingFor(declaredType ?? type, json));
+      return { body, json, type, name, template: compiled };
+    }
     if (json) {
       try {
         JSON.parse(body.toString('utf8'));
@@ -45,8 +67,6 @@ export function createMockFiles(projectRoot: string): MockFiles {
         );
       }
     }
-    // JSON goes out as plain `application/json`: generated tests (and upstream's) compare the header exactly.
-    const type = json ? 'application/json' : contentType(extname(path)) || 'application/octet-stream';
     return { body, json, type, name };
   }
 

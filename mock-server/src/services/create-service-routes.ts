@@ -12,8 +12,10 @@ import {
 } from '@restbus/project-format';
 import { prepareResponses, type PreparedResponse } from './prepare-responses';
 import type { Implementations } from './load-implementations';
-import type { MockFiles } from './create-mock-files';
+import { isTemplateFile, type MockFiles } from './create-mock-files';
+import { seedOf, toTemplateContext } from './templates/to-template-context';
 import type { StatefulServices } from './stateful/create-stateful-services';
+import type { RequestCheck, RequestChecks } from './validation/compile-request-checks';
 
 export interface ServiceRoute {
   method: string;
@@ -30,6 +32,8 @@ export interface ServiceRoute {
 export interface ServiceRouter {
   /** The route for a method and path, or the methods the path has (empty when no service has the path). */
   find(method: string, path: string): { route: ServiceRoute; params: Record<string, string> } | { allow: string[] };
+  /** Compiles every template mock file now: what is wrong with them, as `file:line: what`. */
+  checkTemplates(): Promise<string[]>;
 }
 
 export interface ServiceRoutesDeps {
@@ -45,6 +49,8 @@ export interface ServiceRoutesDeps {
   strict?: boolean;
   /** Stateful collections: their methods answer from the state instead of the mock files. */
   stateful?: StatefulServices;
+  /** --validate: requests are checked against their method's declarations first (400 REQUEST_INVALID). */
+  requestChecks?: RequestChecks;
 }
 
 const DEFAULT_RESPONSE = 'OK';
@@ -129,6 +135,24 @@ function findOkResponse(responses: Map<string, PreparedResponse>): PreparedRespo
   return undefined;
 }
 
+/** A route that answers 400 REQUEST_INVALID, with the problems, to a request its check refuses. */
+function withCheck(route: ServiceRoute, check: RequestCheck | undefined): ServiceRoute {
+  if (!check) return route;
+  return {
+    ...route,
+    readsBody: route.readsBody || check.readsBody,
+    async handle(req, res) {
+      const problems = check(req);
+      if (problems.length) {
+        throw new RestbusError('REQUEST_INVALID', 'the request does not match its descriptor', {
+          details: { problems },
+        });
+      }
+      await route.handle(req, res);
+    },
+  };
+}
+
 const isMockUnavailable = (err: unknown): err is RestbusError => isRestbusError(err) && err.code === 'MOCK_UNAVAILABLE';
 
 /**
@@ -145,6 +169,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
   const prefix = project.config.serviceUrlPrefix.replace(/\/$/, '');
   const apiVersion = project.config.apiVersion;
   const routes: ServiceRoute[] = [];
+  const templateChecks: Array<() => Promise<string | undefined>> = [];
   // One log line per broken mock file, not one per request (modules are reported once at load).
   const warned = new Set<string>();
   const warnOnce = (key: string, fields: Record<string, unknown>, message: string): void => {
@@ -165,24 +190,28 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       const responses = prepareResponses(definition, where, deps.warn);
       const ok = findOkResponse(responses);
       const reference = definition.implementation;
+      const check = deps.requestChecks?.of(service, method);
       const fromState = reference === undefined ? deps.stateful?.handlerFor(service, method) : undefined;
       if (fromState) {
         const usesSession = deps.stateful?.perSession(service) === true;
-        routes.push({
+        const route = {
           method,
           matcher,
           implemented: false,
           readsBody: method !== 'GET',
           usesSession,
           handle: fromState,
-        });
+        };
+        routes.push(withCheck(route, check));
         continue;
       }
 
-      /** A mock file, or why it cannot be sent (logged once per file). */
-      const readMock = async (response: PreparedResponse, mockBody: string) => {
+      /** A mock file and the body to send (a template rendered for the request), or why it cannot be sent (logged once per file). */
+      const readMock = async (req: Request, response: PreparedResponse, mockBody: string) => {
         try {
-          return { mock: await mockFiles.read(serviceDir, mockBody, response.declaredType) };
+          const mock = await mockFiles.read(serviceDir, mockBody, response.declaredType);
+          const body = mock.template ? mock.template.render(toTemplateContext(req), seedOf(req)) : mock.body;
+          return { mock, body };
         } catch (err) {
           if (strict || !isMockUnavailable(err)) throw err;
           warnOnce(
@@ -195,19 +224,17 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       };
 
       /** Answers from the OK mock file, else from the descriptor, saying why in X-Mock-Warning. */
-      const answerFallback = async (res: Response, reason: string, tried?: PreparedResponse): Promise<void> => {
+      const answerFallback = async (
+        req: Request,
+        res: Response,
+        reason: string,
+        tried?: PreparedResponse,
+      ): Promise<void> => {
         let why = reason;
         if (ok?.mockBody && ok !== tried) {
-          const read = await readMock(ok, ok.mockBody);
+          const read = await readMock(req, ok, ok.mockBody);
           if (read.mock) {
-            writeResponse(
-              res,
-              ok,
-              read.mock.body,
-              read.mock.type,
-              apiVersion,
-              `${why}; answered with ${read.mock.name}`,
-            );
+            writeResponse(res, ok, read.body, read.mock.type, apiVersion, `${why}; answered with ${read.mock.name}`);
             return;
           }
           why = `${why}; ${read.problem}`;
@@ -225,7 +252,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
           if (!resolved.ok) {
             // Logged once, at load, with the loader's own message (see startMockServer's report).
             if (!strict)
-              return answerFallback(res, `the implementation ${reference} is not available: ${resolved.reason}`);
+              return answerFallback(req, res, `the implementation ${reference} is not available: ${resolved.reason}`);
             const id = failureId();
             logger.error(
               { failureId: id, service: service.path, method, reason: resolved.reason },
@@ -251,22 +278,33 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
         handle = async (req, res) => {
           const response = selectResponse(req, responses);
           if (response?.mockBody) {
-            const read = await readMock(response, response.mockBody);
-            if (read.mock) writeResponse(res, response, read.mock.body, read.mock.type, apiVersion);
-            else await answerFallback(res, read.problem, response);
+            const read = await readMock(req, response, response.mockBody);
+            if (read.mock) writeResponse(res, response, read.body, read.mock.type, apiVersion);
+            else await answerFallback(req, res, read.problem, response);
           } else {
             writeResponse(res, response, echo, 'application/json', apiVersion);
           }
         };
       }
-      routes.push({
+      // A template may show body fields.
+      const templated = [...responses.values()].filter((response) => isTemplateFile(response.mockBody ?? ''));
+      for (const response of templated) {
+        templateChecks.push(() =>
+          mockFiles.read(serviceDir, response.mockBody ?? '', response.declaredType).then(
+            () => undefined,
+            (err: unknown) => (isMockUnavailable(err) ? err.message : undefined),
+          ),
+        );
+      }
+      const route = {
         method,
         matcher,
         implemented: reference !== undefined,
-        readsBody: reference !== undefined,
+        readsBody: reference !== undefined || templated.length > 0,
         usesSession: reference !== undefined,
         handle,
-      });
+      };
+      routes.push(withCheck(route, check));
     }
   }
 
@@ -280,6 +318,10 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
         allow.push(route.method);
       }
       return { allow };
+    },
+    async checkTemplates() {
+      const problems = await Promise.all(templateChecks.map((check) => check()));
+      return [...new Set(problems.filter((problem): problem is string => problem !== undefined))];
     },
   };
 }

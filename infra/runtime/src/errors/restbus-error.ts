@@ -50,12 +50,21 @@ export type ErrorCode = keyof typeof ErrorCodes;
 export interface RestbusErrorOptions extends ErrorOptions {
   /** Headers the answer carries beside the error body: Allow for a 405, WWW-Authenticate for a 401... */
   headers?: Readonly<Record<string, string>>;
+  /** Fields the error body carries after `error` and `code`: the `problems` of a REQUEST_INVALID... */
+  details?: Readonly<Record<string, unknown>>;
+}
+
+/** One thing wrong with a request: where (`query.limit`, `path.id`, `header.x-key`, `body/name`) and what. */
+export interface RequestProblem {
+  location: string;
+  message: string;
 }
 
 export class RestbusError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
+  readonly details?: Readonly<Record<string, unknown>>;
 
   constructor(code: ErrorCode, message: string, options?: RestbusErrorOptions) {
     super(message, options);
@@ -63,6 +72,7 @@ export class RestbusError extends Error {
     this.code = code;
     this.status = ErrorCodes[code];
     this.headers = options?.headers ?? {};
+    if (options?.details) this.details = options.details;
   }
 }
 

@@ -90,7 +90,20 @@ export function createStatefulServices(deps: {
         seed: async () => {
           if (typeof seedFile !== 'string' || !seedFile) return [];
           const mock = await mockFiles.read(serviceDir, seedFile);
-          return mock.json ? (JSON.parse(mock.body.toString('utf8')) as unknown) : [];
+          if (!mock.json) return [];
+          // A template seeds with what it renders for a request without parameters (its fake data seeded too).
+          const request = {
+            method: 'GET',
+            path: descriptor.uriTemplate,
+            params: {},
+            query: {},
+            headers: {},
+            cookies: {},
+          };
+          const text = mock.template
+            ? mock.template.render({ request: { ...request, body: undefined } }, `GET ${descriptor.uriTemplate}`)
+            : mock.body.toString('utf8');
+          return JSON.parse(text) as unknown;
         },
       });
     const perSession = modeOf(collection) === 'session';

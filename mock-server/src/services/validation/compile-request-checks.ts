@@ -1,0 +1,191 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import type { Request } from 'express';
+import { isJsonMediaType, type RequestProblem } from '@restbus/infra';
+import {
+  isInside,
+  listMethods,
+  type MethodDescriptor,
+  type Project,
+  type RequestParameter,
+  type ServiceDescriptor,
+} from '@restbus/project-format';
+
+/** The problems of one request against its method's declarations; none when it matches. */
+export interface RequestCheck {
+  (req: Request): RequestProblem[];
+  /** Whether the check reads the body (the server parses it first). */
+  readsBody: boolean;
+}
+
+export interface RequestChecks {
+  /** The check of a method; undefined when the method declares nothing to check. */
+  of(service: ServiceDescriptor, method: string): RequestCheck | undefined;
+  /** Request schemas that cannot be used (missing, not JSON, not a schema): those bodies go unchecked. */
+  problems: string[];
+}
+
+/** A request schema is a JSON file beside the descriptor: bounded like the project's other files. */
+const MAX_SCHEMA_BYTES = 1024 * 1024;
+const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\/schema/;
+// rest-tool projects' schemas are often draft-04, which ajv 8 does not ship: read as draft-07, which differs only in
+// rarely used keywords (a boolean exclusiveMinimum, `id`).
+const DRAFT_04 = /json-schema\.org\/draft-04\/schema/;
+
+type Location = 'path' | 'query' | 'header';
+const LOCATION_OF: Record<RequestParameter['kind'], Location | 'body'> = {
+  URL: 'path',
+  QUERY: 'query',
+  HEADER: 'header',
+  BODY: 'body',
+};
+
+const toProblems = (location: string, errors: ErrorObject[] | null | undefined): RequestProblem[] =>
+  (errors ?? []).map((error) => {
+    const missing = (error.params as { missingProperty?: string }).missingProperty;
+    if (location === 'body') {
+      const where = missing ? `${error.instancePath}/${missing}` : error.instancePath;
+      return { location: `body${where}`, message: missing ? 'is required' : (error.message ?? 'is invalid') };
+    }
+    const name = missing ?? error.instancePath.split('/')[1] ?? '';
+    return { location: `${location}.${name}`, message: missing ? 'is required' : (error.message ?? 'is invalid') };
+  });
+
+const objectSchema = (parameters: RequestParameter[], name: (parameter: RequestParameter) => string) => ({
+  type: 'object',
+  properties: Object.fromEntries(parameters.map((parameter) => [name(parameter), { type: parameter.type }])),
+  required: parameters.filter((parameter) => parameter.required).map(name),
+});
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const contentTypeOf = (req: Request): string =>
+  String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+
+interface Compilers {
+  params: Ajv;
+  fields: Ajv;
+  draft7: Ajv;
+  draft2020: Ajv2020;
+}
+
+function compileCheck(method: MethodDescriptor, bodySchema: ValidateFunction | undefined, ajv: Compilers) {
+  const declared = method.request?.parameters ?? [];
+  const parameters: Array<{ location: Location; validate: ValidateFunction }> = [];
+  for (const location of ['path', 'query', 'header'] as const) {
+    const own = declared.filter((parameter) => LOCATION_OF[parameter.kind] === location);
+    if (own.length === 0) continue;
+    // Header names arrive in lower case.
+    const name = (parameter: RequestParameter) =>
+      location === 'header' ? parameter.name.toLowerCase() : parameter.name;
+    parameters.push({ location, validate: ajv.params.compile(objectSchema(own, name)) });
+  }
+  const bodyParameters = declared.filter((parameter) => parameter.kind === 'BODY');
+  const fields = bodyParameters.length
+    ? ajv.fields.compile(objectSchema(bodyParameters, (parameter) => parameter.name))
+    : undefined;
+  if (parameters.length === 0 && !fields && !bodySchema) return undefined;
+
+  const check = ((req: Request) => {
+    const problems: RequestProblem[] = [];
+    const values = { path: req.params, query: req.query, header: req.headers };
+    for (const { location, validate } of parameters) {
+      // Coercion turns "7" into 7 for the check; it works on a copy, an implementation still gets the text.
+      if (!validate({ ...(values[location] as object) })) problems.push(...toProblems(location, validate.errors));
+    }
+    const body: unknown = req.body;
+    if (bodySchema) {
+      if (body === undefined) problems.push({ location: 'body', message: 'is required' });
+      else if (!isJsonMediaType(contentTypeOf(req))) problems.push({ location: 'body', message: 'must be JSON' });
+      else if (!bodySchema(body)) problems.push(...toProblems('body', bodySchema.errors));
+    }
+    // BODY parameters are fields of an object body; a schema, when there is one, says the rest.
+    if (fields && isPlainObject(body) && !fields(body)) problems.push(...toProblems('body', fields.errors));
+    else if (fields && !bodySchema && body === undefined && bodyParameters.some((parameter) => parameter.required)) {
+      problems.push({ location: 'body', message: 'is required' });
+    }
+    return problems;
+  }) as RequestCheck;
+  check.readsBody = fields !== undefined || bodySchema !== undefined;
+  return check;
+}
+
+async function readSchema(file: string): Promise<Record<string, unknown>> {
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile()) throw new Error('does not exist');
+  if (info.size > MAX_SCHEMA_BYTES) throw new Error(`is larger than ${MAX_SCHEMA_BYTES} bytes`);
+  let schema: unknown;
+  try {
+    schema = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!isPlainObject(schema) && typeof schema !== 'boolean') throw new Error('is not a JSON Schema (an object)');
+  return schema as Record<string, unknown>;
+}
+
+function compileSchema(schema: Record<string, unknown>, ajv: Compilers): ValidateFunction {
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (DRAFT_2020.test(dialect)) return ajv.draft2020.compile(schema);
+  if (DRAFT_04.test(dialect)) {
+    const { $schema: _draft04, ...rest } = schema;
+    return ajv.draft7.compile(rest);
+  }
+  return ajv.draft7.compile(schema);
+}
+
+/**
+ * The mock server's --validate: for each method, a check of the parameters its descriptor declares (URL, QUERY,
+ * HEADER by type and `required`; BODY as fields of an object body) and of its body against the JSON Schema file
+ * `request.validationSchema` names. Schemas are read and compiled once, here, at load.
+ */
+export async function compileRequestChecks(project: Project): Promise<RequestChecks> {
+  const options = { allErrors: true, strict: false, validateFormats: false } as const;
+  const ajv: Compilers = {
+    params: new Ajv({ ...options, coerceTypes: 'array' }),
+    fields: new Ajv(options),
+    draft7: new Ajv(options),
+    draft2020: new Ajv2020(options),
+  };
+  const checks = new Map<ServiceDescriptor, Map<string, RequestCheck>>();
+  // One compilation per file: methods may share a schema, and ajv refuses a second schema with the same $id.
+  const compiled = new Map<string, Promise<ValidateFunction>>();
+  const problems: string[] = [];
+  const servicesDir = join(project.environment.restapiRoot, project.config.servicesRoot);
+  for (const service of project.services) {
+    const own = new Map<string, RequestCheck>();
+    for (const [method, definition] of listMethods(service.descriptor)) {
+      const named = definition.request?.validationSchema;
+      let bodySchema: ValidateFunction | undefined;
+      if (named) {
+        const pointer = `/methods/${method}/request/validationSchema`;
+        const file = resolve(join(servicesDir, service.path), named);
+        const shown = relative(project.environment.restapiRoot, file);
+        try {
+          if (!isInside(project.environment.restapiRoot, file)) throw new Error('is outside the project');
+          let validate = compiled.get(file);
+          if (!validate) {
+            validate = readSchema(file).then((schema) => compileSchema(schema, ajv));
+            compiled.set(file, validate);
+          }
+          bodySchema = await validate;
+        } catch (err) {
+          problems.push(
+            `${service.file}:${service.lineOf(pointer)}: ${pointer}: ${shown} ${(err as Error).message}; ` +
+              `${method} ${service.descriptor.uriTemplate} bodies are not checked`,
+          );
+        }
+      }
+      const check = compileCheck(definition, bodySchema, ajv);
+      if (check) own.set(method, check);
+    }
+    checks.set(service, own);
+  }
+  return { of: (service, method) => checks.get(service)?.get(method), problems };
+}
