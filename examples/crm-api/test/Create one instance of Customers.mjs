@@ -19,7 +19,7 @@ const request = {
   credentials: {"user":"username","pass":"password"},
 };
 const expected = {
-  status: 200,
+  status: 201,
   headers: [{"field":"Content-Type","content":"application/json"}],
 };
 

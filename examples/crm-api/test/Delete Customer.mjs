@@ -19,8 +19,8 @@ const request = {
   credentials: {"user":"username","pass":"password"},
 };
 const expected = {
-  status: 200,
-  headers: [{"field":"Content-Type","content":"application/json"}],
+  status: 204,
+  headers: [],
 };
 
 // Content-Type is compared by media type unless the descriptor names parameters: `application/json; charset=utf-8`
