@@ -45,6 +45,39 @@ export function describeMockServerAndTool(stackOf: () => ComposeStack): void {
       expect(await response.text()).toBe('true\n');
     });
 
+    it("answers a stateful collection from its seed, and keeps each session's writes to itself", async () => {
+      const added = await fetch(url('/rest/customers'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ data: 'Ada' }),
+      });
+      expect(added.status).toBe(201);
+      expect(added.headers.get('location')).toBe('/rest/customers/3');
+      const cookie = (added.headers.get('set-cookie') ?? '').split(';')[0];
+      expect(cookie).toMatch(/^connect\.sid=/);
+      const mine = await fetch(url('/rest/customers'), { headers: { cookie } });
+      expect(await mine.json()).toEqual([
+        { id: 1, data: 'some mock data' },
+        { id: 2, data: 'some mock data' },
+        { id: 3, data: 'Ada' },
+      ]);
+      expect((await fetch(url('/rest/customers/3'), { method: 'DELETE', headers: { cookie } })).status).toBe(204);
+      expect((await fetch(url('/rest/customers/3'), { headers: { cookie } })).status).toBe(404);
+    });
+
+    it('answers the order search from its Handlebars template, with the filter the request sent', async () => {
+      const response = await fetch(url('/rest/orders/search'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ filter: 'open "urgent"' }),
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { filter: string; orders: Array<{ customer: string }> };
+      expect(body.filter).toBe('open "urgent"');
+      expect(body.orders).toHaveLength(2);
+      expect(body.orders[0].customer.length).toBeGreaterThan(0);
+    });
+
     it('answers a collection from its mock file', async () => {
       const response = await fetch(url('/rest/customers'));
       expect(response.status).toBe(200);
