@@ -1,12 +1,58 @@
 #!/usr/bin/env node
 // restbus-mock [environment] [--project <dir>] [--port <n>] [--host <h>] [--no-watch] [--check] [--log-level <l>]
-import { createLogger, loadConfig, onShutdownSignal, runMain, toHttpLimits } from '@restbus/infra';
+// restbus-mock record [environment] --target <url> [--project <dir>] [--port <n>] [--record-secrets]
+import { createLogger, loadConfig, onShutdownSignal, runMain, toHttpLimits, type Logger } from '@restbus/infra';
+import { loadProject } from '@restbus/project-format';
+import { startRecorder, type RecorderOptions } from './record/start-recorder';
 import { checkProject } from './server/check-project';
-import { mockProgram, type MockCommandLine } from './server/mock-program';
+import {
+  mockProgram,
+  RECORD_COMMAND,
+  recordProgram,
+  type MockCommandLine,
+  type RecordCommandLine,
+} from './server/mock-program';
 import { startMockServer } from './server/start-mock-server';
 
+/**
+ * The program's logger. A recording writes through process.stdout (synchronous on Linux for files, pipes and
+ * terminals) rather than pino's asynchronous stream, whose last lines a process that exits can reorder or lose: the
+ * summary of what was written comes last, right before the exit.
+ */
+const toLogger = (options: { logLevel: string; logFormat?: 'pretty' | 'json' }, recording = false): Logger =>
+  createLogger({
+    name: 'restbus-mock',
+    level: options.logLevel,
+    format: options.logFormat,
+    terminal: process.stdout.isTTY,
+    ...(recording ? { destination: process.stdout } : {}),
+  });
+
+async function record(options: RecorderOptions): Promise<void> {
+  const recorder = await startRecorder(options);
+  onShutdownSignal(() => recorder.close());
+}
+
 runMain('restbus-mock', async () => {
-  const options = loadConfig<MockCommandLine>(mockProgram, { argv: process.argv.slice(2), env: process.env });
+  const argv = process.argv.slice(2);
+  // loadConfig has no subcommands, and the first positional is otherwise the environment: a first word `record` is
+  // the mode (an environment named `record` is served with `restbus-mock -- record`).
+  if (argv[0] === RECORD_COMMAND) {
+    const options = loadConfig<RecordCommandLine>(recordProgram, { argv: argv.slice(1), env: process.env });
+    await record({
+      projectDir: options.project ?? process.cwd(),
+      environment: options.environment,
+      target: options.target,
+      // The flag turns it on; without it the environment's record.recordSecrets decides.
+      recordSecrets: options.recordSecrets || undefined,
+      port: options.port,
+      host: options.host,
+      limits: toHttpLimits(options),
+      logger: toLogger(options, true),
+    });
+    return;
+  }
+  const options = loadConfig<MockCommandLine>(mockProgram, { argv, env: process.env });
   const projectDir = options.project ?? process.cwd();
   if (options.check) {
     const { project, warnings } = await checkProject({
@@ -22,12 +68,20 @@ runMain('restbus-mock', async () => {
     );
     return;
   }
-  const logger = createLogger({
-    name: 'restbus-mock',
-    level: options.logLevel,
-    format: options.logFormat,
-    terminal: process.stdout.isTTY,
-  });
+  // An environment with `record: { target }` in server/config.yml records rather than serves.
+  const project = await loadProject({ projectDir, environment: options.environment });
+  if (project.environment.record) {
+    await record({
+      projectDir,
+      project,
+      port: options.port,
+      host: options.host,
+      limits: toHttpLimits(options),
+      logger: toLogger(options, true),
+    });
+    return;
+  }
+  const logger = toLogger(options);
   const server = await startMockServer({
     projectDir,
     environment: options.environment,

@@ -7,6 +7,7 @@ import {
   type HttpLimitConfig,
   type LogFormat,
   type ProgramSpec,
+  type SettingSpec,
 } from '@restbus/infra';
 
 export interface MockCommandLine extends HttpLimitConfig {
@@ -23,39 +24,55 @@ export interface MockCommandLine extends HttpLimitConfig {
   logFormat?: LogFormat;
 }
 
+const version = readPackageVersion(join(__dirname, '..'));
+
+const environmentArgument = {
+  key: 'environment',
+  name: '[environment]',
+  description: 'environment of server/config.yml (default: its useEnvironment)',
+};
+
+/** Where and how the program listens: the same settings for serving and for recording. */
+const listenSettings: SettingSpec[] = [
+  {
+    key: 'project',
+    flags: '--project <dir>',
+    description: 'the project folder',
+    defaultText: 'the current folder',
+    schema: { type: 'string', minLength: 1 },
+  },
+  {
+    key: 'port',
+    flags: '--port <port>',
+    description: 'listening port, 0 for any free one',
+    defaultText: "the environment's port in server/config.yml, else the project's servicePort",
+    schema: { type: 'integer', minimum: 0, maximum: 65535 },
+  },
+  {
+    key: 'host',
+    flags: '--host <host>',
+    description: 'listening address',
+    schema: { type: 'string', minLength: 1, default: '0.0.0.0' },
+  },
+];
+
+/**
+ * The word that makes the command line a recording: `restbus-mock record [environment] --target <url> …`. loadConfig
+ * knows no subcommands and the first positional is otherwise the environment, so main.ts takes a first argument
+ * `record` as the mode. An environment named `record` is still served with `restbus-mock -- record`.
+ */
+export const RECORD_COMMAND = 'record';
+
 /** restbus-mock's command line: `restbus-mock [environment] [--project <dir>] [--port <n>] …`. */
 export const mockProgram: ProgramSpec = {
   name: 'restbus-mock',
-  version: readPackageVersion(join(__dirname, '..')),
-  description: 'Serves a REST API project from its service.yml descriptors, static folders and proxy rules',
-  arguments: [
-    {
-      key: 'environment',
-      name: '[environment]',
-      description: 'environment of server/config.yml (default: its useEnvironment)',
-    },
-  ],
+  version,
+  description:
+    'Serves a REST API project from its service.yml descriptors, static folders and proxy rules; ' +
+    '`restbus-mock record --target <url>` records one from a running server instead (see `restbus-mock record --help`)',
+  arguments: [environmentArgument],
   settings: [
-    {
-      key: 'project',
-      flags: '--project <dir>',
-      description: 'the project folder',
-      defaultText: 'the current folder',
-      schema: { type: 'string', minLength: 1 },
-    },
-    {
-      key: 'port',
-      flags: '--port <port>',
-      description: 'listening port, 0 for any free one',
-      defaultText: "the environment's port in server/config.yml, else the project's servicePort",
-      schema: { type: 'integer', minimum: 0, maximum: 65535 },
-    },
-    {
-      key: 'host',
-      flags: '--host <host>',
-      description: 'listening address',
-      schema: { type: 'string', minLength: 1, default: '0.0.0.0' },
-    },
+    ...listenSettings,
     {
       key: 'watch',
       flags: '--no-watch',
@@ -93,6 +110,64 @@ export const mockProgram: ProgramSpec = {
       env: 'MOCK_BODY_LIMIT',
       description: 'largest request body an implementation function gets (413 above)',
       schema: { type: 'integer', minimum: 0, maximum: 64 * 1024 * 1024, default: 1024 * 1024 },
+    },
+    ...createHttpLimitSettings('MOCK'),
+    logLevelSetting,
+    logFormatSetting,
+  ],
+};
+
+export interface RecordCommandLine extends HttpLimitConfig {
+  environment?: string;
+  target?: string;
+  project?: string;
+  port?: number;
+  host: string;
+  recordSecrets: boolean;
+  logLevel: string;
+  logFormat?: LogFormat;
+}
+
+/** Why a record target cannot be used, or undefined: an http(s) URL with a host, no query and no fragment. */
+export function findTargetProblem(value: unknown): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    return 'must be a URL such as http://localhost:8080';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL';
+  if (!url.hostname) return 'must name a host';
+  if (url.search || url.hash) return 'must not have a query or a fragment';
+  return undefined;
+}
+
+/** `restbus-mock record [environment] --target <url> [--project <dir>] [--port <n>] [--record-secrets] …`. */
+export const recordProgram: ProgramSpec = {
+  name: `restbus-mock ${RECORD_COMMAND}`,
+  version,
+  description:
+    'Forwards every call to a running server and answers with its answers; each route under serviceUrlPrefix that ' +
+    'the project does not describe yet is written into the project (service.yml and mock file), never over a file',
+  arguments: [environmentArgument],
+  settings: [
+    {
+      key: 'target',
+      flags: '--target <url>',
+      description: 'the server to forward to and record from, e.g. http://localhost:8080',
+      defaultText: "the environment's record.target in server/config.yml",
+      schema: { type: 'string', minLength: 1 },
+      check: findTargetProblem,
+    },
+    ...listenSettings,
+    {
+      key: 'recordSecrets',
+      flags: '--record-secrets',
+      description:
+        'also record Authorization, Proxy-Authorization, Cookie and Set-Cookie, and response headers named like a ' +
+        'token, key or session; they are forwarded either way',
+      defaultText: "the environment's record.recordSecrets, else false",
+      schema: { type: 'boolean', default: false },
     },
     ...createHttpLimitSettings('MOCK'),
     logLevelSetting,
