@@ -1,8 +1,7 @@
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runMockMain } from './run-mock-main';
-import { writeProject, type Files } from './sample-project';
-import { startMockProgram, type RunningMockProgram } from './start-mock-program';
+import { shopConfig, type Files } from './sample-project';
+import { useMockProgram } from './start-mock-program';
 
 const customerSchema = JSON.stringify({
   $schema: 'http://json-schema.org/draft-04/schema#',
@@ -13,18 +12,7 @@ const customerSchema = JSON.stringify({
 
 const files = (environment = '', extra: Files = {}): Files => ({
   'server/config.yml': `environments:\n  default:\n    restapiRoot: ..\n${environment}`,
-  'config.yml': `projectName: shop
-apiVersion: v1.0.0
-author: me
-licence: MIT
-serviceUrlPrefix: /rest
-servicePort: 3007
-baseUrl: http://localhost:3007/rest
-servicesRoot: services
-services:
-  - /customers
-  - /customers/customer
-`,
+  'config.yml': shopConfig(['/customers', '/customers/customer']),
   'services/customers/service.yml': `name: Customers
 description: The customers
 style: COLLECTION
@@ -67,18 +55,7 @@ methods:
   ...extra,
 });
 
-let dir: string;
-let program: RunningMockProgram | undefined;
-afterEach(async () => {
-  await program?.stop();
-  program = undefined;
-  await rm(dir, { recursive: true, force: true });
-});
-const serve = async (projectFiles: Files, ...args: string[]): Promise<string> => {
-  dir = await writeProject(projectFiles);
-  program = await startMockProgram(['--project', dir, '--no-watch', ...args]);
-  return `${program.url}/rest`;
-};
+const { serve, write, log } = useMockProgram();
 const post = (url: string, body: string, type = 'application/json') =>
   fetch(url, { method: 'POST', headers: { 'content-type': type }, body });
 const refusal = async (response: Response) => {
@@ -145,7 +122,7 @@ describe('restbus-mock --validate', () => {
 
   it('serves with a warning when a request schema cannot be used, and --check --validate fails naming file and line', async () => {
     const broken = files('', { 'services/customers/customer-schema.json': '{ "type": "object", ' });
-    dir = await writeProject(broken);
+    const dir = await write(broken);
     const checked = await runMockMain(['--check', '--validate', '--project', dir]);
     expect(checked.code).toBe(1);
     expect(checked.stderr).toContain(
@@ -153,12 +130,9 @@ describe('restbus-mock --validate', () => {
         `${join('services', 'customers', 'customer-schema.json')} is not valid JSON`,
     );
     expect((await runMockMain(['--check', '--project', dir])).code).toBe(0);
-    await rm(dir, { recursive: true, force: true });
 
     const api = await serve(broken, '--validate');
-    expect(program!.log.some((entry) => String(entry.msg).includes('POST /customers bodies are not checked'))).toBe(
-      true,
-    );
+    expect(log().some((entry) => String(entry.msg).includes('POST /customers bodies are not checked'))).toBe(true);
     expect((await post(`${api}/customers`, '{}')).status).toBe(201);
   });
 });

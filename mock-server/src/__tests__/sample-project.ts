@@ -220,3 +220,15 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 5000
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** A project's config.yml as rest-tool writes it, serving `services` under /rest. */
+export const shopConfig = (services: string[]): string => `projectName: shop
+apiVersion: v1.0.0
+author: me
+licence: MIT
+serviceUrlPrefix: /rest
+servicePort: 3007
+baseUrl: http://localhost:3007/rest
+servicesRoot: services
+services:
+${services.map((service) => `  - ${service}\n`).join('')}`;

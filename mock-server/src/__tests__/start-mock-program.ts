@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { MOCK_MAIN } from './run-mock-main';
+import { writeProject, type Files } from './sample-project';
 
 export interface RunningMockProgram {
   url: string;
@@ -33,4 +35,33 @@ export function startMockProgram(args: string[], env: Record<string, string> = {
     });
     child.once('exit', (code) => failed(new Error(`restbus-mock exited with ${code}: ${stderr}`)));
   });
+}
+
+/**
+ * One project folder and restbus-mock per test, both gone after it: `serve` writes the files and starts the
+ * program (answering the API's base URL, `/rest`), `write` only writes them.
+ */
+export function useMockProgram() {
+  let dir: string | undefined;
+  let program: RunningMockProgram | undefined;
+  afterEach(async () => {
+    await program?.stop();
+    program = undefined;
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+  const write = async (files: Files): Promise<string> => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = await writeProject(files);
+    return dir;
+  };
+  return {
+    write,
+    async serve(files: Files, ...args: string[]): Promise<string> {
+      program = await startMockProgram(['--project', await write(files), '--no-watch', ...args]);
+      return `${program.url}/rest`;
+    },
+    /** What the program logged so far (JSON lines). */
+    log: (): Array<Record<string, unknown>> => program?.log ?? [],
+  };
 }

@@ -1,23 +1,11 @@
 import { rm } from 'node:fs/promises';
 import type { MockServer } from '../server/start-mock-server';
-import { serveProject, writeProject, type Files } from './sample-project';
+import { serveProject, shopConfig, writeProject, type Files } from './sample-project';
 
 // A project as rest-tool makes it: a COLLECTION and the RESOURCE below it, with the collection's mock file as seed.
 const files = (environment: string, collectionExtra = ''): Files => ({
   'server/config.yml': `environments:\n  default:\n    restapiRoot: ..\n${environment}`,
-  'config.yml': `projectName: shop
-apiVersion: v1.0.0
-author: me
-licence: MIT
-serviceUrlPrefix: /rest
-servicePort: 3007
-baseUrl: http://localhost:3007/rest
-servicesRoot: services
-services:
-  - /customers
-  - /customers/customer
-  - /status
-`,
+  'config.yml': shopConfig(['/customers', '/customers/customer', '/status']),
   'services/customers/service.yml': `name: Customers
 description: The customers
 style: COLLECTION

@@ -1,21 +1,9 @@
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runMockMain } from './run-mock-main';
-import { writeProject, type Files } from './sample-project';
-import { startMockProgram, type RunningMockProgram } from './start-mock-program';
+import { shopConfig, type Files } from './sample-project';
+import { useMockProgram } from './start-mock-program';
 
-const CONFIG = `projectName: shop
-apiVersion: v1.0.0
-author: me
-licence: MIT
-serviceUrlPrefix: /rest
-servicePort: 3007
-baseUrl: http://localhost:3007/rest
-servicesRoot: services
-services:
-  - /customers
-  - /customers/customer
-`;
+const CONFIG = shopConfig(['/customers', '/customers/customer']);
 
 /** A collection and a resource whose answers are templates; `extra` adds or replaces files. */
 const files = (extra: Files = {}): Files => ({
@@ -68,18 +56,7 @@ methods:
   ...extra,
 });
 
-let dir: string;
-let program: RunningMockProgram | undefined;
-afterEach(async () => {
-  await program?.stop();
-  program = undefined;
-  await rm(dir, { recursive: true, force: true });
-});
-const serve = async (projectFiles: Files, ...args: string[]): Promise<string> => {
-  dir = await writeProject(projectFiles);
-  program = await startMockProgram(['--project', dir, '--no-watch', ...args]);
-  return `${program.url}/rest`;
-};
+const { serve, write, log } = useMockProgram();
 
 describe('templated mock responses (.hbs mock files)', () => {
   it('renders body fields, headers, cookies and query into JSON that stays valid whatever the client sent', async () => {
@@ -189,7 +166,7 @@ describe('a template that does not compile', () => {
     });
 
   it('fails restbus-mock --check with file:line for each, and no stack trace', async () => {
-    dir = await writeProject(broken());
+    const dir = await write(broken());
     const result = await runMockMain(['--check', '--project', dir]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${join('services', 'customers', 'list.json.hbs')}:5: template syntax:`);
@@ -201,7 +178,7 @@ describe('a template that does not compile', () => {
 
   it('is reported once at load with its line, and its route answers from the fallback', async () => {
     const api = await serve(broken());
-    const warnings = program!.log.filter((entry) => String(entry.msg).includes('list.json.hbs:5: template syntax'));
+    const warnings = log().filter((entry) => String(entry.msg).includes('list.json.hbs:5: template syntax'));
     expect(warnings).toHaveLength(1);
     const response = await fetch(`${api}/customers`);
     expect(response.headers.get('x-mock-warning')).toContain('list.json.hbs:5');

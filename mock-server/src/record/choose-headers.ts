@@ -1,4 +1,5 @@
 import { validateHeaderName, validateHeaderValue, type IncomingHttpHeaders } from 'node:http';
+import { SET_BY_THE_SERVER } from '../services/prepare-responses';
 
 /** A `headers` or `cookies` entry of a descriptor. */
 export interface Field {
@@ -10,14 +11,7 @@ export interface Field {
 // recorded decoded), and what changes from one answer to the next or names the real server: a mock that replays
 // them would be wrong (a stale Date, an ETag of another body) or say what it is not.
 const LEFT_OUT = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'content-length',
+  ...SET_BY_THE_SERVER,
   'content-encoding',
   'content-range',
   'accept-ranges',

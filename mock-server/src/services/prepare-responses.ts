@@ -15,7 +15,7 @@ export interface PreparedResponse {
 
 // Headers about the connection and the framing of the body: the server sets them for what it really sends. A
 // descriptor's `Transfer-Encoding: chunked` beside the computed Content-Length would make the answer unreadable.
-const SET_BY_THE_SERVER = new Set([
+export const SET_BY_THE_SERVER: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'proxy-connection',
