@@ -5,6 +5,7 @@ import { addAddCommand } from './commands/add-command';
 import { addCreateCommand } from './commands/create-command';
 import { addDocsCommand } from './commands/docs-command';
 import { addExportOasCommand } from './commands/export-oas-command';
+import { addImportOasCommand } from './commands/import-oas-command';
 import { addTestCommand } from './commands/test-command';
 import { addValidateCommand } from './commands/validate-command';
 import type { ProgramDeps } from './program-deps';
@@ -31,6 +32,7 @@ export function createProgram(deps: ProgramDeps): Command {
     addTestCommand,
     addValidateCommand,
     addExportOasCommand,
+    addImportOasCommand,
   ]) {
     add(program, context);
   }

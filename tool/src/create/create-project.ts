@@ -19,8 +19,8 @@ const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
 /** The templates a project keeps a copy of, so that it can change what add, docs and test generate. */
 const COPIED_TEMPLATES = ['services', 'docs', 'test'];
 
-/** Why a project name cannot be used, or undefined. */
-function checkName(cwd: string, name: string): string | undefined {
+/** Why a project name cannot be used, or undefined (also for `import-oas`, which makes a project folder too). */
+export function checkProjectName(cwd: string, name: string): string | undefined {
   if (!name.trim()) return 'the project name must not be empty';
   if (hasControlCharacter(name)) return `the project name ${JSON.stringify(name)} contains a control character`;
   const target = resolve(cwd, name);
@@ -64,6 +64,41 @@ async function renderTree(
   }
 }
 
+/** The values the project templates are filled with: `{{projectName}}`, `{{packageName}}`, `{{apiVersion}}`... */
+export function projectTemplateValues(projectName: string, apiVersion: string): Record<string, string> {
+  return {
+    projectName,
+    packageName:
+      projectName
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, '-')
+        .replace(/^[._-]+/, '') || 'api',
+    apiVersion,
+    restbusMock: findRestbusMock(),
+  };
+}
+
+/**
+ * Writes a new project's files into `staging`, a fresh folder that is renamed to `dir` afterwards (the paths
+ * `verbose` reports): the project templates filled with `values`, data/, docs/, test/ and the copied templates.
+ */
+export async function writeProjectFiles(
+  staging: string,
+  dir: string,
+  values: Record<string, string>,
+  verbose: (line: string) => void,
+): Promise<void> {
+  const written = (path: string): void => verbose(`wrote ${join(dir, relative(staging, path))}`);
+  await renderTree(join(toolTemplatesDir, 'project'), staging, values, written);
+  for (const folder of ['data', 'docs', 'test']) await mkdir(join(staging, folder), { recursive: true });
+  for (const name of COPIED_TEMPLATES) {
+    const source = join(toolTemplatesDir, name);
+    if (!(await stat(source).catch(() => undefined))?.isDirectory()) continue;
+    await cp(source, join(staging, 'templates', name), { recursive: true });
+    verbose(`wrote ${join(dir, 'templates', name)}/`);
+  }
+}
+
 /**
  * Creates a project folder: config.yml, server/, the monitoring service, data/, docs/, test/, a copy of the tool's
  * templates, a README and a .gitignore. Everything is written into a temporary folder beside the target and renamed
@@ -71,7 +106,7 @@ async function renderTree(
  */
 export async function createProject(options: CreateProjectOptions): Promise<{ dir: string }> {
   const cwd = resolve(options.cwd);
-  const problem = checkName(cwd, options.name);
+  const problem = checkProjectName(cwd, options.name);
   if (problem) throw new RestbusError('BAD_REQUEST', `${problem}; nothing was written`);
   const dir = resolve(cwd, options.name);
   const exists = await lstat(dir).then(
@@ -86,31 +121,13 @@ export async function createProject(options: CreateProjectOptions): Promise<{ di
   );
   if (!parentIsDir) throw new RestbusError('BAD_REQUEST', `the folder ${parent} does not exist; nothing was written`);
 
-  const projectName = basename(dir);
-  const values = {
-    projectName,
-    packageName:
-      projectName
-        .toLowerCase()
-        .replace(/[^a-z0-9._-]+/g, '-')
-        .replace(/^[._-]+/, '') || 'api',
-    apiVersion: 'v0.0.0',
-    restbusMock: findRestbusMock(),
-  };
+  const values = projectTemplateValues(basename(dir), 'v0.0.0');
   const verbose = options.verbose ?? (() => undefined);
   // mkdir (unlike mkdtemp) gives the folder the user's usual permissions.
   const staging = siblingTempPath(dir);
   await mkdir(staging);
   try {
-    const written = (path: string): void => verbose(`wrote ${join(dir, relative(staging, path))}`);
-    await renderTree(join(toolTemplatesDir, 'project'), staging, values, written);
-    for (const folder of ['data', 'docs', 'test']) await mkdir(join(staging, folder), { recursive: true });
-    for (const name of COPIED_TEMPLATES) {
-      const source = join(toolTemplatesDir, name);
-      if (!(await stat(source).catch(() => undefined))?.isDirectory()) continue;
-      await cp(source, join(staging, 'templates', name), { recursive: true });
-      verbose(`wrote ${join(dir, 'templates', name)}/`);
-    }
+    await writeProjectFiles(staging, dir, values, verbose);
     await rename(staging, dir);
   } catch (err) {
     await rm(staging, { recursive: true, force: true });

@@ -8,7 +8,8 @@ export interface NextStepsContext {
 const SAFE_WORD = /^[\w./@%+=:,-]+$/;
 
 /** A word a POSIX shell reads back unchanged. */
-const quoteForShell = (word: string): string => (SAFE_WORD.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+export const quoteForShell = (word: string): string =>
+  SAFE_WORD.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 
 const ADD_EXAMPLE = 'add -t COLLECTION -p /users -u /users -n Users';
 

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { isJsonMediaType, RestbusError } from '@restbus/infra';
 import { listMethods, type MethodDescriptor, type Project, type RequestParameter } from '@restbus/project-format';
+import { embedSchema, type SchemaComponents } from './embed-schema';
 import { isTextType, mediaTypeOf } from './media-type';
 
 type Json = Record<string, unknown>;
@@ -32,13 +33,14 @@ async function readParsed(file: string, parser: (text: string) => unknown): Prom
   }
 }
 
-async function readSchema(file: string): Promise<Json | undefined> {
+/** A schema file as a schema of the document (its definitions moved to `components`: see embedSchema). */
+async function readSchema(file: string, components: SchemaComponents): Promise<Json | undefined> {
   const schema = (await readParsed(file, parse)) as Json | undefined;
   if (schema === undefined) return undefined;
   if (!schema || typeof schema !== 'object') throw new RestbusError('PROJECT_INVALID', `${file}: is not a schema`);
   // The dialect of an OpenAPI 3.1 schema is the document's; an older draft's "$schema" would contradict it.
   const { $schema: _dialect, ...rest } = schema;
-  return rest;
+  return embedSchema(rest, components, basename(file));
 }
 
 function toParameters(method: MethodDescriptor, uriTemplate: string): Json[] {
@@ -70,7 +72,23 @@ function toParameters(method: MethodDescriptor, uriTemplate: string): Json[] {
       schema: schemaOf(parameter),
     });
   }
+  // HEADER parameters as they are declared; a request header of the same name (its example value) adds nothing.
+  const headerParameters = declared.filter(
+    (item) => item.kind === 'HEADER' && !IGNORED_HEADERS.has(item.name.toLowerCase()),
+  );
+  for (const parameter of headerParameters) {
+    parameters.push({
+      name: parameter.name,
+      in: 'header',
+      required: parameter.required,
+      ...(parameter.summary ? { description: parameter.summary } : {}),
+      schema: schemaOf(parameter),
+    });
+  }
+  const declaredHeaders = new Set(headerParameters.map((parameter) => parameter.name.toLowerCase()));
   for (const header of (request.headers ?? []).filter((item) => !IGNORED_HEADERS.has(item.field.toLowerCase()))) {
+    if (declaredHeaders.has(header.field.toLowerCase())) continue;
+    declaredHeaders.add(header.field.toLowerCase());
     parameters.push({ name: header.field, in: 'header', schema: { type: 'string' }, example: header.content });
   }
   for (const cookie of request.cookies ?? []) {
@@ -79,18 +97,29 @@ function toParameters(method: MethodDescriptor, uriTemplate: string): Json[] {
   return parameters;
 }
 
-async function toRequestBody(method: MethodDescriptor, serviceDir: string): Promise<Json | undefined> {
+/** The request body: the request `mockBody` as its example, the request `validationSchema` as its schema. */
+async function toRequestBody(
+  method: MethodDescriptor,
+  serviceDir: string,
+  components: SchemaComponents,
+): Promise<Json | undefined> {
   const request = method.request ?? {};
-  if (typeof request.mockBody !== 'string') return undefined;
-  const mediaType = mediaTypeOf(request.headers, request.mockBody);
-  const example = await readExample(resolve(serviceDir, request.mockBody), mediaType);
+  const mockBody = typeof request.mockBody === 'string' ? request.mockBody : undefined;
+  const schemaFile = request.validationSchema;
+  if (!mockBody && !schemaFile) return undefined;
+  const mediaType = mediaTypeOf(request.headers, mockBody ?? schemaFile);
+  const media: Json = {};
+  const schema = schemaFile ? await readSchema(resolve(serviceDir, schemaFile), components) : undefined;
+  if (schema) media.schema = schema;
+  const example = mockBody ? await readExample(resolve(serviceDir, mockBody), mediaType) : undefined;
+  if (example !== undefined) media.example = example;
   return {
     ...(typeof request.description === 'string' ? { description: request.description } : {}),
-    content: { [mediaType]: example === undefined ? {} : { example } },
+    content: { [mediaType]: media },
   };
 }
 
-async function toResponses(method: MethodDescriptor, serviceDir: string): Promise<Json> {
+async function toResponses(method: MethodDescriptor, serviceDir: string, components: SchemaComponents): Promise<Json> {
   const responses: Record<string, Json> = {};
   for (const response of method.responses) {
     const status = String(response.statusCode);
@@ -120,7 +149,7 @@ async function toResponses(method: MethodDescriptor, serviceDir: string): Promis
       if (example !== undefined) media.example = example;
     }
     if (schemaFile && media.schema === undefined) {
-      const schema = await readSchema(resolve(serviceDir, schemaFile));
+      const schema = await readSchema(resolve(serviceDir, schemaFile), components);
       if (schema) media.schema = schema;
     }
     entry.content = content;
@@ -130,13 +159,15 @@ async function toResponses(method: MethodDescriptor, serviceDir: string): Promis
 
 /**
  * An OpenAPI 3.1 document of a loaded project: one path per service (`serviceUrlPrefix + uriTemplate`), one operation
- * per method with its parameters, request and response examples from the mock files, and responses by status code
- * with their reason and headers. The service name is the operations' tag.
+ * per method with its parameters (URL, QUERY, HEADER and request headers), request and response examples from the
+ * mock files, request and response schemas from the `validationSchema` files, and responses by status code with
+ * their reason and headers. The service name is the operations' tag.
  */
 export async function toOpenApi(project: Project): Promise<Json> {
   const { config } = project;
   const paths: Record<string, Json> = {};
   const tags: Json[] = [];
+  const components: SchemaComponents = {};
   for (const service of project.services) {
     const { descriptor } = service;
     const serviceDir = join(project.environment.restapiRoot, config.servicesRoot, service.path);
@@ -147,14 +178,14 @@ export async function toOpenApi(project: Project): Promise<Json> {
     const item = (paths[toOpenApiPath(config.serviceUrlPrefix, descriptor.uriTemplate)] ??= {});
     for (const [name, method] of listMethods(descriptor)) {
       const parameters = toParameters(method, descriptor.uriTemplate);
-      const requestBody = await toRequestBody(method, serviceDir);
+      const requestBody = await toRequestBody(method, serviceDir, components);
       item[name.toLowerCase()] = {
         tags: [descriptor.name],
         summary: method.summary,
         ...(typeof method.notes === 'string' ? { description: method.notes } : {}),
         ...(parameters.length ? { parameters } : {}),
         ...(requestBody ? { requestBody } : {}),
-        responses: await toResponses(method, serviceDir),
+        responses: await toResponses(method, serviceDir, components),
       };
     }
   }
@@ -176,5 +207,6 @@ export async function toOpenApi(project: Project): Promise<Json> {
     ...(server ? { servers: [{ url: server }] } : {}),
     tags,
     paths,
+    ...(Object.keys(components).length ? { components: { schemas: components } } : {}),
   };
 }

@@ -1,0 +1,266 @@
+import { basename } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { Document, parse } from 'yaml';
+import { RestbusError } from '@restbus/infra';
+import { findUriTemplateProblem, routeKey } from '@restbus/project-format';
+import type { ServiceType } from '../add/service-spec';
+import { capitalise } from '../add/to-identifier';
+import { pickJson } from './map-bodies';
+import { typeOf } from './map-parameters';
+import type { ImportCounts, MappingContext } from './mapping-context';
+import { guessStyle, parseStyle, toServiceFolder } from './name-services';
+import { planMethod, type Method } from './plan-method';
+import type { Dialect, Json, OpenApiFile } from './read-openapi';
+import { createRefs, isObject, type Refs } from './refs';
+
+export type { ImportCounts } from './mapping-context';
+
+/** The methods the project format holds; OpenAPI's others are reported and left out. */
+const METHODS: readonly Method[] = ['GET', 'PUT', 'POST', 'DELETE'];
+const OTHER_METHODS = ['PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'QUERY'];
+
+/** The monitoring service every project made by `rest-tool create` has. */
+const MONITORING_ENTRY = '/monitoring/isAlive';
+const MONITORING_ROUTE = routeKey('GET', MONITORING_ENTRY);
+
+export interface PlannedFile {
+  name: string;
+  data: string;
+}
+
+export interface PlannedService {
+  /** The services[] entry, `/pets/pet`. */
+  entry: string;
+  segments: string[];
+  /** The OpenAPI path, the service's uriTemplate. */
+  path: string;
+  style: ServiceType;
+  methods: Method[];
+  /** service.yml first, then the mock and schema files beside it. */
+  files: PlannedFile[];
+}
+
+export interface ImportPlan {
+  projectName: string;
+  apiVersion: string;
+  serviceUrlPrefix: string;
+  /** `OpenAPI 3.0.3`, `Swagger 2.0`. */
+  version: string;
+  services: PlannedService[];
+  /** The document describes GET /monitoring/isAlive itself: the project's own monitoring service makes way. */
+  replacesMonitoring: boolean;
+  warnings: string[];
+  counts: ImportCounts;
+}
+
+export interface PlanOptions {
+  /** The file as messages name it. */
+  shown: string;
+  /** `--style <path>=<STYLE>`: the style of a path's service, over `x-restbus-style` and the guess. */
+  styles?: ReadonlyMap<string, ServiceType>;
+}
+
+const toJsonText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** The path of the first server (`https://host/v1` → `/v1`, variables at their defaults), or "" when none. */
+function serverPrefix(document: Json, dialect: Dialect, warn: (text: string) => void): string {
+  if (dialect === '2.0') return typeof document.basePath === 'string' ? document.basePath.replace(/\/+$/, '') : '';
+  const servers = Array.isArray(document.servers) ? (document.servers as unknown[]).filter(isObject) : [];
+  const paths = servers.map((server) => {
+    const variables = isObject(server.variables) ? server.variables : {};
+    const url = String(server.url ?? '/').replace(/\{([^}]*)\}/g, (whole, name: string) => {
+      const variable = variables[name];
+      return isObject(variable) && variable.default !== undefined ? String(variable.default) : whole;
+    });
+    try {
+      return decodeURI(new URL(url, 'http://relative.invalid').pathname.replace(/\/+$/, ''));
+    } catch {
+      return undefined;
+    }
+  });
+  const [first] = paths;
+  if (first === undefined && servers.length) {
+    warn(`servers[0].url ${JSON.stringify(servers[0].url)} is not a URL: serviceUrlPrefix is ""`);
+    return '';
+  }
+  if (new Set(paths).size > 1) {
+    warn(`the servers have different paths: serviceUrlPrefix is the first one's, ${JSON.stringify(first ?? '')}`);
+  }
+  return first ?? '';
+}
+
+/** Whether a GET answers a list (its successful JSON answer's schema is an array): a hint of a collection. */
+function listsItems(context: MappingContext, get: Json | undefined): boolean {
+  const responses = get && isObject(get.responses) ? get.responses : {};
+  const status = Object.keys(responses)
+    .filter((code) => /^2\d\d$/.test(code))
+    .sort()[0];
+  const success = status ? context.refs.follow(responses[status]) : undefined;
+  if (!isObject(success)) return false;
+  let schema: unknown;
+  if (context.dialect === '2.0') schema = success.schema;
+  else if (isObject(success.content)) {
+    const { json } = pickJson(Object.keys(success.content));
+    const media = json ? success.content[json] : undefined;
+    schema = isObject(media) ? media.schema : undefined;
+  }
+  return typeOf(context.refs.follow(schema)) === 'array';
+}
+
+/** A descriptor as YAML under a comment, proven to read back as the same data. */
+function renderServiceFile(comment: string, data: Json): string {
+  const document = new Document(data, { aliasDuplicateObjects: false });
+  document.commentBefore = comment.replace(/[\r\n]+/g, ' ');
+  const text = document.toString({ lineWidth: 0 });
+  if (!isDeepStrictEqual(parse(text), JSON.parse(JSON.stringify(data)))) {
+    throw new RestbusError('INTERNAL', `the service.yml of ${String(data.uriTemplate)} does not read back`);
+  }
+  return text;
+}
+
+/** The operations of a path item the project can hold, each route once; the others are reported. */
+function listOperations(context: MappingContext, path: string, item: Json, routes: Map<string, string>) {
+  for (const method of OTHER_METHODS) {
+    if (isObject(item[method.toLowerCase()])) {
+      context.warn(`${method} ${path} left out: the project format has GET, PUT, POST and DELETE only`);
+    }
+  }
+  const operations: Array<[Method, Json]> = [];
+  for (const method of METHODS) {
+    const operation = item[method.toLowerCase()];
+    if (!isObject(operation)) continue;
+    // The mock server matches paths ignoring case and parameter names: `/Pets` would shadow `/pets`.
+    const other = routes.get(routeKey(method, path));
+    if (other) {
+      context.warn(`${method} ${path} left out: the mock server would serve it as ${method} ${other}`);
+      continue;
+    }
+    routes.set(routeKey(method, path), path);
+    operations.push([method, operation]);
+  }
+  return operations;
+}
+
+/**
+ * Plans a project of an OpenAPI document (already read and validated): a service per path (its folder and style
+ * guessed from the path, see name-services), its methods (see planMethod), with mock and schema files. Nothing is
+ * written here; what the project format cannot hold is left out, with a warning each.
+ */
+export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
+  const { document, dialect } = api;
+  const { shown } = options;
+  const fileName = basename(shown);
+  const refs: Refs = createRefs(document, shown);
+  const warnings: string[] = [];
+  const counts: ImportCounts = { methods: 0, parameters: 0, responses: 0, mockFiles: 0, schemaFiles: 0, testCases: 0 };
+  const context: MappingContext = {
+    document,
+    dialect,
+    refs,
+    counts,
+    warn: (text) => {
+      warnings.push(`${shown}: ${text}`);
+    },
+  };
+  const info = isObject(document.info) ? document.info : {};
+  const paths = isObject(document.paths) ? document.paths : {};
+  const styles = new Map(options.styles ?? []);
+  for (const path of styles.keys()) {
+    if (!Object.hasOwn(paths, path)) {
+      throw new RestbusError('BAD_REQUEST', `--style ${path}: ${shown} has no path ${path}; nothing was written`);
+    }
+  }
+
+  const items = Object.entries(paths)
+    .map(([path, raw]) => [path, refs.follow(raw)] as const)
+    .filter((entry): entry is readonly [string, Json] => isObject(entry[1]));
+  const replacesMonitoring = items.some(
+    ([path, item]) => isObject(item.get) && routeKey('GET', path) === MONITORING_ROUTE,
+  );
+  // Service folders taken (compared ignoring case, for file systems that do).
+  const entries = new Set<string>();
+  if (replacesMonitoring) {
+    context.warn(`GET ${MONITORING_ENTRY} is described here: it replaces the monitoring service rest-tool create adds`);
+  } else entries.add(MONITORING_ENTRY.toLowerCase());
+
+  const services: PlannedService[] = [];
+  const routes = new Map<string, string>();
+  for (const [path, item] of items) {
+    // eslint-disable-next-line no-control-regex
+    if (!path.startsWith('/') || /[\s?#\u0000-\u001f\u007f]/.test(path)) {
+      context.warn(`the path ${JSON.stringify(path)} cannot be a uriTemplate (blanks, "?" or "#"); left out`);
+      continue;
+    }
+    const problem = findUriTemplateProblem(path);
+    if (problem) {
+      context.warn(`the path ${path} left out: ${problem}`);
+      continue;
+    }
+    const operations = listOperations(context, path, item, routes);
+    if (operations.length === 0) continue;
+
+    const extension = item['x-restbus-style'];
+    const declared = parseStyle(extension);
+    if (extension !== undefined && !declared) {
+      context.warn(
+        `${path}: x-restbus-style ${JSON.stringify(extension)} is not OPERATION, COLLECTION or RESOURCE; ignored`,
+      );
+    }
+    const style =
+      styles.get(path) ??
+      declared ??
+      guessStyle({
+        path,
+        methods: operations.map(([method]) => method),
+        listsItems: listsItems(context, operations.find(([method]) => method === 'GET')?.[1]),
+      });
+
+    let segments = toServiceFolder(path);
+    const last = segments[segments.length - 1];
+    for (let n = 2; entries.has(`/${segments.join('/')}`.toLowerCase()); n++) {
+      segments = [...segments.slice(0, -1), `${last}-${n}`];
+    }
+    const entry = `/${segments.join('/')}`;
+    entries.add(entry.toLowerCase());
+
+    const files: PlannedFile[] = [];
+    const fileNames = new Set<string>();
+    const addJsonFile = (name: string, value: unknown): string => {
+      let unique = name;
+      for (let n = 2; fileNames.has(unique.toLowerCase()); n++) unique = name.replace(/\.json$/, `-${n}.json`);
+      fileNames.add(unique.toLowerCase());
+      files.push({ name: unique, data: toJsonText(value) });
+      return unique;
+    };
+    const methods: Record<string, Json> = {};
+    for (const [method, operation] of operations) {
+      methods[method] = planMethod(context, { method, path, item, operation, style, addJsonFile });
+    }
+    const summary = typeof item.summary === 'string' && item.summary.trim() ? item.summary : undefined;
+    const descriptor: Json = {
+      name: summary ?? capitalise(last),
+      description:
+        (typeof item.description === 'string' && item.description) || summary || `${path}, imported from ${fileName}`,
+      style,
+      uriTemplate: path,
+      methods,
+    };
+    const comment = ` ${style === 'OPERATION' ? 'An' : 'A'} ${style} service, imported by rest-tool import-oas from ${fileName} (${api.version}): ${path}. Edit freely.`;
+    files.unshift({ name: 'service.yml', data: renderServiceFile(comment, descriptor) });
+    services.push({ entry, segments, path, style, methods: operations.map(([method]) => method), files });
+  }
+
+  if (services.length === 0)
+    context.warn('no operation the project format can hold: the project has no services of it');
+  const version = info.version;
+  return {
+    projectName: typeof info.title === 'string' && info.title.trim() ? info.title : 'api',
+    apiVersion: typeof version === 'string' || typeof version === 'number' ? String(version) : 'v0.0.0',
+    serviceUrlPrefix: serverPrefix(document, dialect, context.warn),
+    version: api.version,
+    services,
+    replacesMonitoring,
+    warnings,
+    counts,
+  };
+}

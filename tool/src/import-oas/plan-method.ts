@@ -1,0 +1,245 @@
+import { STATUS_CODES } from 'node:http';
+import type { ServiceType } from '../add/service-spec';
+import { capitalise } from '../add/to-identifier';
+import { contentBody, mockOf, pickJson, swaggerBody, type Body } from './map-bodies';
+import { mergeParameters, sampleParameter, toParameter, type Parameter } from './map-parameters';
+import { isHeaderText, schemaOf, toHeaderText, type MappingContext } from './mapping-context';
+import type { Json } from './read-openapi';
+import { isObject } from './refs';
+import { sampleFromSchema } from './sample-from-schema';
+
+export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+const TEST_TEMPLATES: Record<Method, string> = {
+  GET: 'testGetMethod.mustache',
+  PUT: 'testPutMethod.mustache',
+  POST: 'testPostMethod.mustache',
+  DELETE: 'testDelMethod.mustache',
+};
+
+type Field = { field: string; content: string };
+
+export interface MethodInput {
+  method: Method;
+  path: string;
+  /** The path item (its parameters apply to every operation) and the operation. */
+  item: Json;
+  operation: Json;
+  style: ServiceType;
+  /** Writes a JSON file beside the descriptor and answers its name (made unique in the folder). */
+  addJsonFile(name: string, value: unknown): string;
+}
+
+/** The statuses of an operation's responses, and the one the mock server answers with (OK): the lowest 2xx. */
+function findOkStatus(statuses: readonly string[]): string | undefined {
+  return (
+    statuses.filter((status) => /^2\d\d$/.test(status)).sort()[0] ??
+    statuses.find((status) => /^2xx$/i.test(status)) ??
+    statuses[0]
+  );
+}
+
+/** The request body of an operation: a Swagger 2.0 body parameter, or an OpenAPI 3 requestBody. */
+function planRequestBody(
+  context: MappingContext,
+  input: MethodInput,
+  bodyParameter: Json | undefined,
+  where: string,
+): { body?: Body; description?: string } {
+  const { operation } = input;
+  if (context.dialect === '2.0') {
+    if (!bodyParameter) return {};
+    const types = (operation.consumes ?? context.document.consumes ?? ['application/json']) as string[];
+    const body = swaggerBody(
+      context,
+      { schema: bodyParameter.schema, example: bodyParameter['x-example'], types },
+      `${where}: the request body`,
+    );
+    return { body, description: typeof bodyParameter.description === 'string' ? bodyParameter.description : undefined };
+  }
+  if (operation.requestBody === undefined) return {};
+  const requestBody = context.refs.follow(operation.requestBody) as Json;
+  return {
+    body: contentBody(context, requestBody.content, `${where}: the request body`),
+    description: typeof requestBody.description === 'string' ? requestBody.description : undefined,
+  };
+}
+
+/** A response's headers but Content-Type, each with its example (or a sample of its schema) as content. */
+function planResponseHeaders(context: MappingContext, response: Json, where: string): Field[] {
+  const headers: Field[] = [];
+  for (const [field, rawHeader] of Object.entries(isObject(response.headers) ? response.headers : {})) {
+    if (field.toLowerCase() === 'content-type') continue;
+    const header = context.refs.follow(rawHeader);
+    const schema = context.dialect === '2.0' ? header : isObject(header) ? header.schema : undefined;
+    const value =
+      (isObject(header) ? header.example : undefined) ??
+      (schema !== undefined ? sampleFromSchema(schemaOf(context, schema)) : 'string');
+    const content = toHeaderText(value);
+    if (!isHeaderText(content)) {
+      context.warn(`${where}: the header ${field} left out (its example is not a valid header value)`);
+      continue;
+    }
+    headers.push({ field, content });
+  }
+  return headers;
+}
+
+/**
+ * The responses of an operation, by status as listed: the lowest 2xx is named OK (the mock server answers with it),
+ * the others by their status; a JSON body gets a mock file and a schema file.
+ */
+function planResponses(
+  context: MappingContext,
+  input: MethodInput,
+  prefix: string,
+  where: string,
+): { responses: Json[]; ok?: { statusCode: unknown; mediaType?: string } } {
+  const { operation } = input;
+  const raw = isObject(operation.responses) ? operation.responses : {};
+  const statuses = Object.keys(raw);
+  const okStatus = findOkStatus(statuses);
+  const produces = (operation.produces ?? context.document.produces ?? ['application/json']) as string[];
+  const responses: Json[] = [];
+  let ok: { statusCode: unknown; mediaType?: string } | undefined;
+  for (const status of statuses) {
+    const response = context.refs.follow(raw[status]) as Json;
+    const isOk = status === okStatus;
+    const statusCode = /^\d{3}$/.test(status) ? Number(status) : status === 'default' ? status : status.toUpperCase();
+    const description = typeof response.description === 'string' ? response.description : '';
+    const planned: Json = {
+      name: isOk ? 'OK' : status,
+      statusCode,
+      reason: description || STATUS_CODES[status] || status,
+    };
+    const responseWhere = `${where}: response ${status}`;
+    let body: Body | undefined;
+    if (context.dialect !== '2.0') body = contentBody(context, response.content, responseWhere);
+    else if (response.schema !== undefined || isObject(response.examples)) {
+      const examples = isObject(response.examples) ? response.examples : {};
+      const { json } = pickJson(produces);
+      body = swaggerBody(
+        context,
+        { schema: response.schema, example: json ? examples[json] : undefined, types: produces },
+        responseWhere,
+      );
+    }
+    const headers = [
+      ...(body ? [{ field: 'Content-Type', content: body.mediaType }] : []),
+      ...planResponseHeaders(context, response, responseWhere),
+    ];
+    if (headers.length) planned.headers = headers;
+    if (body) {
+      const tag = isOk ? '' : `-${String(statusCode)}`;
+      const mock = mockOf(body);
+      if (mock !== undefined) {
+        planned.mockBody = input.addJsonFile(`${prefix}${tag}-responseBody.json`, mock);
+        context.counts.mockFiles += 1;
+      }
+      if (body.schema !== undefined) {
+        planned.validationSchema = input.addJsonFile(`${prefix}${tag}-responseSchema.json`, body.schema);
+        context.counts.schemaFiles += 1;
+      }
+    }
+    if (isOk) ok = { statusCode, mediaType: body?.mediaType };
+    responses.push(planned);
+    context.counts.responses += 1;
+  }
+  return { responses, ok };
+}
+
+/** A test case of the OK response, with what it needs filled in: path parameters, required query and headers. */
+function planTestCase(
+  context: MappingContext,
+  input: MethodInput,
+  planned: { summary: string; parameters: Parameter[]; declared: Json[]; headers: Field[]; mockBody?: unknown },
+  ok: { statusCode: unknown; mediaType?: string },
+): Json {
+  const { method, path } = input;
+  const rawOf = (name: string, location: string): Json | undefined =>
+    planned.declared.find((raw) => raw.name === name && raw.in === location);
+  const sample = (name: string, location: string): string => sampleParameter(context, rawOf(name, location));
+  let url = path.replace(/\{([^}]*)\}/g, (_whole, name: string) => encodeURIComponent(sample(name, 'path')));
+  const required = (kind: Parameter['kind']): Parameter[] =>
+    planned.parameters.filter((parameter) => parameter.kind === kind && parameter.required);
+  const query = required('QUERY').map(
+    ({ name }) => `${encodeURIComponent(name)}=${encodeURIComponent(sample(name, 'query'))}`,
+  );
+  if (query.length) url += `?${query.join('&')}`;
+  const headers = [
+    ...planned.headers,
+    ...required('HEADER')
+      .map(({ name }) => ({ field: name, content: sample(name, 'header') }))
+      .filter((header) => isHeaderText(header.content)),
+  ];
+  const request: Json = {};
+  if (headers.length) request.headers = headers;
+  if (typeof planned.mockBody === 'string') request.mockBody = planned.mockBody;
+  const response: Json = { statusCode: ok.statusCode };
+  if (ok.mediaType) response.headers = [{ field: 'Content-Type', content: ok.mediaType }];
+  return {
+    name: planned.summary,
+    description: `${method} ${path} answers ${String(ok.statusCode)}`,
+    url,
+    template: TEST_TEMPLATES[method],
+    ...(Object.keys(request).length ? { request } : {}),
+    response,
+  };
+}
+
+/**
+ * One method of a descriptor from an operation: summary (else the operationId), notes (its description),
+ * parameters, request body (mock and schema files), responses and a test case of the OK response.
+ */
+export function planMethod(context: MappingContext, input: MethodInput): Json {
+  const { method, path, item, operation, style } = input;
+  const where = `${method} ${path}`;
+  // The file names of `rest-tool add`'s templates: getCollection-responseBody.json, putResource-requestBody.json…
+  const prefix = `${method.toLowerCase()}${capitalise(style.toLowerCase())}`;
+  const declared = mergeParameters(context.refs, item.parameters, operation.parameters);
+  const parameters: Parameter[] = [];
+  let bodyParameter: Json | undefined;
+  for (const raw of declared) {
+    const mapped = toParameter(context, raw, where);
+    if (mapped && 'body' in mapped) bodyParameter = mapped.body;
+    else if (mapped) parameters.push(mapped);
+  }
+  const { body, description } = planRequestBody(context, input, bodyParameter, where);
+  const { responses, ok } = planResponses(context, input, prefix, where);
+
+  const request: Json = {};
+  if (parameters.length) request.parameters = parameters;
+  const headers: Field[] = [];
+  if (ok?.mediaType) headers.push({ field: 'Accept', content: ok.mediaType });
+  if (body) headers.push({ field: 'Content-Type', content: body.mediaType });
+  if (headers.length) request.headers = headers;
+  if (body) {
+    if (description !== undefined) request.description = description;
+    const mock = mockOf(body);
+    if (mock !== undefined) {
+      request.mockBody = input.addJsonFile(`${prefix}-requestBody.json`, mock);
+      context.counts.mockFiles += 1;
+    }
+    if (body.schema !== undefined) {
+      request.validationSchema = input.addJsonFile(`${prefix}-requestSchema.json`, body.schema);
+      context.counts.schemaFiles += 1;
+    }
+  }
+
+  const summary =
+    (typeof operation.summary === 'string' && operation.summary.trim()) ||
+    (typeof operation.operationId === 'string' && operation.operationId) ||
+    where;
+  const planned: Json = { summary };
+  if (typeof operation.description === 'string') planned.notes = operation.description;
+  if (Object.keys(request).length) planned.request = request;
+  planned.responses = responses;
+  if (ok && typeof ok.statusCode === 'number') {
+    planned.testCases = [
+      planTestCase(context, input, { summary, parameters, declared, headers, mockBody: request.mockBody }, ok),
+    ];
+    context.counts.testCases += 1;
+  }
+  context.counts.methods += 1;
+  return planned;
+}

@@ -1,0 +1,89 @@
+import { resolve } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { RestbusError } from '@restbus/infra';
+
+export type Json = Record<string, unknown>;
+
+/** The OpenAPI versions the import reads: their schemas (2.0, 3.0) or JSON Schema 2020-12 (3.1) differ. */
+export type Dialect = '2.0' | '3.0' | '3.1';
+
+export interface OpenApiFile {
+  /** The document with every external `$ref` pulled in (bundled): what is left are `#/…` pointers into it. */
+  document: Json;
+  dialect: Dialect;
+  /** `Swagger 2.0`, `OpenAPI 3.0.3`…: for messages. */
+  version: string;
+}
+
+interface ParserFailure {
+  message?: string;
+  code?: string;
+  details?: Array<{ instancePath?: string; message?: string }>;
+}
+
+const NOT_AN_API = 'not a Swagger 2.0 or OpenAPI 3.0/3.1 document';
+
+/** What swagger-parser threw, as one line that names the file as the user gave it. */
+function describeFailure(file: string, shown: string, err: unknown): string {
+  const failure = (err ?? {}) as ParserFailure;
+  const absolute = resolve(file);
+  const message = String(failure.message ?? err)
+    .split(absolute)
+    .join(shown);
+  const firstLine = message.split('\n')[0].trim();
+  if (err instanceof RangeError && /call stack/i.test(message)) return `${shown}: nests too deeply to read`;
+  if (failure.code === 'EPARSER') {
+    // "Error parsing <file>: <reason> (<line>:<column>)"
+    const parsed = /^Error parsing (.*?): (.*?)(?: \((\d+):(\d+)\))?$/m.exec(message);
+    if (parsed) {
+      const where = parsed[1] === shown || !parsed[3] ? shown : parsed[1];
+      return `${where}${parsed[3] ? `:${parsed[3]}` : ''}: not valid YAML or JSON: ${parsed[2]}`;
+    }
+    return `${shown}: not valid YAML or JSON: ${firstLine}`;
+  }
+  if (failure.code === 'ERESOLVER') {
+    const opening = /^Error opening file (.*?): (\w+): /.exec(firstLine);
+    if (opening && opening[1] === shown) {
+      const reason = { ENOENT: 'no such file', EISDIR: 'a folder, not a file', EACCES: 'permission denied' }[
+        opening[2]
+      ];
+      return `${shown}: cannot read it: ${reason ?? firstLine}`;
+    }
+    return `${shown}: cannot resolve a $ref: ${firstLine}`;
+  }
+  if (failure.code === 'EMISSINGPOINTER' || failure.code === 'EUNMATCHEDRESOLVER') {
+    return `${shown}: cannot resolve a $ref: ${firstLine}`;
+  }
+  if (Array.isArray(failure.details) && failure.details.length > 0) {
+    const problems = failure.details.map((detail) => {
+      const pointer = (detail.instancePath ?? '').replace(/~1/g, '/').replace(/~0/g, '~') || '/';
+      return `${pointer}: ${detail.message ?? 'is invalid'}`;
+    });
+    return `${shown}: not a valid OpenAPI document: ${[...new Set(problems)].join('; ')}`;
+  }
+  if (/is not a valid (\w+ API definition|JSON Schema)/.test(firstLine)) return `${shown}: ${NOT_AN_API}`;
+  return `${shown}: not a valid OpenAPI document: ${message.split('\n').join(' ').replace(/\s+/g, ' ').trim()}`;
+}
+
+/**
+ * Reads a Swagger 2.0 or OpenAPI 3.0/3.1 file (YAML or JSON), pulls in the files its `$ref`s name, and validates it
+ * against the official schemas, as the gateway does. Any problem is one OPENAPI_INVALID line naming the file.
+ */
+export async function readOpenApi(file: string, shown: string): Promise<OpenApiFile> {
+  let document: Json;
+  try {
+    document = (await SwaggerParser.bundle(file)) as unknown as Json;
+    if (!document || typeof document !== 'object' || Array.isArray(document)) {
+      throw new RestbusError('OPENAPI_INVALID', `${shown}: ${NOT_AN_API}`);
+    }
+    // validate() dereferences what it is given: a copy, so that the document keeps its `$ref`s (and its cycles
+    // stay pointers rather than becoming circular objects).
+    await SwaggerParser.validate(structuredClone(document) as never, { dereference: { circular: 'ignore' } });
+  } catch (err) {
+    if (err instanceof RestbusError) throw err;
+    throw new RestbusError('OPENAPI_INVALID', describeFailure(file, shown, err), { cause: err });
+  }
+  if (document.swagger === '2.0') return { document, dialect: '2.0', version: 'Swagger 2.0' };
+  const openapi = String(document.openapi);
+  return { document, dialect: openapi.startsWith('3.1') ? '3.1' : '3.0', version: `OpenAPI ${openapi}` };
+}
