@@ -26,9 +26,20 @@ export const SET_BY_THE_SERVER: ReadonlySet<string> = new Set([
   'content-length',
 ]);
 
-const toStatus = (value: unknown): number => {
-  const status = Number(value);
-  return Number.isInteger(status) && status >= 200 && status <= 599 ? status : 200;
+const isStatus = (status: number): boolean => Number.isInteger(status) && status >= 200 && status <= 599;
+
+// OpenAPI's `default` and ranges (`4XX`), as `rest-tool import-oas` keeps them: a mock answers the range's first
+// status, and `default` (the answer for any other status, in practice an error) as 500.
+const RANGE = /^([2-5])XX$/i;
+
+/** The status to send, or undefined when the value is none (then 200 is sent, with a warning). */
+const toStatus = (value: unknown): number | undefined => {
+  const text = String(value).trim();
+  if (text === 'default') return 500;
+  const range = RANGE.exec(text);
+  if (range) return Number(range[1]) * 100;
+  const status = Number(text);
+  return text !== '' && isStatus(status) ? status : undefined;
 };
 
 /**
@@ -69,12 +80,13 @@ export function prepareResponses(
         warn(`${where}: response ${name}: cookie ${JSON.stringify(field)} is not a valid cookie; left out`);
       }
     }
-    if (String(toStatus(response.statusCode)) !== String(response.statusCode).trim()) {
+    const status = toStatus(response.statusCode);
+    if (status === undefined) {
       warn(`${where}: response ${name}: statusCode ${JSON.stringify(response.statusCode)} is not 200-599; 200 is sent`);
     }
     prepared.set(name, {
       name,
-      status: toStatus(response.statusCode),
+      status: status ?? 200,
       headers,
       cookies,
       declaredType,
