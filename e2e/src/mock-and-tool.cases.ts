@@ -4,6 +4,7 @@ import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { promisify } from 'node:util';
 import { E2E_TAG, REPO_ROOT, type ComposeStack } from './compose-stack';
@@ -126,6 +127,31 @@ export function describeMockServerAndTool(stackOf: () => ComposeStack): void {
       const page = await response.text();
       expect(page).toContain('crm-api');
       expect(page).toContain('services/customers/service.html');
+    });
+
+    it('serves docs whose Try-it form, in Chromium, calls the mock server and shows its answer', async () => {
+      const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+      try {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        await page.goto(url('/docs/services/customers/customer/service.html'));
+        const form = page.locator('form.try-it-form[data-method="GET"]').first();
+        await page.locator('details.try-it', { has: form }).locator('summary').click();
+        await form.locator('[data-path-parameter="id"]').fill('2');
+        await form.locator('button[type="submit"]').click();
+        const result = form.locator('[data-try-it-result]');
+        await result.locator('.try-it-status').waitFor({ timeout: 10_000 });
+        expect(await result.locator('.try-it-status').textContent()).toContain('200');
+        expect(JSON.parse((await result.locator('.try-it-body').textContent()) ?? '')).toEqual({
+          id: 2,
+          data: 'some mock data',
+        });
+        await page.screenshot({ path: join(REPO_ROOT, 'e2e', 'test-artifacts', 'docs-try-it.png'), fullPage: true });
+        expect(errors).toEqual([]);
+      } finally {
+        await browser.close();
+      }
     });
 
     describe('a second mock server whose proxy rule forwards to the first container', () => {
