@@ -8,6 +8,16 @@ import {
 import { escapeHtml, type MarkdownRenderer } from './render-markdown';
 import { toDocsCopyPath, toHref, toRoot, toServiceDocsDir } from './docs-paths';
 import { toSummary } from './to-summary';
+import { buildTryIt, type TryItInput } from './build-try-it';
+import {
+  formatSize,
+  toExample,
+  toInlineExample,
+  toPreview,
+  type Example,
+  type FileStart,
+  type Preview,
+} from './preview-file';
 
 type Json = Record<string, unknown>;
 
@@ -18,6 +28,10 @@ export interface FileRef {
   problem: string;
   /** A mockBody given inline in the descriptor rather than as a file name. */
   inline: string;
+  /** The file shown on the page (mock bodies and schemas of requests and responses), else null. */
+  preview: Preview | null;
+  /** Not shown: its content is not text. */
+  binary: boolean;
 }
 
 export interface FieldList {
@@ -33,6 +47,20 @@ export interface ServicePage {
   view: Json;
   /** For the index page. */
   entry: Json;
+  /** For the sidebar of every page (service-list.js). */
+  listing: ServiceListing;
+}
+
+/** A service as the sidebar lists it. */
+export interface ServiceListing {
+  name: string;
+  /** The page, relative to docs/. */
+  href: string;
+  /** `serviceUrlPrefix + uriTemplate`. */
+  url: string;
+  /** The first sentence of the description, as text. */
+  summary: string;
+  methods: string[];
 }
 
 export interface ServiceInput {
@@ -62,6 +90,8 @@ export function buildServiceView(
     existing: (path: string) => boolean;
     markdown: MarkdownRenderer;
     config: ProjectConfig;
+    /** Reads the start of a file to show it (preview-file's readFileStart); without it, no file is shown. */
+    readStart?: (path: string) => FileStart | undefined;
   },
 ): ServicePage {
   const { descriptor, dir } = service;
@@ -70,20 +100,65 @@ export function buildServiceView(
   const file = posix.join(folder, 'service.html');
   const copies = new Map<string, string>();
 
-  // Every key is always set (null or ''): mustache looks a missing key up in the enclosing views, where an unrelated
-  // `href` or `body` would show up in the wrong place.
-  const refer = (reference: unknown): FileRef | null => {
-    if (reference === undefined || reference === null || reference === '') return null;
-    if (typeof reference !== 'string') {
-      return { name: 'inline', href: '', problem: '', inline: JSON.stringify(reference, null, 2) };
+  // What each file referred to holds, by its path (undefined: binary or unreadable); read once per page.
+  const examples = new Map<string, Example | undefined>();
+  const examine = (source: string, name: string): Example | undefined => {
+    if (!examples.has(source)) {
+      const start = context.readStart?.(source);
+      examples.set(source, start && toExample(start, name));
     }
-    const ref = { name: reference, href: '', problem: '', inline: '' };
+    return examples.get(source);
+  };
+
+  // Every key is always set (null or ''): mustache looks a missing key up in the enclosing views, where an unrelated
+  // `href` or `body` would show up in the wrong place. `show`: the page shows the file's content too.
+  const refer = (reference: unknown, show = false): (FileRef & { example?: Example }) | null => {
+    if (reference === undefined || reference === null || reference === '') return null;
+    const ref = { name: '', href: '', problem: '', inline: '', preview: null, binary: false };
+    if (typeof reference !== 'string') {
+      const example = show && context.readStart ? toInlineExample(reference) : undefined;
+      return {
+        ...ref,
+        name: 'inline',
+        inline: JSON.stringify(reference, null, 2),
+        preview: example ? toPreview(example, '') : null,
+        example,
+      };
+    }
     const target = toDocsCopyPath(context.servicesDir, dir, reference);
-    if (!target) return { ...ref, problem: 'outside the services folder, not copied' };
+    if (!target) return { ...ref, name: reference, problem: 'outside the services folder, not copied' };
     const source = resolve(dir, reference);
-    if (!context.existing(source)) return { ...ref, problem: 'file not found' };
+    if (!context.existing(source)) return { ...ref, name: reference, problem: 'file not found' };
     copies.set(target, source);
-    return { ...ref, href: toHref(file, target) };
+    const href = toHref(file, target);
+    if (!show || !context.readStart) return { ...ref, name: reference, href };
+    const example = examine(source, reference);
+    return {
+      ...ref,
+      name: reference,
+      href,
+      preview: example ? toPreview(example, href) : null,
+      binary: !example,
+      example,
+    };
+  };
+  // The view keeps no Example (large, and not for templates).
+  const toRef = (ref: (FileRef & { example?: Example }) | null): FileRef | null => {
+    if (!ref) return null;
+    const { example: _example, ...rest } = ref;
+    return rest;
+  };
+  /** The request body as a Try-it form takes it. */
+  const toFormBody = (ref: (FileRef & { example?: Example }) | null): TryItInput['body'] => {
+    if (!ref || ref.problem || !context.readStart) return undefined;
+    const { example } = ref;
+    if (!example) return { note: `The example body ${ref.name} is not text: it is not put into the form.` };
+    if (example.whole === undefined) {
+      return {
+        note: `The example body ${ref.name} (${formatSize(example.size)}) is too large to put into the form.`,
+      };
+    }
+    return { text: example.whole, json: example.json };
   };
 
   const prefix = context.config.serviceUrlPrefix;
@@ -106,9 +181,10 @@ export function buildServiceView(
       descriptionHtml: markdown.block(response.description),
       headers: toFields(response.headers),
       cookies: toFields(response.cookies),
-      body: refer(response.mockBody),
-      schema: refer(response.validationSchema),
+      body: toRef(refer(response.mockBody, true)),
+      schema: toRef(refer(response.validationSchema, true)),
     }));
+    const requestBody = refer(request.mockBody, true);
     const testCases = (method.testCases ?? []).map((testCase) => {
       const testRequest = testCase.request ?? {};
       const testResponse = testCase.response;
@@ -119,11 +195,11 @@ export function buildServiceView(
         template: testCase.template,
         requestHeaders: toFields(testRequest.headers),
         requestCookies: toFields(testRequest.cookies),
-        requestBody: refer(testRequest.mockBody ?? testRequest.body),
+        requestBody: toRef(refer(testRequest.mockBody ?? testRequest.body)),
         statusCode: testResponse.statusCode == null ? '' : String(testResponse.statusCode),
         responseHeaders: toFields(testResponse.headers),
-        responseBody: refer(testResponse.mockBody ?? testResponse.body),
-        schema: refer(testResponse.validationSchema),
+        responseBody: toRef(refer(testResponse.mockBody ?? testResponse.body)),
+        schema: toRef(refer(testResponse.validationSchema)),
       };
     });
     return {
@@ -140,8 +216,17 @@ export function buildServiceView(
         hasParameters: parameters.length > 0,
         headers: toFields(request.headers),
         cookies: toFields(request.cookies),
-        body: refer(request.mockBody),
+        body: toRef(requestBody),
+        schema: toRef(refer(request.validationSchema, true)),
       },
+      tryIt: buildTryIt({
+        method: name,
+        prefix,
+        uriTemplate,
+        parameters: request.parameters ?? [],
+        headers: request.headers,
+        body: toFormBody(requestBody),
+      }),
       responses,
       hasResponses: responses.length > 0,
       testCases,
@@ -155,6 +240,8 @@ export function buildServiceView(
     ...context.config,
     title: `${descriptor.name} · ${context.config.projectName}`,
     root,
+    // As the sidebar's links name it (service-list.js), so that it can mark this page.
+    pagePath: toHref('index.html', file),
     indexHref: `${root}index.html`,
     service: {
       name: descriptor.name,
@@ -170,14 +257,22 @@ export function buildServiceView(
     },
   };
   copies.set(posix.join(folder, 'service.yml'), resolve(dir, 'service.yml'));
+  const summary = toSummary(descriptor.description, markdown);
   const entry = {
     name: descriptor.name,
     href: toHref('index.html', file),
     style: view.service.style,
     url: view.service.url,
     urlHtml: view.service.urlHtml,
-    summaryHtml: escapeHtml(toSummary(descriptor.description, markdown)),
+    summaryHtml: escapeHtml(summary),
     badges: badges.map((badge) => ({ ...badge, href: `${toHref('index.html', file)}#${badge.anchor}` })),
   };
-  return { file, copies, view, entry };
+  const listing: ServiceListing = {
+    name: descriptor.name,
+    href: entry.href,
+    url: view.service.url,
+    summary,
+    methods: methods.map(({ method }) => method),
+  };
+  return { file, copies, view, entry, listing };
 }

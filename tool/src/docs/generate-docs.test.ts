@@ -39,7 +39,9 @@ describe('generateDocs', () => {
     expect(files).toEqual([
       '.rest-tool-docs.json',
       'assets/docs.css',
+      'assets/docs.js',
       'index.html',
+      'service-list.js',
       'services/monitoring/isAlive/service.html',
       'services/monitoring/isAlive/service.yml',
       'services/odd names/ünï & <co>/body #1 & more.json',
@@ -95,7 +97,8 @@ describe('generateDocs', () => {
     expect(orders).not.toMatch(/(href|src)="javascript:/);
     expect(orders).toContain('List the <em>orders</em>');
     const odd = await read(dir, 'services/odd names/ünï & <co>/service.html');
-    expect(odd).not.toMatch(/<img|<\/script>/);
+    // The page's own scripts aside, nothing from the descriptor became a tag.
+    expect(odd.replace(/<script src="[^"<>]*" defer><\/script>/g, '')).not.toMatch(/<img|<\/?script/);
     expect(odd).toContain('<h1>Ünïcode &quot;quotes&quot; &amp; &lt;tags&gt; &#39;apos&#39; `ticks` {{mustache}}</h1>');
   });
 
@@ -119,6 +122,151 @@ describe('generateDocs', () => {
     expect(orders).toContain('<a class="file" href="order-schema.json">order-schema.json</a>');
     const odd = await read(dir, 'services/odd names/ünï & <co>/service.html');
     expect(odd).toContain('href="body%20%231%20%26%20more.json"');
+  });
+
+  it('shows example bodies and schemas on the page, pretty-printed and escaped, long ones folded, huge ones cut', async () => {
+    const orders = FIXTURE_FILES['services/orders/service.yml'];
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'services/orders/service.yml': orders
+        .replace(
+          '      mockBody: postCollection-requestBody.json\n',
+          '      mockBody: postCollection-requestBody.json\n      validationSchema: new-order-schema.json\n',
+        )
+        .replace('        mockBody: getCollection-responseBody.json\n', '        mockBody: list.json\n')
+        .replace(
+          '        description: The body says *why*.\n',
+          '        description: The body says *why*.\n        mockBody: logo.png\n',
+        ),
+      'services/orders/new-order-schema.json': '{"type":"object","required":["item"]}',
+      'services/orders/list.json': JSON.stringify(Array.from({ length: 3000 }, (_, id) => ({ id, status: 'open' }))),
+      'services/orders/logo.png': '\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR',
+      'services/orders/postCollection-responseBody.json':
+        '{"id":1,"note":"</script><script>alert(1)</script><img src=x onerror=alert(2)>"}\n',
+    });
+    await generateDocs({ projectDir: dir });
+    const page = await read(dir, 'services/orders/service.html');
+    // The request's body and its schema, each pretty-printed below its link.
+    expect(page).toContain(
+      '<dt>Body</dt><dd><a class="file" href="postCollection-requestBody.json">postCollection-requestBody.json</a>' +
+        '<pre class="example json"><code>{\n  <span class="j-key">&quot;item&quot;</span>: ' +
+        '<span class="j-string">&quot;book&quot;</span>\n}</code></pre>',
+    );
+    expect(page).toContain(
+      '<dt>Schema</dt><dd><a class="file" href="new-order-schema.json">new-order-schema.json</a><pre class="example json">',
+    );
+    expect(page).toContain('<a class="file" href="order-schema.json">order-schema.json</a><pre class="example json">');
+    // Escaped: the mock body's tags are text.
+    expect(page).toContain('&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;');
+    expect(page.replace(/<script src="[^"<>]*" defer><\/script>/g, '')).not.toMatch(/<img|<\/?script/);
+    // 3,000 items: folded, cut at 150 lines, linked whole.
+    expect(page).toContain('<details class="example"><summary>Show the first 150 lines of JSON (');
+    expect(page).toMatch(/Only the start is shown: <a href="list\.json">the whole file<\/a> \(\d+\.\d KiB\)\./);
+    expect(page).toContain(
+      '<a class="file" href="logo.png">logo.png</a> <span class="none">(not text: not shown)</span>',
+    );
+    // Test cases link their files, not repeating them.
+    expect(page).toContain(
+      '<dt>Request body</dt><dd><a class="file" href="postCollection-requestBody.json">postCollection-requestBody.json</a>\n</dd>',
+    );
+  });
+
+  it('puts a Try-it form on every method: path and query parameters, headers, and the body for POST and PUT', async () => {
+    const dir = await createProject();
+    await generateDocs({ projectDir: dir });
+    const order = await read(dir, 'services/orders/order/service.html');
+    expect(order.match(/<form class="try-it-form"/g)).toHaveLength(3);
+    expect(order).toContain(
+      '<form class="try-it-form" data-method="GET" data-prefix="/rest" data-uri-template="/orders/{id}" hidden novalidate>',
+    );
+    expect(order).toContain('<input type="text" data-path-parameter="id" value="42" placeholder="integer" required');
+    // The form is hidden until docs.js finds the page served over http(s); the note says why until then.
+    expect(order).toContain('<p class="try-it-off">Try it calls the API from this page');
+    const put = order.slice(order.indexOf('data-method="PUT"'));
+    expect(put).toContain(
+      '<textarea data-headers rows="2" spellcheck="false" placeholder="Accept: application/json">Content-Type: application/json</textarea>',
+    );
+    expect(put).toContain(
+      '<textarea data-body rows="5" spellcheck="false">{\n  &quot;id&quot;: 1,\n  &quot;item&quot;: &quot;pen&quot;\n}</textarea>',
+    );
+    const orders = await read(dir, 'services/orders/service.html');
+    expect(orders).toContain(
+      '<input type="text" data-query-parameter="status" value="open" placeholder="string" spellcheck="false"',
+    );
+    expect(orders).not.toMatch(/data-method="GET"[^]*?<textarea data-body[^]*?data-method="POST"/);
+    const odd = await read(dir, 'services/odd names/ünï & <co>/service.html');
+    expect(odd).toContain('data-uri-template="/odd/{name}/run"');
+    expect(odd).toContain('data-path-parameter="name" value="a b/c?d"');
+  });
+
+  it('lists every service for the sidebar in one script, and marks each page with its own path', async () => {
+    const dir = await createProject();
+    await generateDocs({ projectDir: dir });
+    const script = await read(dir, 'service-list.js');
+    const sandbox: { window: { restToolServices?: unknown } } = { window: {} };
+    new Function('window', script)(sandbox.window);
+    expect(sandbox.window.restToolServices).toEqual([
+      {
+        name: 'Monitoring that server is alive',
+        href: 'services/monitoring/isAlive/service.html',
+        url: '/rest/monitoring/isAlive',
+        summary: 'Answers true while the server runs.',
+        methods: ['GET'],
+      },
+      {
+        name: 'Orders',
+        href: 'services/orders/service.html',
+        url: '/rest/orders',
+        summary: 'The orders',
+        methods: ['GET', 'POST'],
+      },
+      {
+        name: 'Order',
+        href: 'services/orders/order/service.html',
+        url: '/rest/orders/{id}',
+        summary: 'One order, by its id.',
+        methods: ['GET', 'PUT', 'DELETE'],
+      },
+      {
+        name: 'Ünïcode "quotes" & <tags> \'apos\' `ticks` {{mustache}}',
+        href: 'services/odd%20names/%C3%BCn%C3%AF%20%26%20%3Cco%3E/service.html',
+        url: '/rest/odd/{name}/run',
+        summary: 'Line one',
+        methods: ['POST'],
+      },
+    ]);
+    expect(await read(dir, 'index.html')).toContain(
+      '<nav class="sidebar" aria-label="Services" data-root="" data-page="index.html">',
+    );
+    expect(await read(dir, 'services/orders/order/service.html')).toContain(
+      '<nav class="sidebar" aria-label="Services" data-root="../../../" data-page="services/orders/order/service.html">',
+    );
+  });
+
+  it('keeps its scripts in the manifest like the stylesheet, and a new service rewrites the list, not every page', async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'config.yml': PROJECT_CONFIG.replace('  - /orders/order\n', ''),
+    });
+    await generateDocs({ projectDir: dir });
+    const manifest = JSON.parse(await read(dir, MANIFEST_FILE)) as { files: Record<string, string> };
+    expect(Object.keys(manifest.files)).toEqual(
+      expect.arrayContaining(['assets/docs.css', 'assets/docs.js', 'service-list.js']),
+    );
+    expect(manifest.files['assets/docs.js']).toBe(hashOf(await readFile(join(dir, 'docs', 'assets', 'docs.js'))));
+
+    await writeFile(join(dir, 'config.yml'), PROJECT_CONFIG);
+    const lines: string[] = [];
+    await generateDocs({ projectDir: dir, verbose: (line) => lines.push(line) });
+    expect(lines.filter((line) => line.startsWith('wrote '))).toEqual([
+      'wrote index.html',
+      'wrote services/orders/order/service.html',
+    ]);
+    expect(await read(dir, 'service-list.js')).toContain('"href":"services/orders/order/service.html"');
+
+    await writeFile(join(dir, 'docs', 'assets', 'docs.js'), '// mine now\n');
+    const err = await generateDocs({ projectDir: dir }).catch((e: unknown) => e);
+    expect((err as RestbusError).message).toMatch(/^docs\/assets\/docs\.js: changed since rest-tool docs wrote it/m);
   });
 
   it('rewrites only what changed on an update', async () => {

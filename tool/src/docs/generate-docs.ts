@@ -14,6 +14,8 @@ import { readProject } from './read-project';
 import { hasUpstreamDocsTemplates, renderUpstreamDocs, UPSTREAM_SERVICE_TEMPLATE } from './render-upstream-docs';
 import { removeLeftoverTempFiles } from './remove-leftover-temp-files';
 import { createMarkdownRenderer, escapeHtml } from './render-markdown';
+import { readFileStart } from './preview-file';
+import { SERVICE_LIST_FILE, toServiceListScript } from './service-list';
 import { writeFileAtomic } from '../project/write-file-atomic';
 
 export interface GenerateDocsOptions {
@@ -80,10 +82,12 @@ async function renderOwnDocs(
   }
   for (const page of pages)
     outputs.set(page.file, Mustache.render(templates.service, page.view, partials, htmlEscaping));
+  outputs.set(SERVICE_LIST_FILE, toServiceListScript(pages.map((page) => page.listing)));
   const indexView = {
     ...config,
     title: `${String(config.projectName)} ${String(config.apiVersion)}`,
     root: '',
+    pagePath: 'index.html',
     services: pages.map((page) => page.entry),
     serviceCount: pages.length,
     hasServices: pages.length > 0,
@@ -106,16 +110,24 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
   const docsDir = join(project.root, 'docs');
   const markdown = createMarkdownRenderer();
   const { config } = project;
+  const upstream = hasUpstreamDocsTemplates(project.root);
   const pages: ServicePage[] = project.services.map((service) =>
     buildServiceView(
       { ...service, descriptor: service.descriptor, dir: join(project.servicesDir, service.path) },
-      { servicesDir: project.servicesDir, existing: isFile, markdown, config },
+      // Upstream's templates show no file content: nothing is read for them.
+      {
+        servicesDir: project.servicesDir,
+        existing: isFile,
+        markdown,
+        config,
+        readStart: upstream ? undefined : readFileStart,
+      },
     ),
   );
 
   // Everything to write, path inside docs/ → content or the file to copy it from.
   let outputs: Map<string, string | { from: string }>;
-  if (hasUpstreamDocsTemplates(project.root)) {
+  if (upstream) {
     verbose(`templates: rest-tool 0.5's, in ${join(project.root, 'templates', 'docs')} (${UPSTREAM_SERVICE_TEMPLATE})`);
     outputs = await renderUpstreamDocs(project, pages, { markdown, escaping: htmlEscaping });
   } else {

@@ -3,7 +3,9 @@ import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createLogger } from '@restbus/infra';
+import { startMockServer, type MockServer } from '@restbus/mock-server';
 import { FIXTURE_FILES, writeFiles } from './__tests__/fixture-project';
 import { MANIFEST_FILE } from './docs-manifest';
 import { generateDocs } from './generate-docs';
@@ -52,6 +54,7 @@ describe('generated docs in a headless Chromium', () => {
     page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
     page.on('request', (request) => requested.push(request.url()));
 
+    const anchorsSeen = new Set<string>();
     for (const path of pages) {
       const url = pathToFileURL(join(docsDir, path)).href;
       const response = await page.goto(url);
@@ -73,7 +76,9 @@ describe('generated docs in a headless Chromium', () => {
         expect({ page: path, href: link.raw, exists: await isFile(fileURLToPath(target)) }).toMatchObject({
           exists: true,
         });
-        if (target.hash) {
+        // Every page's sidebar links every service: each anchor is looked up once.
+        if (target.hash && !anchorsSeen.has(target.href)) {
+          anchorsSeen.add(target.href);
           const other = await browser.newPage();
           await other.goto(target.href.split('#')[0]);
           const id = decodeURIComponent(target.hash.slice(1));
@@ -94,6 +99,16 @@ describe('generated docs in a headless Chromium', () => {
     expect(await page.title()).toBe('Shop & <Co> "API" v1.2.3');
 
     await page.goto(pathToFileURL(join(docsDir, 'services', 'orders', 'order', 'service.html')).href);
+    // From a file there is no API to call: no Try-it form shows, only the note saying what it needs.
+    expect(await page.locator('form.try-it-form').count()).toBe(3);
+    await page.locator('details.try-it summary').first().click();
+    expect(await page.locator('form.try-it-form:visible').count()).toBe(0);
+    expect(await page.locator('.try-it-off').first().textContent()).toContain(
+      'Opened from a file, it cannot call the API.',
+    );
+    expect(await page.locator('.try-it-off').first().isVisible()).toBe(true);
+    // The sidebar works from a file all the same.
+    expect(await page.locator('.service-list a[aria-current="page"] .service-name').textContent()).toBe('Order');
     await mkdir(ARTIFACTS, { recursive: true });
     await page.setViewportSize({ width: 1200, height: 900 });
     await page.screenshot({ path: join(ARTIFACTS, 'service-page.png'), fullPage: true });
@@ -160,6 +175,245 @@ describe('generated docs in a headless Chromium', () => {
         expect(layout.rows.find((row) => row.url!.startsWith('/rest/odd'))!.urlBreaksAfter.length).toBeGreaterThan(0);
       }
     }
+    await page.close();
+  }, 60_000);
+});
+
+// A service whose mock body tries to get out of the page: as a preview, in the sidebar and in a Try-it answer.
+const EVIL_BODY = '<img src=x onerror="window.__pwned = 1"></script><script>window.__pwned = 2</script>\n';
+const EVIL = `name: "Evil </script><img src=x onerror=window.__pwned=3>"
+description: A body that is HTML. Not run.
+style: OPERATION
+uriTemplate: /evil
+methods:
+  GET:
+    summary: Answer HTML
+    responses:
+      - name: OK
+        statusCode: 200
+        reason: fine
+        headers:
+          - { field: Content-Type, content: text/html }
+        mockBody: evil.html
+`;
+
+describe('generated docs served by the mock server, in a headless Chromium', () => {
+  let server: MockServer;
+  let base: string;
+  beforeAll(async () => {
+    const dir = await writeFiles(await mkdtemp(join(root, 'served-')), {
+      ...FIXTURE_FILES,
+      // One in-memory collection for /orders and /orders/{id}: what Try-it posts, Try-it gets back.
+      'services/orders/service.yml': FIXTURE_FILES['services/orders/service.yml'].replace(
+        'style: COLLECTION\n',
+        'style: COLLECTION\nstateful: true\n',
+      ),
+      'config.yml': FIXTURE_FILES['config.yml'].replace(
+        '  - /odd names/ünï & <co>\n',
+        '  - /odd names/ünï & <co>\n  - /evil\n',
+      ),
+      'services/evil/service.yml': EVIL,
+      'services/evil/evil.html': EVIL_BODY,
+    });
+    await generateDocs({ projectDir: dir });
+
+    const logger = createLogger({ name: 'mock', level: 'silent' });
+    server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
+    base = `${server.url}/docs/`;
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** What the pages opened by a test logged as errors and warnings, and threw. */
+  let problems: string[] = [];
+  beforeEach(() => {
+    problems = [];
+  });
+
+  const openPage = async (path: string): Promise<Page> => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const response = await page.goto(new URL(path, base).href);
+    expect(response?.status()).toBe(200);
+    return page;
+  };
+  const sidebarNames = (page: Page): Promise<string[]> =>
+    page.locator('.service-list li:not([hidden]) .service-name').allTextContents();
+
+  it('filter the sidebar as you type, by name, URL or summary, and reach a service from it by keyboard', async () => {
+    const page = await openPage('index.html');
+    const all = [
+      'Monitoring that server is alive',
+      'Orders',
+      'Order',
+      expect.stringContaining('Ünïcode'),
+      expect.stringContaining('Evil'),
+    ];
+    expect(await sidebarNames(page)).toEqual(all);
+    expect(await page.locator('.service-count').textContent()).toBe('5 services');
+    const search = page.getByLabel('Find a service');
+    // By name, case and accents aside; by URL; by summary; several words all match.
+    await search.pressSequentially('unicode');
+    expect(await sidebarNames(page)).toEqual([expect.stringContaining('Ünïcode')]);
+    expect(await page.locator('.service-count').textContent()).toBe('1 of 5 services');
+    await search.fill('');
+    await search.pressSequentially('/rest/orders/');
+    expect(await sidebarNames(page)).toEqual(['Order']);
+    await search.fill('server runs');
+    expect(await sidebarNames(page)).toEqual(['Monitoring that server is alive']);
+    await search.fill('nothing like this');
+    expect(await sidebarNames(page)).toEqual([]);
+    expect(await page.locator('.service-count').textContent()).toBe('No service matches \u201cnothing like this\u201d');
+    // Escape clears; "/" brings the focus back to the search box.
+    await search.press('Escape');
+    expect(await sidebarNames(page)).toEqual(all);
+    await page.locator('h1').click();
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('service-search');
+    // Down from the box to the first match, down again, Enter: that service's page, marked current.
+    await page.keyboard.type('order');
+    expect(await sidebarNames(page)).toEqual(['Orders', 'Order']);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('/rest/orders/{id}');
+    await Promise.all([page.waitForURL('**/services/orders/order/service.html'), page.keyboard.press('Enter')]);
+    expect(await page.locator('h1').textContent()).toBe('Order');
+    expect(await page.locator('.service-list [aria-current="page"] .service-name').allTextContents()).toEqual([
+      'Order',
+    ]);
+    // And by mouse, from a service page to another.
+    await Promise.all([
+      page.waitForURL('**/services/orders/service.html'),
+      page.getByRole('link', { name: /^Orders/ }).click(),
+    ]);
+    // (The description's own heading is the second h1.)
+    expect(await page.locator('h1').first().textContent()).toBe('Orders');
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('send a POST with its example body and a GET with a path parameter, showing status, headers and JSON', async () => {
+    const page = await openPage('services/orders/service.html');
+    const post = page.locator('section#POST details.try-it');
+    await post.locator('summary').click();
+    expect(await post.locator('.try-it-off').isVisible()).toBe(false);
+    const form = post.locator('form');
+    expect(await form.locator('textarea[data-body]').inputValue()).toBe('{\n  "item": "book"\n}');
+    expect(await form.locator('textarea[data-headers]').inputValue()).toBe(
+      'Content-Type: application/json\nX-Client: fixture',
+    );
+    await form.locator('textarea[data-body]').fill('{"item": "a <b>bold</b> pen"}');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await form.locator('.try-it-status').waitFor();
+    expect(await form.locator('.try-it-status .status').textContent()).toBe('201 Created');
+    expect(await form.locator('.try-it-status').textContent()).toContain('POST /rest/orders');
+    expect(await form.locator('.try-it-headers pre').textContent()).toMatch(/^location: \/rest\/orders\/2$/m);
+    expect(await form.locator('pre.try-it-body').textContent()).toBe('{\n  "item": "a <b>bold</b> pen",\n  "id": 2\n}');
+
+    // The new order, by its id in the path.
+    await Promise.all([
+      page.waitForURL('**/services/orders/order/service.html'),
+      page
+        .locator('.service-list')
+        .getByRole('link', { name: /^Order\b/ })
+        .click(),
+    ]);
+    const get = page.locator('section#GET details.try-it');
+    await get.locator('summary').click();
+    const getForm = get.locator('form');
+    expect(await getForm.locator('input[data-path-parameter="id"]').inputValue()).toBe('42');
+    await getForm.locator('input[data-path-parameter="id"]').fill('2');
+    expect(await getForm.locator('[data-try-it-url]').textContent()).toBe('/rest/orders/2');
+    await getForm.getByRole('button', { name: 'Send' }).click();
+    await getForm.locator('.try-it-status').waitFor();
+    expect(await getForm.locator('.try-it-status .status').textContent()).toBe('200 OK');
+    expect(await getForm.locator('pre.try-it-body').textContent()).toBe(
+      '{\n  "item": "a <b>bold</b> pen",\n  "id": 2\n}',
+    );
+    expect(await getForm.locator('pre.try-it-body b').count()).toBe(0);
+    expect(await getForm.locator('pre.try-it-body .j-key').allTextContents()).toEqual(['"item"', '"id"']);
+    await getForm.locator('.try-it-headers summary').click();
+
+    // One that is not there: the 404 and its JSON, shown like any answer.
+    const put = page.locator('section#PUT details.try-it');
+    await put.locator('summary').click();
+    await put.locator('input[data-path-parameter="id"]').fill('999');
+    await put.getByRole('button', { name: 'Send' }).click();
+    await put.locator('.try-it-status').waitFor();
+    expect(await put.locator('.try-it-status .status').textContent()).toBe('404 Not Found');
+    expect(await put.locator('pre.try-it-body').textContent()).toContain('"code": "NOT_FOUND"');
+
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.locator('section#GET').evaluate((section) => section.scrollIntoView());
+    await page.evaluate(() => window.scrollBy(0, -8));
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-tryit.png') });
+    await page.close();
+    // Chromium logs the 404 it fetched; nothing else went wrong.
+    expect(problems).toEqual([
+      'console: Failed to load resource: the server responded with a status of 404 (Not Found)',
+    ]);
+  }, 60_000);
+
+  it('show bodies as text wherever they appear: nothing in a mock body or a name runs', async () => {
+    // A name that needs escaping in HTML and encoding in its URL: the sidebar still finds its page.
+    const odd = await openPage('services/odd%20names/%C3%BCn%C3%AF%20%26%20%3Cco%3E/service.html');
+    expect(await odd.locator('.service-list [aria-current="page"] .service-name').textContent()).toBe(
+      'Ünïcode "quotes" & <tags> \'apos\' `ticks` {{mustache}}',
+    );
+    await odd.close();
+    const page = await openPage('services/evil/service.html');
+    expect(await page.locator('h1').textContent()).toBe('Evil </script><img src=x onerror=window.__pwned=3>');
+    expect(await page.locator('pre.example').first().textContent()).toBe(EVIL_BODY.trimEnd());
+    expect(await page.locator('.service-list [aria-current="page"] .service-name').textContent()).toBe(
+      'Evil </script><img src=x onerror=window.__pwned=3>',
+    );
+    const tryIt = page.locator('details.try-it');
+    await tryIt.locator('summary').click();
+    await tryIt.getByRole('button', { name: 'Send' }).click();
+    await tryIt.locator('.try-it-status').waitFor();
+    // Not JSON: shown as it came, as text.
+    expect(await tryIt.locator('pre.try-it-body').textContent()).toBe(EVIL_BODY);
+    expect(await page.locator('main img, main script, .sidebar img').count()).toBe(0);
+    await page.waitForTimeout(100);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('show what cannot be sent, and a server that does not answer, instead of throwing', async () => {
+    const page = await openPage('services/orders/order/service.html');
+    const get = page.locator('section#GET details.try-it');
+    await get.locator('summary').click();
+    await get.locator('input[data-path-parameter="id"]').fill('');
+    expect(await get.locator('[data-try-it-url]').textContent()).toBe('/rest/orders/{id}');
+    await get.getByRole('button', { name: 'Send' }).click();
+    expect(await get.locator('.try-it-problem').textContent()).toBe('Fill in the path parameter id.');
+    await get.locator('input[data-path-parameter="id"]').fill('1');
+    await get.locator('textarea[data-headers]').fill('Accept: application/json\nnot a header line');
+    await get.getByRole('button', { name: 'Send' }).click();
+    expect(await get.locator('.try-it-problem').textContent()).toBe(
+      'Header line 2 is not "Name: value": not a header line',
+    );
+    await get.locator('textarea[data-headers]').fill('Bad Name: x');
+    await get.getByRole('button', { name: 'Send' }).click();
+    expect(await get.locator('.try-it-problem').textContent()).toBe(
+      'Header line 1: "Bad Name" cannot be sent as a header.',
+    );
+
+    await get.locator('textarea[data-headers]').fill('');
+    await server.close();
+    await get.getByRole('button', { name: 'Send' }).click();
+    await get.locator('.try-it-problem').filter({ hasText: 'no answer' }).waitFor();
+    expect(await get.locator('.try-it-problem').textContent()).toMatch(
+      /^GET \/rest\/orders\/1 got no answer: .+\. Is the mock server still running\?$/,
+    );
+    expect(await get.getByRole('button', { name: 'Send' }).isEnabled()).toBe(true);
+    // The failed fetch is logged by Chromium itself; nothing else.
+    expect(problems.filter((problem) => !problem.includes('net::ERR_CONNECTION_REFUSED'))).toEqual([]);
     await page.close();
   }, 60_000);
 });
