@@ -10,6 +10,7 @@ export type { SchemaProblem } from './create-schema-check';
 export { isInside } from './is-inside';
 export { findMethod, listMethods } from './list-methods';
 export { loadProject, MAX_PROJECT_EXPANDED_BYTES } from './load-project';
+export { looksPlural, singular } from './name-from-path';
 export type { Environment, Project, ServiceDescriptor } from './load-project';
 export { LEGACY_PROXY_KEYS } from './read-legacy-proxy';
 export { readYamlFile } from './read-yaml-file';

@@ -1,4 +1,5 @@
 // A concrete path turned into the route it stands for: `/customers/42` is `/customers/{customerId}`.
+import { singular } from '@restbus/project-format';
 
 /** One path segment of a recorded route: a literal, or a parameter with the value the recorded call had. */
 export type RouteSegment = { literal: string } | { parameter: string; value: string };
@@ -21,36 +22,6 @@ const LONG_HEX = /^[0-9a-f]{16,}$/i;
 /** Whether a path segment is a concrete id: digits, a UUID, or a long hex string (an ObjectId). */
 export function looksLikeId(segment: string): boolean {
   return /^\d+$/.test(segment) || UUID.test(segment) || (LONG_HEX.test(segment) && /\d/.test(segment));
-}
-
-const IRREGULAR: Readonly<Record<string, string>> = {
-  people: 'person',
-  children: 'child',
-  men: 'man',
-  women: 'woman',
-  data: 'data',
-  movies: 'movie',
-  cookies: 'cookie',
-  caches: 'cache',
-  news: 'news',
-  series: 'series',
-  species: 'species',
-};
-
-/** The singular of an English plural, by the common rules (`categories` → `category`, `boxes` → `box`). */
-export function singular(word: string): string {
-  const lower = word.toLowerCase();
-  if (Object.hasOwn(IRREGULAR, lower)) return IRREGULAR[lower];
-  if (/[^aeiou]ies$/i.test(word)) return `${word.slice(0, -3)}y`;
-  // `statuses` → `status`, but `houses` → `house`.
-  if (/(ss|[^oa]us|x|ch|sh|z)es$/i.test(word)) return word.slice(0, -2);
-  if (/s$/i.test(word) && !/(ss|us|is)$/i.test(word)) return word.slice(0, -1);
-  return word;
-}
-
-/** Whether a segment reads as a plural noun: a COLLECTION's name. */
-export function looksPlural(word: string): boolean {
-  return singular(word) !== word || /^(people|children|data)$/i.test(word);
 }
 
 /** `order-items` → `orderItems`; an identifier made of the segment's letters and digits, or '' if it has none. */

@@ -2,7 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { chooseRequestHeaders, chooseResponseHeaders } from './choose-headers';
 import { addMethod, appendServiceEntry, renderServiceFile } from './edit-yaml';
-import { generalisePath, looksLikeId, singular, toFolderName } from './generalise-path';
+import { singular } from '@restbus/project-format';
+import { generalisePath, looksLikeId, toFolderName } from './generalise-path';
 import { RECORD_BODY_LIMIT, toMockBody } from './to-mock-body';
 
 describe('generalisePath', () => {

@@ -1,5 +1,6 @@
 import { embedSchema, type SchemaComponents } from '../export-oas/embed-schema';
-import { guessStyle, singular, toServiceFolder } from '../import-oas/name-services';
+import { singular } from '@restbus/project-format';
+import { guessStyle, toServiceFolder } from '../import-oas/name-services';
 import { createRefs } from '../import-oas/refs';
 import { sampleFromSchema } from '../import-oas/sample-from-schema';
 import { DRAFT_2020_12, toJsonSchema } from '../import-oas/to-json-schema';
