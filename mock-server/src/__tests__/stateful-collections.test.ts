@@ -81,7 +81,10 @@ const send = async (method: string, path: string, body?: unknown, cookie?: strin
 describe('a stateful collection', () => {
   it('lists the seed, adds with POST (201, Location, the next id), and reads, replaces and removes by id', async () => {
     await open(files('    stateful: true\n'));
-    expect(await send('GET', '/rest/customers')).toMatchObject({ status: 200, body: [{ id: 1 }, { id: 2 }] });
+    const listed = await send('GET', '/rest/customers');
+    expect(listed).toMatchObject({ status: 200, body: [{ id: 1 }, { id: 2 }] });
+    // As the mock file would have been sent: generated tests compare the header exactly.
+    expect(listed.headers.get('content-type')).toBe('application/json');
 
     const added = await send('POST', '/rest/customers', { name: 'Barbara' });
     expect(added).toMatchObject({ status: 201, body: { id: 3, name: 'Barbara' } });

@@ -139,7 +139,8 @@ export function createStatefulServices(deps: {
     const text = JSON.stringify(body);
     res.writeHead(status, {
       ...headers,
-      'content-type': 'application/json; charset=utf-8',
+      // As a JSON mock file is sent: generated tests compare the header exactly.
+      'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
       'x-application-api-version': project.config.apiVersion,
     });
