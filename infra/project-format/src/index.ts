@@ -1,5 +1,6 @@
 // The rest-tool project format, shared by the mock server (which serves a project) and the tool (which writes and
 // reads one): its schemas and types, the loader that names file and line, route keys, referenced files.
+export { appendServices } from './append-services';
 export { assertProjectFolder } from './assert-project-folder';
 export { listReferencedFiles, checkReferencedFiles } from './check-referenced-files';
 export type { Reference, ReferenceFindings } from './check-referenced-files';
@@ -29,3 +30,11 @@ export type {
   ServiceDocument,
   TestCase,
 } from './types';
+export {
+  createFileAtomic,
+  parseTempName,
+  replaceFileIfUnchanged,
+  siblingTempPath,
+  writeFileAtomic,
+} from './write-file-atomic';
+export type { WriteOptions } from './write-file-atomic';

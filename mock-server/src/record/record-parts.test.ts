@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { chooseRequestHeaders, chooseResponseHeaders } from './choose-headers';
-import { addMethod, appendServiceEntry, renderServiceFile } from './edit-yaml';
-import { singular } from '@restbus/project-format';
+import { addMethod, renderServiceFile } from './edit-yaml';
+import { appendServices, singular } from '@restbus/project-format';
 import { generalisePath, looksLikeId, toFolderName } from './generalise-path';
 import { RECORD_BODY_LIMIT, toMockBody } from './to-mock-body';
 
@@ -181,11 +181,11 @@ methods: { GET: { <<: *base, notes: n } } # flow
   });
 
   it('appends a service to a block or a flow list, touching nothing else', () => {
-    expect(appendServiceEntry('services:\r\n  - /a # first\r\n# end\r\n', '/b')).toBe(
+    expect(appendServices('services:\r\n  - /a # first\r\n# end\r\n', ['/b'])).toBe(
       'services:\r\n  - /a # first\r\n  - /b\r\n# end\r\n',
     );
-    expect(appendServiceEntry('services: [ /a ]\nx: 1\n', '/b c')).toBe('services: [ /a, "/b c" ]\nx: 1\n');
-    expect(appendServiceEntry('services: []\n', '/b')).toBe('services: [/b]\n');
+    expect(appendServices('services: [ /a ]\nx: 1\n', ['/b c'])).toBe('services: [ /a, "/b c" ]\nx: 1\n');
+    expect(appendServices('services: []\n', ['/b'])).toBe('services: [/b]\n');
   });
 
   it('renders a new service.yml that reads back', () => {

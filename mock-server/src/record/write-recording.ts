@@ -2,11 +2,17 @@ import { lstat, mkdir, readFile, realpath, rm } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
-import { isInside, listReferencedFiles, looksPlural } from '@restbus/project-format';
+import {
+  appendServices,
+  createFileAtomic,
+  isInside,
+  listReferencedFiles,
+  looksPlural,
+  replaceFileIfUnchanged,
+} from '@restbus/project-format';
 import type { Field } from './choose-headers';
 import type { KnownService, RoutePlan } from './route-registry';
-import { addMethod, appendServiceEntry, declaredMethods, renderServiceFile } from './edit-yaml';
-import { createFileExclusive, replaceFileAtomic } from './write-files';
+import { addMethod, declaredMethods, renderServiceFile } from './edit-yaml';
 
 /** What the target answered to one call, ready to be written. */
 export interface RecordedCall {
@@ -91,7 +97,7 @@ async function writeMockFile(
   for (let n = 1; n <= 1000; n++) {
     const name = `${base}${n === 1 ? '' : `-${n}`}.${body.extension}`;
     if (taken.has(name)) continue;
-    if (await createFileExclusive(join(dir, name), body.data)) return name;
+    if (await createFileAtomic(join(dir, name), body.data, { durable: true })) return name;
   }
   throw new Error(`no free name for ${base}.${body.extension} in ${dir}`);
 }
@@ -165,7 +171,7 @@ export async function writeNewService(
           ),
         },
       });
-      if (!(await createFileExclusive(join(dir, 'service.yml'), text))) {
+      if (!(await createFileAtomic(join(dir, 'service.yml'), text, { durable: true }))) {
         // Made by someone else since the check: this folder is theirs.
         for (const path of made.reverse()) await rm(path, { recursive: true, force: true });
         continue;
@@ -188,7 +194,7 @@ export async function writeNewService(
 async function listService(configFile: string, entry: string): Promise<void> {
   for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
     const text = await readYamlText(configFile);
-    if (await replaceFileAtomic(configFile, text, appendServiceEntry(text, entry))) return;
+    if (await replaceFileIfUnchanged(configFile, text, appendServices(text, [entry]))) return;
   }
   throw new Error('config.yml kept changing while the recorder edited it');
 }
@@ -217,7 +223,7 @@ export async function addToService(
       : undefined;
     try {
       const descriptor = describeMethod(call, target.origin, Object.entries(plan.parameters), mockBody);
-      if (await replaceFileAtomic(file, text, addMethod(text, name, call.method, descriptor))) {
+      if (await replaceFileIfUnchanged(file, text, addMethod(text, name, call.method, descriptor))) {
         if (mockBody) target.wrote(relative(target.root, join(service.dir, mockBody)), 'created');
         target.wrote(name, 'updated');
         return true;

@@ -1,9 +1,9 @@
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { appendServices } from '../project/append-services';
+import { appendServices } from '@restbus/project-format';
 import type { ProjectConfig } from '../project/project-config';
-import { siblingTempPath, writeFileAtomic } from '../project/write-file-atomic';
+import { siblingTempPath, writeFileAtomic } from '@restbus/project-format';
 import type { PlannedService } from './plan-service';
 
 /** Creates a folder and its missing parents; returns the topmost one it created (to remove on a rollback). */

@@ -4,7 +4,7 @@ import { RestbusError } from '@restbus/infra';
 import { hasControlCharacter } from '../project/has-control-character';
 import { isInside } from '@restbus/project-format';
 import { toolTemplatesDir } from '../project/paths';
-import { siblingTempPath } from '../project/write-file-atomic';
+import { siblingTempPath } from '@restbus/project-format';
 import { renderProjectFile } from './render-project-file';
 
 export interface CreateProjectOptions {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
-import { writeFileAtomic } from '../project/write-file-atomic';
+import { writeFileAtomic } from '@restbus/project-format';
 
 /** Inside docs/: the list of files the last update generated, so the next one can tell them from the user's. */
 export const MANIFEST_FILE = '.rest-tool-docs.json';

@@ -16,7 +16,7 @@ import { removeLeftoverTempFiles } from './remove-leftover-temp-files';
 import { createMarkdownRenderer, escapeHtml } from './render-markdown';
 import { readFileStart } from './preview-file';
 import { SERVICE_LIST_FILE, toServiceListScript } from './service-list';
-import { writeFileAtomic } from '../project/write-file-atomic';
+import { writeFileAtomic } from '@restbus/project-format';
 
 export interface GenerateDocsOptions {
   projectDir: string;

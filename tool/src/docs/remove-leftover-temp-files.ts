@@ -1,7 +1,7 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { forEachLimited } from './for-each-limited';
-import { parseTempName } from '../project/write-file-atomic';
+import { parseTempName } from '@restbus/project-format';
 
 /** A temp file this old is a leftover whatever its pid: writing one small docs file takes milliseconds. */
 export const LEFTOVER_AGE_MS = 10 * 60 * 1000;

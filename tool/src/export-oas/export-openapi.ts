@@ -1,6 +1,6 @@
 import { extname, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { writeFileAtomic } from '../project/write-file-atomic';
+import { writeFileAtomic } from '@restbus/project-format';
 import { inspectProject } from '../validate/validate-project';
 import { toOpenApi } from './to-openapi';
 

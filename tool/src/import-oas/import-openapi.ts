@@ -5,9 +5,9 @@ import { RestbusError } from '@restbus/infra';
 import { checkProject } from '@restbus/mock-server/check';
 import type { ServiceType } from '../add/service-spec';
 import { checkProjectName, projectTemplateValues, writeProjectFiles } from '../create/create-project';
-import { appendServices } from '../project/append-services';
+import { appendServices } from '@restbus/project-format';
 import { stringifyYaml } from '../project/render-yaml-template';
-import { siblingTempPath } from '../project/write-file-atomic';
+import { siblingTempPath } from '@restbus/project-format';
 import { planImport, type ImportPlan } from './plan-import';
 import { readOpenApi } from './read-openapi';
 

@@ -7,7 +7,7 @@ import { createTemplateSet } from '../docs/create-template-set';
 import { loadTemplates, type LoadedTemplates } from '../docs/load-templates';
 import { readProject } from '../docs/read-project';
 import { toContentPath } from '../project/to-content-path';
-import { createFileAtomic } from '../project/write-file-atomic';
+import { createFileAtomic } from '@restbus/project-format';
 import { buildTestView, type TestCaseInput } from './build-test-view';
 import { toTestFileName } from './to-test-file-name';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** `text` cut to at most `max` UTF-8 bytes, never inside a character. */
@@ -82,13 +82,24 @@ export async function writeFileAtomic(
 
 /**
  * Like writeFileAtomic, but never replaces an existing file: a hard link fails with EEXIST where a rename would
- * overwrite. Returns false when the file already exists.
+ * overwrite. Returns false when the file already exists. `durable` flushes the data before the link (default
+ * false: generated tests are cheap to write again; a recording is not).
  */
-export async function createFileAtomic(path: string, data: string | Uint8Array): Promise<boolean> {
+export async function createFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: { durable?: boolean } = {},
+): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true });
   const temp = siblingTempPath(path);
   try {
-    await writeFile(temp, data);
+    const handle = await open(temp, 'wx', 0o644);
+    try {
+      await handle.writeFile(data);
+      if (options.durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await link(temp, path);
     return true;
   } catch (err) {
@@ -105,6 +116,30 @@ export async function createFileAtomic(path: string, data: string | Uint8Array):
       }
     }
     throw err;
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/**
+ * Replaces the file at `path`, which was read as `expected`, with `text` through a temporary file and a rename, so
+ * that a reader sees the old file or the new one. Returns false, changing nothing, when the file no longer reads
+ * as `expected` (someone edited it meanwhile): the caller reads it again.
+ */
+export async function replaceFileIfUnchanged(path: string, expected: string, text: string): Promise<boolean> {
+  const mode = (await stat(path)).mode & 0o777;
+  const temp = siblingTempPath(path);
+  try {
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if ((await readFile(path, 'utf8')) !== expected) return false;
+    await rename(temp, path);
+    return true;
   } finally {
     await rm(temp, { force: true });
   }
