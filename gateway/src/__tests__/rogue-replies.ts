@@ -14,7 +14,7 @@ const isErrorStatus = (status: unknown): boolean => Number.isInteger(status) && 
 
 /**
  * Replies a broken or hostile service could send, drawn from a seeded generator: not JSON, JSON of the wrong
- * shape, statuses of the wrong type or interim (1xx), headers HTTP cannot carry or too large, bodies JSON
+ * shape, a head apart from its body that is broken the same ways, statuses of the wrong type or interim (1xx), headers HTTP cannot carry or too large, bodies JSON
  * cannot write back, and invalid NATS services error headers; a few valid ones among them.
  * A reply with an error status always has a JSON `{error, code}` body and no type of its own, so that every
  * error the client sees, passed through or the gateway's, is JSON.
@@ -139,6 +139,32 @@ export function createRogueReplies(random: SeededRandom, count: number): RogueRe
         'Nats-Service-Error': pick(['', 'conflict', text(below(3000), TOKEN)]),
       },
     }),
+    // The body apart from its head (Restbus-Reply-Head): heads broken the same ways, payloads of any bytes, except
+    // that an error status comes with its {error, code} as above.
+    'body apart': () => {
+      const reply = JSON.parse(json()) as Record<string, unknown>;
+      const body = reply.body;
+      delete reply.body;
+      const head = pick([
+        JSON.stringify(reply),
+        '{"status":200',
+        'null',
+        '[]',
+        '{"status":200,"body":"inside"}',
+        JSON.stringify({ status: pick(statuses) }),
+      ]);
+      const status = (/"status":(-?[\d.e]+)/.exec(head) ?? [])[1];
+      return {
+        payload: isErrorStatus(Number(status))
+          ? JSON.stringify({ error: 'refused by the service', code: 'SERVICE_REFUSED' })
+          : pick<string | Uint8Array>([
+              '',
+              typeof body === 'string' ? body : JSON.stringify(body ?? null),
+              Uint8Array.from({ length: 1 + below(2000) }, () => below(256)),
+            ]),
+        headers: { 'Restbus-Reply-Head': head },
+      };
+    },
   };
   const kinds = Object.keys(makers);
   return Array.from({ length: count }, (_, i) => {

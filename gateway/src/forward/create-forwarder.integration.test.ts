@@ -75,6 +75,7 @@ describe('forwarding a call', () => {
       'message-type': 'rpc/request',
       traceparent: expect.stringMatching(/^00-[\da-f]{32}-[\da-f]{16}-01$/),
       'x-request-id': response.headers.get('x-request-id'),
+      'Restbus-Reply-Form': 'body-apart',
     });
     const message = received.message!;
     expect(message).toMatchObject({
@@ -87,6 +88,40 @@ describe('forwarding a call', () => {
     expect(message.request.headers).toMatchObject({ 'content-type': 'application/json', 'x-custom': 'Yes' });
     expect(message.request.parameters).toEqual({ query: { tag: ['1', '2'], one: 'x' }, uri: { itemId: 'a b' } });
     expect(message.request.body).toBe('{"name": "exact text"}');
+  });
+
+  it("writes a body that travels apart from its head to the client byte for byte, under the head's status and headers", async () => {
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x0d, 0x0a]);
+    subscription = nc.subscribe('easer.get_/items', {
+      callback: (_err, msg) => {
+        const head = natsHeaders();
+        head.set(
+          'Restbus-Reply-Head',
+          JSON.stringify({ status: 203, headers: { 'content-type': 'image/png', 'x-a': 'b' } }),
+        );
+        msg.respond(bytes, { headers: head });
+      },
+    });
+    await nc.flush();
+    const response = await fetch(`${gateway.url}/items`);
+    expect(response.status).toBe(203);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    expect(response.headers.get('x-a')).toBe('b');
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('answers 502 BAD_REPLY when the head of a body apart is not a status and headers', async () => {
+    subscription = nc.subscribe('easer.get_/items', {
+      callback: (_err, msg) => {
+        const head = natsHeaders();
+        head.set('Restbus-Reply-Head', '{"status":"fine"}');
+        msg.respond('[]', { headers: head });
+      },
+    });
+    await nc.flush();
+    const response = await fetch(`${gateway.url}/items`);
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ code: 'BAD_REPLY' });
   });
 
   it('sends a query in qs syntax as easer did: brackets nest objects, [] and repeated keys make lists', async () => {

@@ -1,10 +1,13 @@
 import { ErrorCode as NatsErrorCode, NatsError, headers as natsHeaders, type Msg } from 'nats';
 import {
+  BODY_APART,
   MESSAGE_TYPE_HEADER,
+  REPLY_FORM_HEADER,
   RPC_REQUEST,
   RestbusError,
   SERVICE_ERROR_CODE_HEADER,
   SERVICE_ERROR_HEADER,
+  decodeReplyApart,
   decodeResponseMessage,
   encodeRequestMessage,
   type IncomingRequest,
@@ -67,7 +70,9 @@ function toRestbusError(err: unknown, topic: string, maxPayload: number | undefi
 /** A reply flagged with the NATS services error headers becomes that status with a JSON `{error}` body. */
 function toReply(msg: Msg): ResponseMessage {
   // get() answers "" for an absent header as for an empty one: an empty code is still a (broken) error reply.
-  if (!msg.headers?.has(SERVICE_ERROR_CODE_HEADER)) return decodeResponseMessage(msg.data);
+  if (!msg.headers?.has(SERVICE_ERROR_CODE_HEADER)) {
+    return decodeReplyApart(msg.headers, msg.data) ?? decodeResponseMessage(msg.data);
+  }
   const code = msg.headers.get(SERVICE_ERROR_CODE_HEADER);
   const status = /^\d{3}$/.test(code) ? Number(code) : NaN;
   // An error is a 4xx or a 5xx; anything else would let an error reply pass for a success or an interim answer.
@@ -119,6 +124,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     headers.set(MESSAGE_TYPE_HEADER, RPC_REQUEST);
     headers.set('traceparent', trace.traceparent);
     headers.set('x-request-id', trace.requestId);
+    // The body of the reply is written to the client as it comes (see REPLY_FORM_HEADER).
+    headers.set(REPLY_FORM_HEADER, BODY_APART);
     const data = encodeRequestMessage(endpoint.messagePrefix, request);
     const maxPayload = nc.info?.max_payload;
     if (maxPayload !== undefined && data.length > maxPayload) throw tooLargeForBus(data.length, maxPayload);

@@ -72,7 +72,8 @@ function toText(body: unknown): string {
 
 /**
  * Writes a reply as the HTTP response: status 200 when absent; no body for null/absent bodies and for 204/304;
- * a string verbatim (text/plain unless the reply names a type); any other JSON value as JSON.
+ * a string or bytes verbatim (text/plain or application/octet-stream unless the reply names a type); any other JSON
+ * value as JSON.
  * The gateway's own headers (`ownHeaders`, and `date`) win over the reply's; `vary` is merged so neither side's
  * cache key is lost. Throws a `BAD_REPLY` RestbusError, before anything is written to `res`, when the reply cannot
  * be an HTTP response: a status outside 200–599, headers HTTP cannot carry or too large, a body JSON cannot write.
@@ -93,9 +94,13 @@ export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeader
     else if (lower === 'vary') headers.vary = `${String(ownHeaders.vary)}, ${String(value)}`;
   }
   const body = reply.body;
-  let text: string | undefined;
+  let text: string | Uint8Array | undefined;
   if (status !== 204 && status !== 304 && body !== undefined && body !== null) {
-    if (typeof body === 'string') {
+    if (body instanceof Uint8Array) {
+      // A body that travelled apart from its head: the service's bytes, under the type it named.
+      text = body;
+      type ??= 'application/octet-stream';
+    } else if (typeof body === 'string') {
       text = body;
       type ??= 'text/plain; charset=utf-8';
     } else {
@@ -104,7 +109,7 @@ export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeader
     }
   }
   if (type !== undefined) headers['content-type'] = withCharset(type);
-  if (text !== undefined) headers['content-length'] = Buffer.byteLength(text);
+  if (text !== undefined) headers['content-length'] = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
   else if (status !== 204 && status !== 304) headers['content-length'] = 0;
   const size = headBytes(headers);
   if (size > MAX_HEAD_BYTES) {

@@ -3,6 +3,7 @@ import {
   STALE_HEADER,
   describeInvalidId,
   describePage,
+  jsonText,
   readPageRequest,
   replyError,
   replyJson,
@@ -35,7 +36,7 @@ export function createPersonHandlers(
     async listPersons({ request }) {
       const wanted = readPageRequest(request, replyRoom());
       const page = await persons.list(wanted);
-      return replyJson(200, page.items, describePage(page, wanted));
+      return replyJson(200, jsonText(page.json), describePage(page, wanted));
     },
 
     async createPerson({ request }) {

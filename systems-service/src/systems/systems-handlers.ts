@@ -3,6 +3,7 @@ import {
   STALE_HEADER,
   describeInvalidId,
   describePage,
+  jsonText,
   readPageRequest,
   replyError,
   replyJson,
@@ -28,7 +29,7 @@ export function createSystemsHandlers(
   return {
     getSystems({ request }, cb) {
       const wanted = readPageRequest(request, replyRoom());
-      systems.list(wanted).then((page) => cb(null, replyJson(200, page.items, describePage(page, wanted))), cb);
+      systems.list(wanted).then((page) => cb(null, replyJson(200, jsonText(page.json), describePage(page, wanted))), cb);
     },
 
     postSystems({ request }, cb) {

@@ -6,6 +6,8 @@ import { createRequestHeaders } from '../wire/headers';
 import { startResponder, type Responder, type Route } from './start-responder';
 import { createRequestMessage } from '../testing';
 import { RestbusError } from '../errors/restbus-error';
+import { jsonText } from '../wire/json-text';
+import { BODY_APART, REPLY_FORM_HEADER } from '../wire/reply-apart';
 
 const logger = pino({ level: 'silent' });
 let server: TestNatsServer;
@@ -46,6 +48,38 @@ describe('startResponder', () => {
     expect(reply.body).toEqual({ status: 200, body: { got: '/persons' } });
     expect(reply.headers?.get('message-type')).toBe('rpc/response');
     expect(reply.headers?.get('content-type')).toBe('application/json');
+  });
+
+  it('sends the body apart from its head, as bytes, to a caller that asks for it, and the envelope to one that does not', async () => {
+    await start([
+      { method: 'GET', uri: '/persons', handle: () => ({ status: 200, body: jsonText('[{"id":"p1"}]') }) },
+      { method: 'GET', uri: '/text', handle: () => ({ status: 201, headers: { 'x-a': '1' }, body: 'hé' }) },
+      { method: 'GET', uri: '/none', handle: () => ({ status: 204 }) },
+    ]);
+    const apart = createRequestHeaders();
+    apart.set(REPLY_FORM_HEADER, BODY_APART);
+    const request = (uri: string, headers = apart) =>
+      nc.request(`easer.get_${uri}`, encodeMessage(createRequestMessage({ uri })), { timeout: 2000, headers });
+
+    const list = await request('/persons');
+    expect(JSON.parse(list.headers?.get('Restbus-Reply-Head') ?? '')).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(list.string()).toBe('[{"id":"p1"}]');
+    const text = await request('/text');
+    expect(JSON.parse(text.headers?.get('Restbus-Reply-Head') ?? '')).toEqual({
+      status: 201,
+      headers: { 'x-a': '1', 'content-type': 'text/plain; charset=utf-8' },
+    });
+    expect(text.string()).toBe('hé');
+    const none = await request('/none');
+    expect(JSON.parse(none.headers?.get('Restbus-Reply-Head') ?? '')).toEqual({ status: 204, headers: {} });
+    expect(none.data.length).toBe(0);
+
+    const envelope = await request('/persons', createRequestHeaders());
+    expect(envelope.headers?.has('Restbus-Reply-Head')).toBe(false);
+    expect(envelope.json()).toEqual({ status: 200, body: [{ id: 'p1' }] });
   });
 
   it('answers 400 MESSAGE_INVALID to a payload that is not a request message and keeps serving', async () => {

@@ -4,6 +4,7 @@ import { isRestbusError, RestbusError } from '../errors/restbus-error';
 import { findEndpointStats, type EndpointStats } from './endpoint-stats';
 import { decodeRequestMessage, encodeMessage, isResponseMessage } from '../wire/codec';
 import { createResponseHeaders } from '../wire/headers';
+import { BODY_APART, REPLY_FORM_HEADER, REPLY_HEAD_HEADER, encodeReplyApart } from '../wire/reply-apart';
 import { replyError } from '../wire/replies';
 import { assertSafeTopic, toTopic } from '../wire/topic';
 import type { RequestMessage, ResponseMessage } from '../wire/types';
@@ -146,20 +147,29 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     const headers = createResponseHeaders();
     let data: Uint8Array | undefined;
     try {
-      data = encodeMessage(reply);
+      // A failure keeps the envelope: the NATS service error headers travel with it, and it is rare.
+      if (!failure && msg.headers?.get(REPLY_FORM_HEADER) === BODY_APART) {
+        const apart = encodeReplyApart(reply);
+        headers.set(REPLY_HEAD_HEADER, apart.head);
+        data = apart.payload;
+      } else {
+        data = encodeMessage(reply);
+      }
     } catch (err) {
       routeLogger.error({ err }, 'the reply cannot be encoded');
     }
     // A reply the bus would refuse leaves the caller waiting for its timeout, on every call: answer what went wrong.
     const room = (options.nc.info?.max_payload ?? Infinity) - REPLY_HEADROOM_BYTES;
-    if (data === undefined || data.length > room) {
+    const bytes = data && data.length + Buffer.byteLength(headers.get(REPLY_HEAD_HEADER));
+    if (data === undefined || bytes === undefined || bytes > room) {
       const description =
-        data === undefined
+        bytes === undefined
           ? 'the reply cannot be encoded'
-          : `the reply (${data.length} bytes) is larger than the message bus accepts`;
-      if (data !== undefined) routeLogger.error({ bytes: data.length, room }, description);
+          : `the reply (${bytes} bytes) is larger than the message bus accepts`;
+      if (bytes !== undefined) routeLogger.error({ bytes, room }, description);
       failure = { status: 500, description };
       data = encodeMessage(replyError('HANDLER_FAILED', description));
+      headers.delete(REPLY_HEAD_HEADER);
     }
     try {
       if (failure) msg.respondError(failure.status, failure.description, data, { headers });

@@ -22,6 +22,8 @@ export interface Read<V> {
 /** One page of a list: `next` is there when more values follow. */
 export interface Page<T> {
   items: readonly T[];
+  /** The items as JSON text, kept while the list does not change: reply with it (`jsonText`) instead of `items`. */
+  json: string;
   next?: string;
   stale: boolean;
 }
@@ -65,6 +67,24 @@ export interface Ordered<T> {
   bytes: number;
 }
 
+// The JSON of the pages cut from one sorted list, while that list is the current one (a copy sorts anew after a
+// change): reading an unchanged page again costs no encoding. A few pages per list are kept.
+const pageTexts = new WeakMap<readonly Ordered<unknown>[], Map<string, string>>();
+const PAGES_KEPT = 32;
+
+function encodePage(sorted: readonly Ordered<unknown>[], start: number, items: readonly unknown[]): string {
+  let texts = pageTexts.get(sorted);
+  if (!texts) pageTexts.set(sorted, (texts = new Map()));
+  const key = `${start}+${items.length}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(items);
+    if (texts.size >= PAGES_KEPT) texts.clear();
+    texts.set(key, text);
+  }
+  return text;
+}
+
 /** Cuts one page out of entries sorted by order. At least one value per page, so that a list always progresses. */
 export function cutPage<T>(sorted: readonly Ordered<T>[], request: PageRequest = {}): Omit<Page<T>, 'stale'> {
   let start = 0;
@@ -89,7 +109,10 @@ export function cutPage<T>(sorted: readonly Ordered<T>[], request: PageRequest =
     if (bytes > maxBytes && items.length > 0) break;
     items.push(sorted[end].value);
   }
-  return end < sorted.length && items.length > 0 ? { items, next: encodeCursor(sorted[end - 1].order) } : { items };
+  const json = encodePage(sorted, start, items);
+  return end < sorted.length && items.length > 0
+    ? { items, json, next: encodeCursor(sorted[end - 1].order) }
+    : { items, json };
 }
 
 /** Freezes a JSON value all the way down: values in a collection are shared between readers. */
@@ -105,12 +128,19 @@ export function deepFreeze<V>(value: V): V {
 export function createMemoryCollection<T>(): Collection<T> {
   const values = new Map<string, Ordered<T>>();
   let nextOrder = 1;
+  // The list in order, until the next change (so that an unchanged page is not encoded again).
+  let sorted: Ordered<T>[] | undefined;
   const store = (id: string, value: T): void => {
     const copy = deepFreeze(structuredClone(value));
     values.set(id, { order: values.get(id)?.order ?? nextOrder++, value: copy, bytes: JSON.stringify(copy).length });
+    sorted = undefined;
+  };
+  const removed = (done: boolean): boolean => {
+    if (done) sorted = undefined;
+    return done;
   };
   return {
-    list: async (page) => ({ ...cutPage([...values.values()], page), stale: false }),
+    list: async (page) => ({ ...cutPage((sorted ??= [...values.values()]), page), stale: false }),
     get: async (id) => ({ value: values.get(assertValidId(id))?.value, stale: false }),
     create: async (id, value) => {
       if (values.has(assertValidId(id))) return false;
@@ -120,8 +150,11 @@ export function createMemoryCollection<T>(): Collection<T> {
     put: async (id, value) => {
       store(assertValidId(id), value);
     },
-    remove: async (id) => values.delete(assertValidId(id)),
-    clear: async () => values.clear(),
+    remove: async (id) => removed(values.delete(assertValidId(id))),
+    clear: async () => {
+      values.clear();
+      sorted = undefined;
+    },
     close: async () => undefined,
   };
 }
