@@ -17,8 +17,9 @@ const CONNECTIONS = [64, 1];
 const PERSONS = 100;
 // `memory` runs person-service without JetStream: what the read path costs without the store's round trips.
 const STORE = process.env.BENCH_STORE ?? 'jetstream';
-// `announced` runs person-service with --reads announced: reads wait for announced writes, not for the stream.
-const READS = process.env.BENCH_READS ?? 'confirmed';
+// `confirmed` runs person-service with --reads confirmed: every read asks the stream (the default, `announced`,
+// waits for the writes the replicas announce).
+const READS = process.env.BENCH_READS ?? 'announced';
 // The subject the forwarder and the raw loop call (target-main.js): under the gateway's prefix, beside /persons.
 const HELLO_SUBJECT = 'easer.get_/hello';
 

@@ -29,7 +29,9 @@ export function createSystemsHandlers(
   return {
     getSystems({ request }, cb) {
       const wanted = readPageRequest(request, replyRoom());
-      systems.list(wanted).then((page) => cb(null, replyJson(200, jsonText(page.json), describePage(page, wanted))), cb);
+      systems
+        .list(wanted)
+        .then((page) => cb(null, replyJson(200, jsonText(page.json), describePage(page, wanted))), cb);
     },
 
     postSystems({ request }, cb) {

@@ -36,8 +36,8 @@ export const readsSetting: SettingSpec = {
   flags: '--reads <consistency>',
   env: 'READS',
   description:
-    'how a read is sure to see every acknowledged write: confirmed (asks the stream, shared by reads arriving together) or announced (waits for the writes the replicas announce; asks the stream once a second)',
-  schema: { enum: ['confirmed', 'announced'], default: 'confirmed' },
+    'how a read is sure to see every acknowledged write: announced (waits for the writes the replicas announce; asks the stream once a second) or confirmed (asks the stream on every read, shared by reads arriving together)',
+  schema: { enum: ['confirmed', 'announced'], default: 'announced' },
 };
 
 /** Opens a service's collection in the configured store. */
