@@ -28,7 +28,7 @@ export { MESSAGE_TYPE_HEADER, RPC_REQUEST, SERVICE_ERROR_CODE_HEADER, SERVICE_ER
 export { HTTP_METHODS } from './wire/schemas';
 export { toTopic } from './wire/topic';
 export { replyError, replyJson } from './wire/replies';
-export { jsonText } from './wire/json-text';
+export { jsonText, type JsonText } from './wire/json-text';
 export { BODY_APART, REPLY_FORM_HEADER, decodeReplyApart } from './wire/reply-apart';
 export { createMessagePrefix, encodeRequestMessage } from './wire/encode-request-message';
 export type {

@@ -3,7 +3,6 @@ import {
   STALE_HEADER,
   describeInvalidId,
   describePage,
-  jsonText,
   readPageRequest,
   replyError,
   replyJson,
@@ -36,7 +35,7 @@ export function createPersonHandlers(
     async listPersons({ request }) {
       const wanted = readPageRequest(request, replyRoom());
       const page = await persons.list(wanted);
-      return replyJson(200, jsonText(page.json), describePage(page, wanted));
+      return replyJson(200, page.json, describePage(page, wanted));
     },
 
     async createPerson({ request }) {

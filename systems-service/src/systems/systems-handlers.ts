@@ -3,7 +3,6 @@ import {
   STALE_HEADER,
   describeInvalidId,
   describePage,
-  jsonText,
   readPageRequest,
   replyError,
   replyJson,
@@ -29,9 +28,7 @@ export function createSystemsHandlers(
   return {
     getSystems({ request }, cb) {
       const wanted = readPageRequest(request, replyRoom());
-      systems
-        .list(wanted)
-        .then((page) => cb(null, replyJson(200, jsonText(page.json), describePage(page, wanted))), cb);
+      systems.list(wanted).then((page) => cb(null, replyJson(200, page.json, describePage(page, wanted))), cb);
     },
 
     postSystems({ request }, cb) {

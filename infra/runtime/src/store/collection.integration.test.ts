@@ -119,16 +119,16 @@ describe.each(implementations)('a %s collection', (_name, open) => {
     const items = await open();
     await items.put('a', { name: 'A' });
     const before = await items.list({ limit: 1 });
-    expect(JSON.parse(before.json)).toEqual(before.items);
-    expect((await items.list({ limit: 1 })).json).toBe('[{"name":"A"}]');
+    expect(JSON.parse(before.json.text)).toEqual(before.items);
+    expect((await items.list({ limit: 1 })).json.text).toBe('[{"name":"A"}]');
     await items.put('a', { name: 'A2' });
     await items.put('b', { name: 'B' });
-    expect((await items.list({ limit: 1 })).json).toBe('[{"name":"A2"}]');
-    expect((await items.list()).json).toBe('[{"name":"A2"},{"name":"B"}]');
+    expect((await items.list({ limit: 1 })).json.text).toBe('[{"name":"A2"}]');
+    expect((await items.list()).json.text).toBe('[{"name":"A2"},{"name":"B"}]');
     await items.remove('a');
-    expect((await items.list()).json).toBe('[{"name":"B"}]');
+    expect((await items.list()).json.text).toBe('[{"name":"B"}]');
     await items.clear();
-    expect((await items.list()).json).toBe('[]');
+    expect((await items.list()).json.text).toBe('[]');
   });
 
   it('refuses a cursor it did not give out as REQUEST_INVALID', async () => {

@@ -1,4 +1,5 @@
 import { RestbusError } from '../errors/restbus-error';
+import { JsonText } from '../wire/json-text';
 import { assertValidId } from './record-id';
 
 /** Which part of a list to read: at most `limit` values after `cursor`, and no more than `maxBytes` of them. */
@@ -22,8 +23,8 @@ export interface Read<V> {
 /** One page of a list: `next` is there when more values follow. */
 export interface Page<T> {
   items: readonly T[];
-  /** The items as JSON text, kept while the list does not change: reply with it (`jsonText`) instead of `items`. */
-  json: string;
+  /** The items as JSON text, kept while the list does not change: reply with it instead of `items`. */
+  json: JsonText;
   next?: string;
   stale: boolean;
 }
@@ -69,16 +70,16 @@ export interface Ordered<T> {
 
 // The JSON of the pages cut from one sorted list, while that list is the current one (a copy sorts anew after a
 // change): reading an unchanged page again costs no encoding. A few pages per list are kept.
-const pageTexts = new WeakMap<readonly Ordered<unknown>[], Map<string, string>>();
+const pageTexts = new WeakMap<readonly Ordered<unknown>[], Map<string, JsonText>>();
 const PAGES_KEPT = 32;
 
-function encodePage(sorted: readonly Ordered<unknown>[], start: number, items: readonly unknown[]): string {
+function encodePage(sorted: readonly Ordered<unknown>[], start: number, items: readonly unknown[]): JsonText {
   let texts = pageTexts.get(sorted);
   if (!texts) pageTexts.set(sorted, (texts = new Map()));
   const key = `${start}+${items.length}`;
   let text = texts.get(key);
   if (text === undefined) {
-    text = JSON.stringify(items);
+    text = new JsonText(JSON.stringify(items));
     if (texts.size >= PAGES_KEPT) texts.clear();
     texts.set(key, text);
   }

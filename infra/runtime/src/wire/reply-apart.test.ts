@@ -30,6 +30,13 @@ describe('a reply whose body travels apart', () => {
     expect(text(reply?.body)).toBe('line\nnext');
   });
 
+  it('encodes JSON text once however often it is sent', () => {
+    const page = jsonText('[{"name":"Zoë"}]');
+    const first = encodeReplyApart({ body: page }).payload;
+    expect(new TextDecoder().decode(first)).toBe('[{"name":"Zoë"}]');
+    expect(encodeReplyApart({ body: page }).payload).toBe(first);
+  });
+
   it('has no body and no type when the reply has none, and an empty body when it is an empty string', () => {
     expect(roundTrip({ status: 204 })).toEqual({ status: 204, headers: {}, body: undefined });
     expect(roundTrip({ status: 200, body: null })?.body).toBeUndefined();

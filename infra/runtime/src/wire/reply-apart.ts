@@ -39,12 +39,12 @@ function hasContentType(headers: Record<string, HeaderValue>): boolean {
  */
 export function encodeReplyApart(reply: ResponseMessage): ReplyApart {
   const headers: Record<string, HeaderValue> = { ...(reply.headers ?? {}) };
-  let payload = new Uint8Array(0);
+  let payload: Uint8Array = new Uint8Array(0);
   const body = reply.body;
   if (body !== undefined && body !== null) {
     const isText = typeof body === 'string';
     if (!hasContentType(headers)) headers['content-type'] = isText ? TEXT_TYPE : JSON_TYPE;
-    payload = encoder.encode(isText ? body : body instanceof JsonText ? body.text : JSON.stringify(body));
+    payload = body instanceof JsonText ? body.bytes() : encoder.encode(isText ? body : JSON.stringify(body));
   }
   return { head: JSON.stringify({ status: reply.status ?? 200, headers }), payload };
 }
