@@ -4,6 +4,7 @@ import { readBody } from '../http/read-body';
 import { sendReply } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
 import { buildMockResponse } from '../mock/build-mock-response';
+import { findUnmetSecurity } from '../mock/find-unmet-security';
 import { readPrefer } from '../mock/read-prefer';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { Call } from './call';
@@ -39,6 +40,17 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
   const { forward, metrics, logger } = deps;
 
   /** Answers as the API description says the operation answers (see buildMockResponse). */
+  /** Answers 401 when the operation's security requirements are not met (the mock checks them; a service its own). */
+  function refuseUnauthenticated({ endpoint, req, res, headers, query }: Call): boolean {
+    const challenges = findUnmetSecurity(endpoint.source, { headers: req.headers, query });
+    if (!challenges) return false;
+    sendError(res, 'UNAUTHORIZED', 'the operation needs credentials the request does not carry', {
+      ...headers,
+      'www-authenticate': challenges,
+    });
+    return true;
+  }
+
   function answerFromMock({ endpoint, req, res, headers }: Call, marked: boolean): void {
     try {
       const reply = buildMockResponse(
@@ -47,6 +59,7 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
         readPrefer(req.headers.prefer),
       );
       sendReply(res, reply, marked ? { ...headers, [MOCKED_HEADER]: 'true' } : headers);
+      metrics.answered(endpoint.desc.uri, endpoint.desc.method.toUpperCase(), 'mock');
     } catch (err) {
       if (!isRestbusError(err)) throw err;
       sendError(res, err.code, err.message, headers);
@@ -65,7 +78,7 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
     );
     // With -u -m, while no service is there, the API description answers (marked so).
     if (deps.mock && NO_SERVICE.has(error.code)) {
-      answerFromMock(call, true);
+      if (!refuseUnauthenticated(call)) answerFromMock(call, true);
       return;
     }
     sendError(call.res, error.code, error.message, call.headers);
@@ -74,6 +87,7 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
   function answerReply(call: Call, reply: ResponseMessage): void {
     try {
       sendReply(call.res, reply, call.headers);
+      metrics.answered(call.endpoint.desc.uri, call.endpoint.desc.method.toUpperCase(), 'service');
     } catch (err) {
       metrics.natsError('BAD_REPLY');
       logger.warn(
@@ -89,8 +103,30 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
   return async (call) => {
     const { endpoint, req, res, headers } = call;
     if (!forward) {
-      if (deps.mock) answerFromMock(call, false);
-      else sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
+      if (!deps.mock) {
+        sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
+        return;
+      }
+      if (refuseUnauthenticated(call)) return;
+      try {
+        if (endpoint.validate) {
+          const request = toIncomingRequest(req, call.query, call.params, await readBody(req, deps.bodyLimit()));
+          const problems = endpoint.validate(request);
+          if (problems?.length) {
+            // As Prism: 422 when only the body is wrong, 400 when the path, query or headers are.
+            const status = problems.every((problem) => problem.location.startsWith('body')) ? 422 : 400;
+            sendError(res, 'REQUEST_INVALID', 'the request does not match the API description', headers, {
+              details: { problems },
+              status,
+            });
+            return;
+          }
+        }
+      } catch (err) {
+        answerFailure(call, err);
+        return;
+      }
+      answerFromMock(call, false);
       return;
     }
     let reply: ResponseMessage;

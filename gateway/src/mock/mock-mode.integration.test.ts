@@ -225,6 +225,9 @@ describe('the gateway with -m and -u (hybrid)', () => {
       const served = await fetch(`${gateway.url}/persons`);
       expect(served.headers.get('x-restbus-mocked')).toBeNull();
       expect(await served.json()).toEqual([{ id: 'from the service' }]);
+      const metrics = await (await fetch(`${gateway.url}/-/metrics`)).text();
+      expect(metrics).toMatch(/restbus_gateway_answers_total\{route="\/persons",method="GET",by="mock"\} 1\n/);
+      expect(metrics).toMatch(/restbus_gateway_answers_total\{route="\/persons",method="GET",by="service"\} 1\n/);
     } finally {
       subscription.unsubscribe();
     }
@@ -299,5 +302,91 @@ describe('the gateway with -m on a Swagger 2.0 document in JSON', () => {
     const xml = await fetch(`${gateway.url}/items`, { headers: { accept: 'application/xml' } });
     expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(await xml.text()).toBe('<items><n>7</n></items>');
+  });
+});
+
+describe('the gateway with -m: security and --validate', () => {
+  const SECURED = `
+openapi: 3.1.0
+info: { title: secured, version: '1' }
+security: [{ key: [] }]
+components:
+  securitySchemes:
+    key: { type: apiKey, in: header, name: X-Api-Key }
+    token: { type: http, scheme: bearer }
+    basic: { type: http, scheme: basic }
+    session: { type: apiKey, in: cookie, name: sid }
+paths:
+  /open:
+    get:
+      security: [{}]
+      responses: { '200': { description: ok, content: { application/json: { example: open } } } }
+  /keyed:
+    get:
+      parameters: [{ name: limit, in: query, schema: { type: integer, maximum: 10 } }]
+      responses: { '200': { description: ok, content: { application/json: { example: keyed } } } }
+  /either:
+    post:
+      security: [{ token: [] }, { basic: [], session: [] }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { type: object, required: [name], properties: { name: { type: string } } }
+      responses: { '201': { description: made, content: { application/json: { example: made } } } }
+`;
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    await writeFile(join(dir, 'secured.yml'), SECURED);
+    gateway = await startTestGateway(await loadApi(join(dir, 'secured.yml')), { mock: true, validate: true });
+  });
+  afterAll(() => gateway?.close());
+
+  it('answers 401 with WWW-Authenticate when no security requirement is met, and the mock once one is', async () => {
+    const refused = await fetch(`${gateway.url}/keyed`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('ApiKey in="header", name="X-Api-Key"');
+    expect(await refused.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+    const let_in = await fetch(`${gateway.url}/keyed`, { headers: { 'x-api-key': 'anything' } });
+    expect([let_in.status, await let_in.json()]).toEqual([200, 'keyed']);
+    expect((await fetch(`${gateway.url}/open`)).status).toBe(200);
+  });
+
+  it('lets a call in when every scheme of any one requirement is there, and challenges with all of them otherwise', async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${gateway.url}/either`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{"name":"x"}',
+      });
+    const none = await post({});
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe(
+      'Bearer realm="restbus", Basic realm="restbus", ApiKey in="cookie", name="sid"',
+    );
+    expect((await post({ authorization: 'Basic dTpw' })).status).toBe(401);
+    expect((await post({ authorization: 'Basic dTpw', cookie: 'a=1; sid=s' })).status).toBe(201);
+    expect((await post({ authorization: 'Bearer t' })).status).toBe(201);
+  });
+
+  it('asks for credentials before it looks at the request: 401, not 422, for an invalid body without them', async () => {
+    const response = await fetch(`${gateway.url}/either`, { method: 'POST', body: '{"name":7}' });
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 422 when only the body is invalid and 400 when the query is, with every problem', async () => {
+    const body = await fetch(`${gateway.url}/either`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+      body: '{"name":7}',
+    });
+    expect(body.status).toBe(422);
+    expect(await body.json()).toMatchObject({
+      code: 'REQUEST_INVALID',
+      problems: [{ location: expect.stringMatching(/^body/) }],
+    });
+    const query = await fetch(`${gateway.url}/keyed?limit=11`, { headers: { 'x-api-key': 'k' } });
+    expect(query.status).toBe(400);
+    expect(await query.json()).toMatchObject({ code: 'REQUEST_INVALID', problems: [{ location: 'query.limit' }] });
   });
 });
