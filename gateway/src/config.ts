@@ -123,7 +123,7 @@ export const gatewayProgram: ProgramSpec = {
       flags: '-m, --enableMocking',
       env: 'GATEWAY_ENABLE_MOCKING',
       description:
-        "answer with the operation's example from the API description: always without -u, with -u when no service answers",
+        'answer as the API description says (status, media type, example or schema, headers, security): always without -u, with -u when no service is there',
       schema: { type: 'boolean', default: false },
     },
     {

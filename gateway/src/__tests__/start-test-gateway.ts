@@ -70,6 +70,7 @@ export function testEndpoint(
 ): ApiEndpoint {
   return {
     file: 'test.yml',
+    document: {},
     dialect: '3.0',
     operation: { parameters: [], ...operation },
     desc: {

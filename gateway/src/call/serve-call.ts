@@ -3,7 +3,9 @@ import type { Forwarder } from '../forward/create-forwarder';
 import { readBody } from '../http/read-body';
 import { sendReply } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
-import { answerFromExample } from '../mock/answer-from-example';
+import { buildMockResponse } from '../mock/build-mock-response';
+import { findUnmetSecurity } from '../mock/find-unmet-security';
+import { readPrefer } from '../mock/read-prefer';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { Call } from './call';
 
@@ -21,8 +23,14 @@ export interface CallServerDeps {
 /** easer's message for a described endpoint it does not forward, kept word for word (clients match on it). */
 export const NOT_IMPLEMENTED_MESSAGE = 'The endpoint is either not implemented or `operationId` is ignored';
 
-/** Failures that mean no service answered the call: with -m, the example answers instead. */
-const NO_SERVICE = new Set(['NO_RESPONDER', 'UPSTREAM_TIMEOUT', 'NATS_UNAVAILABLE']);
+/**
+ * Failures that mean no service is there to answer: with -u -m the mock answers instead. A timeout or a service's
+ * error is never masked: a service took the call.
+ */
+const NO_SERVICE = new Set(['NO_RESPONDER', 'NATS_UNAVAILABLE']);
+
+/** On an answer the mock gave in place of a service (with -u -m), so that a client can tell. */
+export const MOCKED_HEADER = 'x-restbus-mocked';
 
 /**
  * The path of one call, in one direction: read the body, validate, forward (encode, publish, decode the reply),
@@ -31,16 +39,30 @@ const NO_SERVICE = new Set(['NO_RESPONDER', 'UPSTREAM_TIMEOUT', 'NATS_UNAVAILABL
 export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<void> {
   const { forward, metrics, logger } = deps;
 
-  /** Answers from the operation's example; false when it has none. */
-  function answerExample({ endpoint, req, res, headers }: Call): boolean {
+  /** Answers as the API description says the operation answers (see buildMockResponse). */
+  /** Answers 401 when the operation's security requirements are not met (the mock checks them; a service its own). */
+  function refuseUnauthenticated({ endpoint, req, res, headers, query }: Call): boolean {
+    const challenges = findUnmetSecurity(endpoint.source, { headers: req.headers, query });
+    if (!challenges) return false;
+    sendError(res, 'UNAUTHORIZED', 'the operation needs credentials the request does not carry', {
+      ...headers,
+      'www-authenticate': challenges,
+    });
+    return true;
+  }
+
+  function answerFromMock({ endpoint, req, res, headers }: Call, marked: boolean): void {
     try {
-      const reply = answerFromExample(endpoint.desc, req.headers);
-      if (reply) sendReply(res, reply, headers);
-      return reply !== undefined;
+      const reply = buildMockResponse(
+        endpoint.source,
+        { method: req.method ?? 'GET', headers: req.headers },
+        readPrefer(req.headers.prefer),
+      );
+      sendReply(res, reply, marked ? { ...headers, [MOCKED_HEADER]: 'true' } : headers);
+      metrics.answered(endpoint.desc.uri, endpoint.desc.method.toUpperCase(), 'mock');
     } catch (err) {
       if (!isRestbusError(err)) throw err;
       sendError(res, err.code, err.message, headers);
-      return true;
     }
   }
 
@@ -54,14 +76,18 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
       { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic, code: error.code },
       'call not forwarded',
     );
-    // As easer did with -m and -u: while no service answers, the description's example does.
-    if (deps.mock && NO_SERVICE.has(error.code) && answerExample(call)) return;
+    // With -u -m, while no service is there, the API description answers (marked so).
+    if (deps.mock && NO_SERVICE.has(error.code)) {
+      if (!refuseUnauthenticated(call)) answerFromMock(call, true);
+      return;
+    }
     sendError(call.res, error.code, error.message, call.headers);
   }
 
   function answerReply(call: Call, reply: ResponseMessage): void {
     try {
       sendReply(call.res, reply, call.headers);
+      metrics.answered(call.endpoint.desc.uri, call.endpoint.desc.method.toUpperCase(), 'service');
     } catch (err) {
       metrics.natsError('BAD_REPLY');
       logger.warn(
@@ -77,8 +103,30 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
   return async (call) => {
     const { endpoint, req, res, headers } = call;
     if (!forward) {
-      if (deps.mock && answerExample(call)) return;
-      sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
+      if (!deps.mock) {
+        sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
+        return;
+      }
+      if (refuseUnauthenticated(call)) return;
+      try {
+        if (endpoint.validate) {
+          const request = toIncomingRequest(req, call.query, call.params, await readBody(req, deps.bodyLimit()));
+          const problems = endpoint.validate(request);
+          if (problems?.length) {
+            // As Prism: 422 when only the body is wrong, 400 when the path, query or headers are.
+            const status = problems.every((problem) => problem.location.startsWith('body')) ? 422 : 400;
+            sendError(res, 'REQUEST_INVALID', 'the request does not match the API description', headers, {
+              details: { problems },
+              status,
+            });
+            return;
+          }
+        }
+      } catch (err) {
+        answerFailure(call, err);
+        return;
+      }
+      answerFromMock(call, false);
       return;
     }
     let reply: ResponseMessage;

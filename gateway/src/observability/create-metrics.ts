@@ -6,6 +6,8 @@ export interface GatewayMetrics {
   observe(route: string, method: string, status: number, seconds: number): void;
   /** Counts a failure to get a reply over NATS, by kind (the error code). */
   natsError(kind: string): void;
+  /** Counts an operation's answer by who gave it: a service over NATS, or the mock (-m). */
+  answered(route: string, method: string, by: 'service' | 'mock'): void;
   inFlight: Gauge;
 }
 
@@ -32,6 +34,12 @@ export function createMetrics(): GatewayMetrics {
     labelNames: ['kind'] as const,
     registers: [registry],
   });
+  const answers = new Counter({
+    name: 'restbus_gateway_answers_total',
+    help: 'Answers to described operations by route template, method and who gave them: a service or the mock',
+    labelNames: ['route', 'method', 'by'] as const,
+    registers: [registry],
+  });
   const inFlight = new Gauge({
     name: 'restbus_gateway_requests_in_flight',
     help: 'Requests being served',
@@ -56,6 +64,12 @@ export function createMetrics(): GatewayMetrics {
     },
     natsError(kind) {
       natsErrors.labels(kind).inc();
+    },
+    answered(route, method, by) {
+      const key = `${method} ${route} ${by}`;
+      let counter = counters.get(key);
+      if (!counter) counters.set(key, (counter = answers.labels(route, method, by)));
+      counter.inc();
     },
   };
 }

@@ -6,6 +6,8 @@ export interface ApiEndpoint {
   file: string;
   /** The dereferenced operation object, with the path item's parameters merged in, for request validation. */
   operation: Record<string, unknown>;
+  /** The whole dereferenced document (shared by its endpoints): a cycle's `$ref`s are left in it and point there. */
+  document: Record<string, unknown>;
   /** `2.0`, `3.0` or `3.1`: which schema dialect the operation's schemas speak. */
   dialect: '2.0' | '3.0' | '3.1';
   /** easer's `x-static`: files under `contentPath` are served at the path, and the operation is never forwarded. */

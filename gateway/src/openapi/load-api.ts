@@ -178,6 +178,7 @@ export async function loadApi(file: string, options: LoadOptions = {}): Promise<
         desc: toEndpoint(document, uri, method, operation),
         file,
         operation: { ...operation, parameters },
+        document,
         dialect,
         ...(content && { static: content }),
       });

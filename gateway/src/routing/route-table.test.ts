@@ -4,6 +4,7 @@ import { createRouteTable } from './route-table';
 
 const endpoint = (method: HttpMethod, uri: string): ApiEndpoint => ({
   file: 'api.yml',
+  document: {},
   desc: { uri, jsfUri: uri, method, operationId: null, consumes: [], produces: [], responses: {} },
   operation: {},
   dialect: '3.0',

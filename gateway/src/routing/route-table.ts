@@ -14,6 +14,8 @@ export interface CompiledEndpoint {
   messagePrefix: string;
   /** With --validate: the check of its calls against the operation (absent when its schemas did not compile). */
   validate?: RequestCheck;
+  /** The loaded operation it was compiled from: what the mock (-m) answers from. */
+  source: ApiEndpoint;
 }
 
 interface RouteEntry {
@@ -41,6 +43,7 @@ function compile(endpoint: ApiEndpoint, topicPrefix: string, validate?: RequestC
   return {
     validate,
     desc,
+    source: endpoint,
     file: endpoint.file,
     topic,
     paramNames: [...desc.uri.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]),

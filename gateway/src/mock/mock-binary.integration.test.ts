@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+// The program as users run it; jest's global setup builds it.
+const MAIN = resolve(__dirname, '../../dist/main.js');
+
+/** One small pet API written in each dialect the gateway reads; the mock must answer it the same way. */
+const pet = {
+  type: 'object',
+  required: ['name'],
+  properties: { id: { type: 'integer', default: 1 }, name: { type: 'string', example: 'Rex' } },
+};
+const swagger2 = {
+  swagger: '2.0',
+  info: { title: 'pets', version: '1' },
+  produces: ['application/json'],
+  securityDefinitions: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } },
+  paths: {
+    '/pets': {
+      get: {
+        parameters: [{ name: 'limit', in: 'query', type: 'integer', maximum: 5 }],
+        responses: {
+          '200': { description: 'pets', schema: { type: 'array', items: pet } },
+          '404': {
+            description: 'none',
+            schema: { type: 'object', properties: { error: { type: 'string', default: 'none' } } },
+          },
+        },
+      },
+      post: {
+        security: [{ key: [] }],
+        parameters: [{ name: 'pet', in: 'body', required: true, schema: pet }],
+        responses: {
+          '201': {
+            description: 'made',
+            schema: pet,
+            headers: { Location: { type: 'string', 'x-example': '/pets/1' } },
+          },
+        },
+      },
+    },
+  },
+};
+const openapi3 = (version: string): string => `
+openapi: ${version}
+info: { title: pets, version: '1' }
+components:
+  securitySchemes: { key: { type: apiKey, in: header, name: X-Key } }
+  schemas:
+    Pet: ${JSON.stringify(pet)}
+paths:
+  /pets:
+    get:
+      parameters: [{ name: limit, in: query, schema: { type: integer, maximum: 5 } }]
+      responses:
+        '200': { description: pets, content: { application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Pet' } } } } }
+        '404': { description: none, content: { application/json: { schema: { type: object, properties: { error: { type: string, default: none } } } } } }
+    post:
+      security: [{ key: [] }]
+      requestBody: { required: true, content: { application/json: { schema: { $ref: '#/components/schemas/Pet' } } } }
+      responses:
+        '201':
+          description: made
+          headers: { Location: { schema: { type: string, example: /pets/1 } } }
+          content: { application/json: { schema: { $ref: '#/components/schemas/Pet' } } }
+`;
+
+const documents: Array<[string, string, string]> = [
+  ['OpenAPI 2.0 in JSON', 'pets.json', JSON.stringify(swagger2)],
+  ['OpenAPI 3.0 in YAML', 'pets30.yaml', openapi3('3.0.3')],
+  ['OpenAPI 3.1 in YAML', 'pets31.yml', openapi3('3.1.0')],
+];
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'restbus-mock-binary-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Starts `restbus-gateway -r <file> -m --validate -p 0` and resolves with its URL once it listens. */
+async function startMock(file: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [MAIN, '-r', file, '-m', '--validate', '-p', '0', '--log-format', 'json']);
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const entry = JSON.parse(line) as { msg?: string; port?: number };
+    if (entry.msg === 'gateway listening') return { url: `http://127.0.0.1:${entry.port}`, child };
+  }
+  throw new Error('the gateway stopped before it listened');
+}
+
+describe.each(documents)('restbus-gateway -m --validate on %s', (_name, file, text) => {
+  let mock: { url: string; child: ChildProcess };
+  beforeAll(async () => {
+    await writeFile(join(dir, file), text);
+    mock = await startMock(join(dir, file));
+  });
+  afterAll(() => mock?.child.kill('SIGTERM'));
+
+  it('answers the lowest 2xx with a body built from the schema, and HEAD with none', async () => {
+    const response = await fetch(`${mock.url}/pets`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([{ id: 1, name: 'Rex' }]);
+    const head = await fetch(`${mock.url}/pets`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+  });
+
+  it('answers the response Prefer: code= names, and 406 when Accept takes none of its types', async () => {
+    const missing = await fetch(`${mock.url}/pets`, { headers: { prefer: 'code=404' } });
+    expect([missing.status, await missing.json()]).toEqual([404, { error: 'none' }]);
+    const xml = await fetch(`${mock.url}/pets`, { headers: { accept: 'application/xml' } });
+    expect(xml.status).toBe(406);
+    expect(await xml.json()).toMatchObject({ code: 'NOT_ACCEPTABLE' });
+  });
+
+  it('answers 400 for an invalid query, 401 without the API key, 422 for an invalid body, else 201 with its headers', async () => {
+    expect((await fetch(`${mock.url}/pets?limit=9`)).status).toBe(400);
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${mock.url}/pets`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const anonymous = await post({}, '{"name":"Tom"}');
+    expect([anonymous.status, anonymous.headers.get('www-authenticate')]).toEqual([
+      401,
+      'ApiKey in="header", name="X-Key"',
+    ]);
+    const invalid = await post({ 'x-key': 'k' }, '{"id":"two"}');
+    expect(invalid.status).toBe(422);
+    const problems = ((await invalid.json()) as { problems: Array<{ location: string }> }).problems;
+    expect(problems.map((problem) => problem.location)).toContain('body/id');
+    const made = await post({ 'x-key': 'k' }, '{"name":"Tom"}');
+    expect([made.status, made.headers.get('location'), await made.json()]).toEqual([
+      201,
+      '/pets/1',
+      { id: 1, name: 'Rex' },
+    ]);
+  });
+});
