@@ -6,7 +6,13 @@ import {
   type OutgoingHttpHeaders,
   type ServerResponse,
 } from 'node:http';
-import { isJsonMediaType, RestbusError, type HeaderValue, type ResponseMessage } from '@restbus/infra';
+import {
+  defaultContentType,
+  isJsonMediaType,
+  RestbusError,
+  type HeaderValue,
+  type ResponseMessage,
+} from '@restbus/infra';
 
 // Framing is the gateway's business: a reply must not dictate these.
 const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
@@ -100,12 +106,9 @@ export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeader
       // A body that travelled apart from its head: the service's bytes, under the type it named.
       text = body;
       type ??= 'application/octet-stream';
-    } else if (typeof body === 'string') {
-      text = body;
-      type ??= 'text/plain; charset=utf-8';
     } else {
-      text = toText(body);
-      type ??= 'application/json; charset=utf-8';
+      text = typeof body === 'string' ? body : toText(body);
+      type ??= defaultContentType(body);
     }
   }
   if (type !== undefined) headers['content-type'] = withCharset(type);

@@ -2,13 +2,9 @@ import Negotiator from 'negotiator';
 import { sample } from 'openapi-sampler';
 import { isJsonMediaType, RestbusError, type ResponseMessage } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import { isObject, type Json } from './is-object';
 import { chooseResponse } from './choose-response';
 import type { MockPreference } from './read-prefer';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A value built from a schema, the same every time (openapi-sampler: `example`, `default`, the first of `enum`,

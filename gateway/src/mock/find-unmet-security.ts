@@ -1,10 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ApiEndpoint } from '../openapi/endpoint';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isObject, type Json } from './is-object';
 
 /** What a request carries that credentials can be in. */
 export interface Credentials {

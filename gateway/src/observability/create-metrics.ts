@@ -49,6 +49,7 @@ export function createMetrics(): GatewayMetrics {
   // Label lookups hash their arguments on every call; the children are cached per label set instead.
   const counters = new Map<string, { inc(): void }>();
   const histograms = new Map<string, { observe(value: number): void }>();
+  const answerCounters = new Map<string, { inc(): void }>();
   return {
     registry,
     inFlight,
@@ -67,8 +68,8 @@ export function createMetrics(): GatewayMetrics {
     },
     answered(route, method, by) {
       const key = `${method} ${route} ${by}`;
-      let counter = counters.get(key);
-      if (!counter) counters.set(key, (counter = answers.labels(route, method, by)));
+      let counter = answerCounters.get(key);
+      if (!counter) answerCounters.set(key, (counter = answers.labels(route, method, by)));
       counter.inc();
     },
   };

@@ -29,7 +29,7 @@ export { HTTP_METHODS } from './wire/schemas';
 export { toTopic } from './wire/topic';
 export { replyError, replyJson } from './wire/replies';
 export { jsonText, type JsonText } from './wire/json-text';
-export { BODY_APART, REPLY_FORM_HEADER, decodeReplyApart } from './wire/reply-apart';
+export { BODY_APART, REPLY_FORM_HEADER, decodeReplyApart, defaultContentType } from './wire/reply-apart';
 export { createMessagePrefix, encodeRequestMessage } from './wire/encode-request-message';
 export type {
   EndpointDesc,

@@ -18,8 +18,13 @@ export const BODY_APART = 'body-apart';
 /** On a reply whose body travels apart: `{"status":..,"headers":{..}}`. */
 export const REPLY_HEAD_HEADER = 'Restbus-Reply-Head';
 
-const TEXT_TYPE = 'text/plain; charset=utf-8';
-const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * The type a reply's body is sent with when the reply names none: text for a string, JSON for any other value (as
+ * Express, and so easer, did). The gateway writes envelopes by it, and services split replies by it.
+ */
+export function defaultContentType(body: unknown): string {
+  return typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+}
 const encoder = new TextEncoder();
 
 export interface ReplyApart {
@@ -42,9 +47,9 @@ export function encodeReplyApart(reply: ResponseMessage): ReplyApart {
   let payload: Uint8Array = new Uint8Array(0);
   const body = reply.body;
   if (body !== undefined && body !== null) {
-    const isText = typeof body === 'string';
-    if (!hasContentType(headers)) headers['content-type'] = isText ? TEXT_TYPE : JSON_TYPE;
-    payload = body instanceof JsonText ? body.bytes() : encoder.encode(isText ? body : JSON.stringify(body));
+    if (!hasContentType(headers)) headers['content-type'] = defaultContentType(body);
+    payload =
+      body instanceof JsonText ? body.bytes() : encoder.encode(typeof body === 'string' ? body : JSON.stringify(body));
   }
   return { head: JSON.stringify({ status: reply.status ?? 200, headers }), payload };
 }
