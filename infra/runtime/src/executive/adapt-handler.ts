@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { RestbusError } from '../errors/restbus-error';
 import type { RouteHandler } from '../nats/start-responder';
 import type { RequestMessage, ResponseMessage } from '../wire/types';
+import { createDeadlineQueue } from './create-deadline-queue';
 import { runInHandlerScope } from './handler-scope';
 
 /** Upstream's error-first callback: `cb(null, {status, headers, body})`, also for HTTP-level errors. */
@@ -19,26 +20,26 @@ export type Handler = (data: RequestMessage, cb: Callback) => void | Promise<Res
  * a scope, so that a rejection it leaves unhandled fails its request too (see guardUnhandledRejections).
  */
 export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logger): RouteHandler {
+  const deadlines = createDeadlineQueue(deadlineMs);
   return (data) =>
     new Promise<ResponseMessage>((resolve, reject) => {
       let settled = false;
-      const deadline = performance.now() + deadlineMs;
-      const timer = setTimeout(() => {
+      const deadline = deadlines.add(() => {
         settled = true;
         reject(new RestbusError('HANDLER_FAILED', `the handler did not call back within ${deadlineMs} ms`));
-      }, deadlineMs);
+      });
       const cb: Callback = (err, response) => {
         if (settled) {
           logger.warn({ topic: data.topic }, 'the handler called back again (or after its deadline); ignored');
           return;
         }
         settled = true;
-        clearTimeout(timer);
+        deadline.cancel();
         if (err !== null && err !== undefined) reject(err instanceof Error ? err : new Error(String(err)));
         else resolve(response as ResponseMessage);
       };
       try {
-        const result = runInHandlerScope({ fail: cb, logger, deadline }, () => handler(data, cb));
+        const result = runInHandlerScope({ fail: cb, logger, deadline: deadline.at }, () => handler(data, cb));
         if (result && typeof (result as Promise<unknown>).then === 'function') {
           (result as Promise<ResponseMessage | void>).then(
             (response) => {
