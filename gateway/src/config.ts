@@ -37,6 +37,10 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   parseRaw?: boolean;
   /** Let `$refs` read local files outside the API file's folder; loadConfig fills it, false when left out. */
   allowOutsideRefs?: boolean;
+  /** Refuse API descriptions with warnings too (by default only what keeps a route from being built). */
+  strict?: boolean;
+  /** Print what is wrong with the API descriptions and exit (0 when they can be served, 1 when not). */
+  check?: boolean;
 }
 
 /** The largest body limit accepted; the gateway also stays below the server's max_payload (see start-gateway). */
@@ -151,6 +155,20 @@ export const gatewayProgram: ProgramSpec = {
       flags: '--allowOutsideRefs',
       env: 'GATEWAY_ALLOW_OUTSIDE_REFS',
       description: "let $refs read local files outside the API file's folder (refused by default)",
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'strict',
+      flags: '--strict',
+      env: 'GATEWAY_STRICT',
+      description:
+        'refuse an API description with warnings too (missing descriptions, unknown keywords, examples off their schema)',
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'check',
+      flags: '--check',
+      description: 'print the problems of the -r files, a line each, and exit: 0 when they can be served, 1 when not',
       schema: { type: 'boolean', default: false },
     },
     ...createHttpLimitSettings('GATEWAY'),

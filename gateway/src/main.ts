@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createLogger, loadConfig, onShutdownSignal, runMain } from '@restbus/infra';
+import { checkApis } from './app/check-apis';
 import { describeConfig } from './app/describe-config';
 import { startGateway } from './app/start-gateway';
 import { gatewayProgram, type GatewayConfig } from './config';
@@ -7,6 +8,10 @@ import { gatewayProgram, type GatewayConfig } from './config';
 runMain('restbus-gateway', async () => {
   const config = loadConfig<GatewayConfig>(gatewayProgram, { argv: process.argv.slice(2), env: process.env });
   if (config.dumpConfig) process.stdout.write(describeConfig(config));
+  if (config.check) {
+    process.exitCode = await checkApis(config, process.stdout);
+    return;
+  }
   const logger = createLogger({
     name: 'restbus-gateway',
     level: config.logLevel,

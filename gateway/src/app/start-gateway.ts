@@ -13,7 +13,9 @@ import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
 import { createGateway } from '../http/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
-import { loadApis } from '../openapi/load-api';
+import { reportDiagnostics } from '../openapi/report-diagnostics';
+import { assertServable, readApis, type LoadOptions } from '../openapi/load-api';
+import { createApiLinter } from '../openapi/create-api-linter';
 
 /** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
 const ENVELOPE_ROOM = 64 * 1024;
@@ -33,7 +35,19 @@ const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${p
 export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
   // Checked even when not forwarding: a broken NATS setting exits 2 at start, not on the day -u is added.
   const natsLinkOptions = toNatsLinkOptions(config);
-  const endpoints = await loadApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
+  const loadOptions: LoadOptions = {
+    allowOutsideRefs: config.allowOutsideRefs,
+    strict: config.strict,
+    linter: createApiLinter(),
+  };
+  const loadEndpoints = async () => {
+    const loaded = await readApis(config.restApiPath, loadOptions);
+    // Said once per load: at start and on each reload, never per request.
+    // Fatal ones are the error's message instead (--strict makes warnings fatal).
+    reportDiagnostics(config.strict ? [] : loaded.diagnostics.filter(({ severity }) => severity === 'warning'), logger);
+    return assertServable(loaded, config.strict);
+  };
+  const endpoints = await loadEndpoints();
   const link = config.useMessaging
     ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
     : undefined;
@@ -90,7 +104,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     port,
     async reload() {
       try {
-        const reloaded = await loadApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
+        const reloaded = await loadEndpoints();
         // The gateway first: it refuses (changing nothing) what it cannot serve.
         gateway.setEndpoints(reloaded);
         logger.info({ endpoints: reloaded.length }, 'API reloaded');

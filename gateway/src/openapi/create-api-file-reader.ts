@@ -15,7 +15,10 @@ export interface ApiFileReaderDeps {
 export interface ApiFileReader {
   /** Reads a file the parser asks for (the API file or one a `$ref` names), within the limits. */
   read(url: string): Promise<Buffer>;
-  /** Why the last read was refused: the parser wraps errors and loses their text, so the loader asks here. */
+  /**
+   * Why a read was refused, which refuses the whole description (a file outside the folder, not regular, over a
+   * limit): the parser wraps errors and loses their text, so the loader asks here.
+   */
   refusal(): RestbusError | undefined;
 }
 
@@ -75,9 +78,11 @@ export function createApiFileReader({ file, allowOutsideRefs, limits }: ApiFileR
 
   const readAll = async (path: string): Promise<Buffer> => {
     // O_NONBLOCK: a FIFO opens at once instead of waiting for a writer, and is then refused by fstat.
-    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) =>
-      refuse(path, err.code === 'ENOENT' ? 'does not exist' : `cannot be opened (${err.code ?? err.message})`),
-    );
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+      // A `$ref` to a missing file fails that `$ref` alone: the loader decides whether an operation needs it.
+      if (err.code === 'ENOENT' && path !== root) throw new Error(`${path} does not exist`);
+      return refuse(path, err.code === 'ENOENT' ? 'does not exist' : `cannot be opened (${err.code ?? err.message})`);
+    });
     try {
       const stats = await handle.stat();
       if (!stats.isFile()) refuse(path, `is ${describeKind(stats)}, not a regular file`);

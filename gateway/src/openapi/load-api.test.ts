@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { loadApi, loadApis, type LoadOptions } from './load-api';
+import { formatDiagnostic } from './diagnostic';
+import { loadApi, loadApis, readApis, type LoadOptions } from './load-api';
 import { LOAD_LIMITS } from './load-limits';
 
 const personApi = resolve(__dirname, '../../../person-service/person-api.yml');
@@ -93,22 +94,26 @@ describe('loadApi', () => {
     const file = await fixture('broken.yml', 'openapi: 3.0.3\ninfo:\n  title: [unclosed\n');
     const err = await errorOf(file);
     expect(err.code).toBe('OPENAPI_INVALID');
-    expect(err.message).toMatch(new RegExp(`^${file}:\\d+: `));
+    expect(err.message).toMatch(new RegExp(`^${file}:4:1  error  `));
   });
 
-  it('names the location of a missing property', async () => {
+  it('serves an operation without responses, warning with the line and the place of what is missing', async () => {
     const file = await fixture(
       'no-responses.yml',
       'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get: {summary: x}\n',
     );
-    expect((await errorOf(file)).message).toBe(
-      `${file}: not a valid API description: /paths//a/get: must have required property 'responses'`,
-    );
+    const loaded = await readApis([file]);
+    expect(loaded.endpoints.map(({ desc }) => `${desc.method} ${desc.uri}`)).toEqual(['get /a']);
+    expect(loaded.diagnostics.map(formatDiagnostic)).toEqual([
+      `${file}:5:9  warning  paths./a.get: missing required "responses"`,
+    ]);
   });
 
   it('refuses a document that is neither OpenAPI 3 nor Swagger 2', async () => {
     const file = await fixture('other.yml', 'info: {title: t, version: "1"}\npaths: {}\n');
-    expect((await errorOf(file)).message).toMatch(new RegExp(`^${file}: not a valid API description: `));
+    expect((await errorOf(file)).message).toBe(
+      `${file}:1:1  error  not an API description the gateway reads: it needs openapi: 3.0.x or 3.1.x, or swagger: "2.0"`,
+    );
   });
 
   it('resolves $refs across files in an OpenAPI 3.1 document', async () => {
@@ -127,7 +132,9 @@ describe('loadApi', () => {
       'dangling.yml',
       'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get:\n      responses:\n        "200": {$ref: "absent.yml#/x"}\n',
     );
-    expect((await errorOf(file)).message).toMatch(new RegExp(`^${file}: cannot resolve a \\$ref: .*absent.yml`));
+    expect((await errorOf(file)).message).toMatch(
+      new RegExp(`^${file}:7:15  error  paths\\./a\\.get\\.responses\\.200: cannot resolve a \\$ref: .*absent.yml`),
+    );
   });
 
   it.each([
@@ -139,12 +146,14 @@ describe('loadApi', () => {
       'unsafe.yml',
       `openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  "${path}":\n    get:\n      responses: {"200": {description: ok}}\n`,
     );
-    expect((await errorOf(file)).message).toContain(`the path "${path}"`);
+    expect((await errorOf(file)).message).toMatch(
+      new RegExp(`^${file}:4:\\d+  error  paths\\.${path.replace(/[.*]/g, '\\$&')}: the path `),
+    );
   });
 
   it('says that a missing file does not exist', async () => {
     expect((await errorOf(join(dir, 'absent.yml'))).message).toMatch(
-      /absent.yml: cannot read the API description: no such file/,
+      /absent.yml {2}error {2}cannot read the API description: no such file/,
     );
   });
 });
@@ -165,7 +174,7 @@ describe('loadApis', () => {
     const first = await fixture('first.yml', api('/items/{id}'));
     const second = await fixture('second.yml', api('/items/{itemId}'));
     await expect(loadApis([first, second])).rejects.toThrow(
-      `GET /items/{itemId} is described twice: in ${first} (as /items/{id}) and in ${second}`,
+      `${second}:5:9  error  paths./items/{itemId}.get: GET /items/{itemId} is described twice: also in ${first} as /items/{id}`,
     );
   });
 });
@@ -212,7 +221,7 @@ describe('loadApi within bounds', () => {
     await writeFile(file, exponentialApi(24));
     const err = await errorOf(file);
     expect(err.code).toBe('OPENAPI_INVALID');
-    expect(err.message).toContain(`${file}: `);
+    expect(err.message).toContain(`${file}  error  `);
     expect(err.message).toMatch(/"#\/components\/schemas\/L\d+"/);
     expect(err.message).toContain(String(LOAD_LIMITS.expandedNodes));
   });
@@ -241,7 +250,7 @@ describe('loadApi within bounds', () => {
     );
     const err = await errorOf(file);
     expect(err.message).toMatch(
-      new RegExp(`^${file}: .*deeper than the limit of ${LOAD_LIMITS.depth} levels.*/paths/~1a/get`),
+      new RegExp(`^${file}  error  .*deeper than the limit of ${LOAD_LIMITS.depth} levels.*/paths/~1a/get`),
     );
   });
 
@@ -249,7 +258,7 @@ describe('loadApi within bounds', () => {
     const file = join(apiDir, 'very-deep.json');
     const example = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     await writeFile(file, `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{},"x-deep":${example}}`);
-    expect((await errorOf(file)).message).toBe(`${file}: nests too deeply to load (thousands of levels)`);
+    expect((await errorOf(file)).message).toBe(`${file}  error  nests too deeply to load (thousands of levels)`);
   });
 
   it('refuses a $ref to a file outside the API folder, naming that file and the flag that allows it', async () => {
@@ -257,7 +266,7 @@ describe('loadApi within bounds', () => {
     await writeFile(file, refTo('../outside/ok.yml#/ok'));
     const err = await errorOf(file);
     expect(err.code).toBe('OPENAPI_INVALID');
-    expect(err.message).toContain(`${file}: `);
+    expect(err.message).toContain(`${file}  error  `);
     expect(err.message).toContain(join(outside, 'ok.yml'));
     expect(err.message).toContain('--allowOutsideRefs');
   });
@@ -296,7 +305,7 @@ describe('loadApi within bounds', () => {
     const file = join(apiDir, 'chain.yml');
     await writeFile(file, refTo('first.yml#/ok'));
     expect((await errorOf(file, { limits: { ...LOAD_LIMITS, files: 2 } })).message).toBe(
-      `${file}: cannot resolve a $ref: ${join(apiDir, 'second.yml')} would be file 3, more than the limit of 2 files`,
+      `${file}  error  cannot resolve a $ref: ${join(apiDir, 'second.yml')} would be file 3, more than the limit of 2 files`,
     );
   });
 
@@ -317,21 +326,21 @@ describe('loadApi within bounds', () => {
 
     it('refuses it as the API file at once, saying it is not a regular file', async () => {
       const err = await errorOf(fifo);
-      expect(err.message).toBe(`${fifo}: cannot read the API description: it is a FIFO, not a regular file`);
+      expect(err.message).toBe(`${fifo}  error  cannot read the API description: it is a FIFO, not a regular file`);
     });
 
     it('refuses a $ref to it at once', async () => {
       const file = join(dir, 'bounded', 'to-fifo.yml');
       await writeFile(file, refTo('api.fifo#/ok'));
       expect((await errorOf(file)).message).toBe(
-        `${file}: cannot resolve a $ref: ${fifo} is a FIFO, not a regular file`,
+        `${file}  error  cannot resolve a $ref: ${fifo} is a FIFO, not a regular file`,
       );
     });
   });
 
   it('refuses /dev/zero as the API file at once', async () => {
     expect((await errorOf('/dev/zero')).message).toBe(
-      '/dev/zero: cannot read the API description: it is a character device, not a regular file',
+      '/dev/zero  error  cannot read the API description: it is a character device, not a regular file',
     );
   });
 
@@ -340,7 +349,7 @@ describe('loadApi within bounds', () => {
     await writeFile(file, '');
     await truncate(file, LOAD_LIMITS.fileBytes + 1);
     expect((await errorOf(file)).message).toBe(
-      `${file}: cannot read the API description: it has ${LOAD_LIMITS.fileBytes + 1} bytes, more than the limit of ${LOAD_LIMITS.fileBytes}`,
+      `${file}  error  cannot read the API description: it has ${LOAD_LIMITS.fileBytes + 1} bytes, more than the limit of ${LOAD_LIMITS.fileBytes}`,
     );
   });
 });

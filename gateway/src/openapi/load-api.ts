@@ -1,32 +1,37 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { HTTP_METHODS, RestbusError, type EndpointDesc, type HttpMethod, type ResponseDesc } from '@restbus/infra';
-import { assertBoundedExpansion, type RefTarget } from './assert-bounded-expansion';
-import { createApiFileReader } from './create-api-file-reader';
-import { describeLoadError } from './describe-load-error';
+import { createApiLinter, type ApiLinter, type SourceFile } from './create-api-linter';
+import { formatDiagnostic, formatPath, type Diagnostic } from './diagnostic';
+import { parseApiFile, type ParseOptions } from './parse-api-file';
 import { toJsfUri, type ApiEndpoint } from './endpoint';
-import { LOAD_LIMITS, type LoadLimits } from './load-limits';
 
 type Json = Record<string, unknown>;
 
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A lenient document may have anything where an object belongs: it reads as empty (and the linter says so). */
+const asObject = (value: unknown): Json => (isObject(value) ? value : {});
+const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined;
+
 function firstExample(media: Json): unknown {
   if (media.example !== undefined) return media.example;
-  const examples = media.examples as Record<string, Json> | undefined;
-  const first = examples && Object.values(examples)[0];
-  return first && typeof first === 'object' ? first.value : undefined;
+  const first = Object.values(asObject(media.examples))[0];
+  return isObject(first) ? first.value : undefined;
 }
 
 function toResponses(operation: Json): { responses: Record<string, ResponseDesc>; mediaTypes: string[] } {
   const responses: Record<string, ResponseDesc> = {};
   const mediaTypes = new Set<string>();
-  for (const [status, raw] of Object.entries(operation.responses as Record<string, Json>)) {
-    const examples: Record<string, unknown> = { ...((raw.examples as Json | undefined) ?? {}) }; // Swagger 2
-    for (const [type, media] of Object.entries((raw.content as Record<string, Json> | undefined) ?? {})) {
+  for (const [status, raw] of Object.entries(asObject(operation.responses))) {
+    if (!isObject(raw)) continue;
+    const examples: Record<string, unknown> = { ...asObject(raw.examples) }; // Swagger 2
+    for (const [type, media] of Object.entries(asObject(raw.content))) {
       mediaTypes.add(type);
-      const example = firstExample(media ?? {});
+      const example = firstExample(asObject(media));
       if (example !== undefined) examples[type] = example;
     }
     // Upstream sends no header descriptions, and dereferenced header schemas may be cyclic: names only.
-    const headers = Object.fromEntries(Object.keys((raw.headers as Json | undefined) ?? {}).map((name) => [name, {}]));
+    const headers = Object.fromEntries(Object.keys(asObject(raw.headers)).map((name) => [name, {}]));
     responses[status] = { status, headers, examples };
   }
   return { responses, mediaTypes: [...mediaTypes] };
@@ -34,11 +39,9 @@ function toResponses(operation: Json): { responses: Record<string, ResponseDesc>
 
 function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: Json): EndpointDesc {
   const { responses, mediaTypes } = toResponses(operation);
-  const requestBody = operation.requestBody as Json | undefined;
-  const consumes = (operation.consumes ??
-    document.consumes ??
-    Object.keys((requestBody?.content as Json | undefined) ?? {})) as string[];
-  const produces = [...new Set([...((operation.produces ?? document.produces ?? []) as string[]), ...mediaTypes])];
+  const consumes =
+    strings(operation.consumes ?? document.consumes) ?? Object.keys(asObject(asObject(operation.requestBody).content));
+  const produces = [...new Set([...(strings(operation.produces ?? document.produces) ?? []), ...mediaTypes])];
   return {
     uri,
     jsfUri: toJsfUri(uri),
@@ -50,141 +53,147 @@ function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: 
   };
 }
 
-/** easer's `x-static: {contentPath}` extension of an operation, checked: a folder to serve at its path. */
-function readStaticContent(
-  file: string,
-  uri: string,
-  method: string,
-  extension: unknown,
-): { contentPath: string } | undefined {
-  if (extension === undefined) return undefined;
-  const contentPath = (extension as Json | null)?.contentPath;
-  if (typeof contentPath !== 'string' || contentPath === '') {
-    throw new RestbusError(
-      'OPENAPI_INVALID',
-      `${file}: paths.${uri}.${method}.x-static needs a contentPath, the folder to serve (relative to --staticContentBasePath)`,
-    );
-  }
-  return { contentPath };
-}
-
 /** Operation parameters override path item parameters of the same name and location. */
 function mergeParameters(fromPath: unknown, fromOperation: unknown): Json[] {
   const merged = new Map<string, Json>();
   for (const parameter of [
-    ...((fromPath as Json[] | undefined) ?? []),
-    ...((fromOperation as Json[] | undefined) ?? []),
+    ...(Array.isArray(fromPath) ? fromPath : []),
+    ...(Array.isArray(fromOperation) ? fromOperation : []),
   ]) {
-    merged.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
+    if (isObject(parameter)) merged.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
   }
   return [...merged.values()];
 }
 
-/** A path becomes part of a NATS subject: wildcard characters and whitespace would make it unsafe. */
-function assertSafePath(file: string, uri: string): void {
+/** Why a path cannot be routed (and become part of a NATS subject), or undefined when it can. */
+function checkPathTemplate(uri: string): string | undefined {
+  if (!uri.startsWith('/')) return 'a path must start with "/"';
   if (/[\s*>]/.test(uri)) {
-    throw new RestbusError(
-      'OPENAPI_INVALID',
-      `${file}: the path "${uri}" contains whitespace or a NATS wildcard character ("*", ">"), which cannot be part of a subject`,
-    );
+    return 'the path contains whitespace or a NATS wildcard character ("*", ">"), which cannot be part of a subject';
   }
   if (/\.\.|\.$|\.\//.test(uri)) {
-    throw new RestbusError(
-      'OPENAPI_INVALID',
-      `${file}: the path "${uri}" would give a subject with an empty token (a "." next to another "." or "/", or at the end)`,
+    return 'the path would give a subject with an empty token (a "." next to another "." or "/", or at the end)';
+  }
+  if (!/^(?:[^{}]|\{[^{}/]+\})*$/.test(uri)) {
+    return 'not a valid path template: each "{" opens a parameter name that a "}" closes before the next "/"';
+  }
+  const names = [...uri.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) return `the path names the parameter {${twice}} twice`;
+  return undefined;
+}
+
+/** `2.0`, `3.0` or `3.1` (3.2 and later minor versions are read as 3.1), or undefined for anything else. */
+function readDialect(document: Json): ApiEndpoint['dialect'] | undefined {
+  if (document.swagger !== undefined)
+    return String(document.swagger) === '2.0' || document.swagger === 2 ? '2.0' : undefined;
+  if (document.openapi === undefined) return undefined;
+  const version = String(document.openapi);
+  if (/^3(\.0)?(\.|$)/.test(version)) return '3.0';
+  return /^3\.[1-9]/.test(version) ? '3.1' : undefined;
+}
+
+export interface LoadOptions extends ParseOptions {
+  /** Warnings refuse the description too (`--strict`). */
+  strict?: boolean;
+  /** One linter for every load (a reload): building its ruleset costs more than linting a small file. */
+  linter?: ApiLinter;
+}
+
+export interface LoadedApis {
+  /** The endpoints of every file; none when any file has an error. */
+  endpoints: ApiEndpoint[];
+  /** Errors and warnings, file by file in the order found. */
+  diagnostics: Diagnostic[];
+}
+
+interface LoadedFile {
+  endpoints: ApiEndpoint[];
+  diagnostics: Diagnostic[];
+  source?: SourceFile;
+}
+
+/**
+ * One file: read and dereferenced (see parseApiFile), linted (warnings), and its operations listed as endpoints.
+ * Only what keeps a route from being built is an error: no paths, an invalid path template, an operation's `$ref`
+ * that cannot be resolved, an `x-static` without a folder. The rest is served past, as the peers do.
+ */
+async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter): Promise<LoadedFile> {
+  const parsed = await parseApiFile(file, options);
+  const diagnostics = [...parsed.diagnostics];
+  const { document, source } = parsed;
+  if (!document) return { endpoints: [], diagnostics };
+  if (source) {
+    diagnostics.push(
+      ...(await linter.lint(source).catch((err: unknown): Diagnostic[] => [
+        {
+          severity: 'warning',
+          file,
+          path: '',
+          message: `could not be checked for warnings: ${(err as Error).message}`,
+        },
+      ])),
     );
   }
-}
-
-export interface LoadOptions {
-  /** Let `$refs` read local files outside the API file's folder (`--allowOutsideRefs`). */
-  allowOutsideRefs?: boolean;
-  limits?: Readonly<LoadLimits>;
-}
-
-/** The parts of the parser's `$refs` registry the measuring needs (typed loosely by swagger-parser). */
-interface RefRegistry {
-  _root$Ref: { path: string };
-  _resolve(path: string, pathFromRoot: string, options?: unknown): { value: unknown; path: string } | null;
-}
-
-/** A `$ref` resolved against the file it is written in, as the parser does (paths are URL-like, no scheme). */
-function resolveRefUrl(base: string, ref: string): string {
-  const scratch = 'https://scratch.invalid';
-  const resolved = new URL(ref, new URL(base, scratch));
-  return resolved.origin === scratch ? resolved.pathname + resolved.search + resolved.hash : resolved.href;
-}
-
-/**
- * Parses, resolves, measures, dereferences and validates. The parser's dereferencing and schema validation walk
- * the document fully expanded, which repeated `$refs` make exponential, so the expanded size is measured (in
- * linear time) between resolving and dereferencing, and a document past the limits is refused before either.
- */
-async function parseWithinLimits(file: string, options: LoadOptions): Promise<Json> {
-  const limits = options.limits ?? LOAD_LIMITS;
-  const reader = createApiFileReader({ file, allowOutsideRefs: options.allowOutsideRefs === true, limits });
-  const parser = new SwaggerParser();
-  const resolveAll = parser.resolve.bind(parser) as (...args: unknown[]) => Promise<unknown>;
-  // validate() resolves through this.resolve: an own property puts the measuring between the two steps.
-  Object.assign(parser, {
-    async resolve(...args: unknown[]) {
-      const refs = (await resolveAll(...args)) as RefRegistry;
-      const parserOptions = args[2];
-      assertBoundedExpansion({
-        file,
-        document: parser.api,
-        url: refs._root$Ref.path,
-        limits,
-        resolveRef(ref: string, base: string): RefTarget | undefined {
-          try {
-            const pointer = refs._resolve(resolveRefUrl(base, ref), '', parserOptions);
-            return pointer ? { value: pointer.value, url: pointer.path } : undefined;
-          } catch {
-            return undefined;
-          }
-        },
-      });
-      return refs;
-    },
-  });
-  try {
-    return (await parser.validate(file, {
-      dereference: { circular: 'ignore' },
-      resolve: { file: { read: ({ url }: { url: string }) => reader.read(url) } },
-    })) as unknown as Json;
-  } catch (err) {
-    throw reader.refusal() ?? (err instanceof RestbusError ? err : describeLoadError(file, err));
+  const error = (path: Array<string | number>, message: string): void => {
+    diagnostics.push({ severity: 'error', file, ...source?.locate(path), path: formatPath(path), message });
+  };
+  const dialect = readDialect(document);
+  if (!dialect) {
+    error([], 'not an API description the gateway reads: it needs openapi: 3.0.x or 3.1.x, or swagger: "2.0"');
+    return { endpoints: [], diagnostics, source };
   }
-}
-
-/**
- * Loads a Swagger 2.0 or OpenAPI 3.0/3.1 file (YAML or JSON, `$ref`s across files resolved), validates it against
- * the official schemas, and lists its operations as endpoints. Any problem is one `OPENAPI_INVALID` error naming
- * the file and what is wrong where. The work is bounded (see `LOAD_LIMITS`), and `$refs` read only regular files
- * inside the API file's folder unless `allowOutsideRefs`.
- */
-export async function loadApi(file: string, options: LoadOptions = {}): Promise<ApiEndpoint[]> {
-  const document = await parseWithinLimits(file, options);
-  const dialect = document.swagger === '2.0' ? '2.0' : String(document.openapi).startsWith('3.1') ? '3.1' : '3.0';
+  if (!isObject(document.paths)) {
+    error(document.paths === undefined ? [] : ['paths'], 'describes no paths: there is nothing to serve');
+    return { endpoints: [], diagnostics, source };
+  }
   const endpoints: ApiEndpoint[] = [];
-  for (const [uri, item] of Object.entries((document.paths ?? {}) as Record<string, Json>)) {
-    assertSafePath(file, uri);
+  for (const [uri, item] of Object.entries(document.paths)) {
+    if (!isObject(item)) continue;
+    const problem = checkPathTemplate(uri);
+    if (problem) {
+      error(['paths', uri], problem);
+      continue;
+    }
     for (const method of HTTP_METHODS) {
-      const operation = item[method] as Json | undefined;
-      if (!operation) continue;
-      const parameters = mergeParameters(item.parameters, operation.parameters);
-      const content = readStaticContent(file, uri, method, operation['x-static']);
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const staticContent = operation['x-static'];
+      const contentPath = asObject(staticContent).contentPath;
+      if (staticContent !== undefined && (typeof contentPath !== 'string' || contentPath === '')) {
+        error(
+          ['paths', uri, method, 'x-static'],
+          'needs a contentPath, the folder to serve (relative to --staticContentBasePath)',
+        );
+        continue;
+      }
       endpoints.push({
         desc: toEndpoint(document, uri, method, operation),
         file,
-        operation: { ...operation, parameters },
+        operation: { ...operation, parameters: mergeParameters(item.parameters, operation.parameters) },
         document,
         dialect,
-        ...(content && { static: content }),
+        ...(typeof contentPath === 'string' && { static: { contentPath } }),
       });
     }
   }
-  return endpoints;
+  if (endpoints.length === 0 && !diagnostics.some(({ severity }) => severity === 'error')) {
+    error(['paths'], 'describes no operation: there is nothing to serve');
+  }
+  return { endpoints, diagnostics, source };
+}
+
+/** In the order a person reads the file; what has no line first (it concerns the whole file). */
+function sortByPosition(diagnostics: Diagnostic[]): Diagnostic[] {
+  return diagnostics
+    .map((diagnostic, i) => ({ diagnostic, i }))
+    .sort(
+      (a, b) =>
+        (a.diagnostic.line ?? 0) - (b.diagnostic.line ?? 0) ||
+        (a.diagnostic.column ?? 0) - (b.diagnostic.column ?? 0) ||
+        a.i - b.i,
+    )
+    .map(({ diagnostic }) => diagnostic);
 }
 
 /** The route a path template stands for: parameter names do not matter (`/a/{id}` and `/a/{name}` clash). */
@@ -192,23 +201,64 @@ function routeKey(desc: EndpointDesc): string {
   return `${desc.method} ${desc.uri.replace(/\{[^}]*\}/g, '{}').toLowerCase()}`;
 }
 
-/** Loads several files into one list of endpoints; the same method and path in two files is an error naming both. */
-export async function loadApis(files: readonly string[], options: LoadOptions = {}): Promise<ApiEndpoint[]> {
-  const all: ApiEndpoint[] = [];
+/**
+ * Loads several files into one list of endpoints with every problem found: each file's own, and a route that
+ * two operations claim (in one file or two). Never throws for a document's problems; see assertServable.
+ */
+export async function readApis(files: readonly string[], options: LoadOptions = {}): Promise<LoadedApis> {
+  const linter = options.linter ?? createApiLinter();
+  const diagnostics: Diagnostic[] = [];
+  const endpoints: ApiEndpoint[] = [];
   const seen = new Map<string, ApiEndpoint>();
   for (const file of files) {
-    for (const endpoint of await loadApi(file, options)) {
-      const key = routeKey(endpoint.desc);
-      const earlier = seen.get(key);
+    const loaded = await loadApiFile(file, options, linter);
+    for (const endpoint of loaded.endpoints) {
+      const { method, uri } = endpoint.desc;
+      const earlier = seen.get(routeKey(endpoint.desc));
       if (earlier) {
-        throw new RestbusError(
-          'OPENAPI_INVALID',
-          `${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri} is described twice: in ${earlier.file} (as ${earlier.desc.uri}) and in ${endpoint.file}`,
-        );
+        const path = ['paths', uri, method];
+        loaded.diagnostics.push({
+          severity: 'error',
+          file,
+          ...loaded.source?.locate(path),
+          path: formatPath(path),
+          message: `${method.toUpperCase()} ${uri} is described twice: also ${earlier.file === file ? '' : `in ${earlier.file} `}as ${earlier.desc.uri}`,
+        });
+        continue;
       }
-      seen.set(key, endpoint);
-      all.push(endpoint);
+      seen.set(routeKey(endpoint.desc), endpoint);
+      endpoints.push(endpoint);
     }
+    diagnostics.push(...sortByPosition(loaded.diagnostics));
   }
-  return all;
+  const failed = diagnostics.some(({ severity }) => severity === 'error');
+  return { endpoints: failed ? [] : endpoints, diagnostics };
+}
+
+/** The endpoints, or `OPENAPI_INVALID` listing every error (and, when `strict`, every warning), a line each. */
+export function assertServable(loaded: LoadedApis, strict = false): ApiEndpoint[] {
+  const fatal = loaded.diagnostics.filter(({ severity }) => strict || severity === 'error');
+  if (fatal.length === 0) return loaded.endpoints;
+  const lines = fatal.map(formatDiagnostic);
+  throw new RestbusError(
+    'OPENAPI_INVALID',
+    lines.length === 1
+      ? lines[0]
+      : `${fatal[0].file}: ${lines.length} problems keep the API description from being served:\n${lines.map((line) => `  ${line}`).join('\n')}`,
+    { details: { diagnostics: fatal } },
+  );
+}
+
+/** Loads several files, or throws `OPENAPI_INVALID` (see assertServable). */
+export async function loadApis(files: readonly string[], options: LoadOptions = {}): Promise<ApiEndpoint[]> {
+  return assertServable(await readApis(files, options), options.strict);
+}
+
+/**
+ * Loads a Swagger 2.0 or OpenAPI 3.0/3.1 file (YAML or JSON, `$ref`s across files resolved) and lists its
+ * operations as endpoints, or throws `OPENAPI_INVALID` naming every error with its line. The work is bounded (see
+ * `LOAD_LIMITS`), and `$refs` read only regular files inside the API file's folder unless `allowOutsideRefs`.
+ */
+export async function loadApi(file: string, options: LoadOptions = {}): Promise<ApiEndpoint[]> {
+  return loadApis([file], options);
 }

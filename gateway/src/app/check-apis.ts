@@ -1,0 +1,28 @@
+import type { Writable } from 'node:stream';
+import type { GatewayConfig } from '../config';
+import { countDiagnostics, formatDiagnostic } from '../openapi/diagnostic';
+import { readApis } from '../openapi/load-api';
+
+/**
+ * `restbus-gateway --check`: the problems of the API descriptions a line each, as the gateway would log them at
+ * start, then a summary; the exit code is 0 when the gateway would serve them, 1 when it would refuse.
+ */
+export async function checkApis(
+  config: Pick<GatewayConfig, 'restApiPath' | 'allowOutsideRefs' | 'strict'>,
+  out: Writable,
+): Promise<number> {
+  const { endpoints, diagnostics } = await readApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
+  for (const diagnostic of diagnostics) {
+    const promoted =
+      config.strict && diagnostic.severity === 'warning' ? { ...diagnostic, severity: 'error' as const } : diagnostic;
+    out.write(`${formatDiagnostic(promoted)}\n`);
+  }
+  const servable = !diagnostics.some(({ severity }) => severity === 'error' || config.strict);
+  const files = config.restApiPath.length === 1 ? config.restApiPath[0] : `${config.restApiPath.length} files`;
+  out.write(
+    `${files}: ${countDiagnostics(diagnostics)}; ${
+      servable ? `${endpoints.length} operation${endpoints.length === 1 ? '' : 's'} can be served` : 'cannot be served'
+    }${config.strict ? ' (--strict: warnings refuse too)' : ''}\n`,
+  );
+  return servable ? 0 : 1;
+}
