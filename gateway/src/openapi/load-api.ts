@@ -237,7 +237,9 @@ export async function readApis(files: readonly string[], options: LoadOptions = 
 
 /** The endpoints, or `OPENAPI_INVALID` listing every error (and, when `strict`, every warning), a line each. */
 export function assertServable(loaded: LoadedApis, strict = false): ApiEndpoint[] {
-  const fatal = loaded.diagnostics.filter(({ severity }) => strict || severity === 'error');
+  const fatal = loaded.diagnostics
+    .filter(({ severity }) => strict || severity === 'error')
+    .map((diagnostic) => ({ ...diagnostic, severity: 'error' as const }));
   if (fatal.length === 0) return loaded.endpoints;
   const lines = fatal.map(formatDiagnostic);
   throw new RestbusError(
