@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { connect, type NatsConnection } from 'nats';
+import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 
 // The program as users run it; jest's global setup builds it.
 const MAIN = resolve(__dirname, '../../dist/main.js');
@@ -81,8 +83,9 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** Starts `restbus-gateway -r <file> -m --validate -p 0` and resolves with its URL once it listens. */
-async function startMock(file: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [MAIN, '-r', file, '-m', '--validate', '-p', '0', '--log-format', 'json']);
+async function startMock(file: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const args = [MAIN, '-r', file, '-m', '--validate', '-p', '0', '--log-format', 'json', ...extra];
+  const child = spawn(process.execPath, args);
   for await (const line of createInterface({ input: child.stdout! })) {
     const entry = JSON.parse(line) as { msg?: string; port?: number };
     if (entry.msg === 'gateway listening') return { url: `http://127.0.0.1:${entry.port}`, child };
@@ -133,5 +136,107 @@ describe.each(documents)('restbus-gateway -m --validate on %s', (_name, file, te
       '/pets/1',
       { id: 1, name: 'Rex' },
     ]);
+  });
+});
+
+/** The rules the pet API above does not reach: named examples, q-values, 204, bearer security. */
+const store = `
+openapi: 3.0.3
+info: { title: store, version: '1' }
+components:
+  securitySchemes: { token: { type: http, scheme: bearer } }
+paths:
+  /orders/{id}:
+    get:
+      security: [{ token: [] }]
+      responses:
+        '200':
+          description: an order
+          content:
+            application/json:
+              examples:
+                open: { value: { id: 1, state: open } }
+                shipped: { value: { id: 1, state: shipped } }
+            text/csv:
+              example: "id,state\\n1,open"
+    delete:
+      responses:
+        '204': { description: deleted }
+`;
+
+describe('restbus-gateway -m on examples, q-values, 204 and bearer security', () => {
+  let mock: { url: string; child: ChildProcess };
+  const bearer = { authorization: 'Bearer t' };
+  beforeAll(async () => {
+    await writeFile(join(dir, 'store.yml'), store);
+    mock = await startMock(join(dir, 'store.yml'));
+  });
+  afterAll(() => mock?.child.kill('SIGTERM'));
+
+  it('answers 401 with a Bearer challenge without credentials, and the first named example with them', async () => {
+    const anonymous = await fetch(`${mock.url}/orders/1`);
+    expect([anonymous.status, anonymous.headers.get('www-authenticate')]).toEqual([401, 'Bearer realm="restbus"']);
+    const first = await fetch(`${mock.url}/orders/1`, { headers: bearer });
+    expect([first.status, await first.json()]).toEqual([200, { id: 1, state: 'open' }]);
+  });
+
+  it('answers the example Prefer: example= names, and the media type Accept weighs highest', async () => {
+    const shipped = await fetch(`${mock.url}/orders/1`, { headers: { ...bearer, prefer: 'example=shipped' } });
+    expect(await shipped.json()).toEqual({ id: 1, state: 'shipped' });
+    const csv = await fetch(`${mock.url}/orders/1`, {
+      headers: { ...bearer, accept: 'application/json;q=0.5, text/csv;q=0.9' },
+    });
+    expect([csv.headers.get('content-type'), await csv.text()]).toEqual([
+      'text/csv; charset=utf-8',
+      'id,state\n1,open',
+    ]);
+  });
+
+  it('answers 204 without a body', async () => {
+    const deleted = await fetch(`${mock.url}/orders/1`, { method: 'DELETE' });
+    expect([deleted.status, await deleted.text()]).toEqual([204, '']);
+  });
+});
+
+describe('restbus-gateway -u -m (hybrid) with a real NATS server', () => {
+  let nats: TestNatsServer;
+  let gateway: { url: string; child: ChildProcess };
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    nc = await connect({ servers: nats.url });
+    const file = join(dir, 'hybrid.yaml');
+    await writeFile(file, openapi3('3.0.3'));
+    gateway = await startMock(file, ['-u', '-n', nats.url]);
+    // It listens before its NATS link is up; until then every call would be answered by the mock.
+    for (let tries = 0; (await fetch(`${gateway.url}/-/ready`)).status !== 200; tries++) {
+      if (tries === 100) throw new Error('the gateway did not connect to NATS within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  afterAll(async () => {
+    gateway?.child.kill('SIGTERM');
+    await nc?.close();
+    await nats?.dispose();
+  });
+
+  it('forwards what a service answers and mocks, marked and counted, what no service answers', async () => {
+    const subscription = nc.subscribe('easer.get_/pets', {
+      callback: (_err, msg) => msg.respond(JSON.stringify({ status: 200, body: [{ id: 7, name: 'served' }] })),
+    });
+    await nc.flush();
+    const served = await fetch(`${gateway.url}/pets`);
+    expect([served.headers.get('x-restbus-mocked'), await served.json()]).toEqual([null, [{ id: 7, name: 'served' }]]);
+    const mocked = await fetch(`${gateway.url}/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-key': 'k' },
+      body: '{"name":"Tom"}',
+    });
+    expect([mocked.status, mocked.headers.get('x-restbus-mocked')]).toEqual([201, 'true']);
+    const metrics = await (await fetch(`${gateway.url}/-/metrics`)).text();
+    expect(metrics).toMatch(/restbus_gateway_answers_total\{route="\/pets",method="GET",by="service"\} 1\n/);
+    expect(metrics).toMatch(/restbus_gateway_answers_total\{route="\/pets",method="POST",by="mock"\} 1\n/);
+    subscription.unsubscribe();
   });
 });
