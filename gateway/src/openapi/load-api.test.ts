@@ -116,6 +116,55 @@ describe('loadApi', () => {
     );
   });
 
+  it.each([
+    ['an empty file', ''],
+    ['a YAML scalar', 'hello world\n'],
+    ['a JSON list', '[1, 2]'],
+  ])('refuses %s, which parses but describes nothing', async (_what, text) => {
+    const file = await fixture('nothing.yml', text);
+    expect((await errorOf(file)).message).toBe(
+      `${file}:1:1  error  not an API description: the file holds no mapping of OpenAPI fields`,
+    );
+  });
+
+  it('does not check an XML example as if it were the JSON its schema describes, and does check a JSON one', async () => {
+    const file = await fixture(
+      'xml-example.yml',
+      `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /order:
+    get:
+      responses:
+        "200":
+          description: an order
+          content:
+            application/xml:
+              schema: {type: object, properties: {id: {type: integer}}}
+              example: "<order><id>1</id></order>"
+            application/json:
+              schema: {type: object, properties: {id: {type: integer}}}
+              example: {id: one}
+`,
+    );
+    const { diagnostics } = await readApis([file]);
+    expect(diagnostics.map(({ path }) => path)).toEqual([
+      'paths./order.get.responses.200.content.application/json.example.id',
+    ]);
+  });
+
+  it('warns that an OpenAPI 3.2 document is read as 3.1, and serves it', async () => {
+    const file = await fixture(
+      'later.yml',
+      'openapi: 3.2.0\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get:\n      responses: {"200": {description: ok}}\n',
+    );
+    const loaded = await readApis([file]);
+    expect(loaded.endpoints).toHaveLength(1);
+    expect(loaded.diagnostics.map(formatDiagnostic)).toContain(
+      `${file}:1:10  warning  openapi: OpenAPI 3.2.0 is read as 3.1: what later versions added is not understood`,
+    );
+  });
+
   it('resolves $refs across files in an OpenAPI 3.1 document', async () => {
     await fixture('parts.yml', 'ok:\n  description: ok\n  content:\n    text/csv:\n      example: "a,b"\n');
     const file = await fixture(

@@ -89,7 +89,7 @@ function readDialect(document: Json): ApiEndpoint['dialect'] | undefined {
     return String(document.swagger) === '2.0' || document.swagger === 2 ? '2.0' : undefined;
   if (document.openapi === undefined) return undefined;
   const version = String(document.openapi);
-  if (/^3(\.0)?(\.|$)/.test(version)) return '3.0';
+  if (/^3(\.0(\.|$)|$)/.test(version)) return '3.0';
   return /^3\.[1-9]/.test(version) ? '3.1' : undefined;
 }
 
@@ -142,6 +142,15 @@ async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter
   if (!dialect) {
     error([], 'not an API description the gateway reads: it needs openapi: 3.0.x or 3.1.x, or swagger: "2.0"');
     return { endpoints: [], diagnostics, source };
+  }
+  if (dialect === '3.1' && !/^3\.1(\.|$)/.test(String(document.openapi))) {
+    diagnostics.push({
+      severity: 'warning',
+      file,
+      ...source?.locate(['openapi']),
+      path: 'openapi',
+      message: `OpenAPI ${String(document.openapi)} is read as 3.1: what later versions added is not understood`,
+    });
   }
   if (!isObject(document.paths)) {
     error(document.paths === undefined ? [] : ['paths'], 'describes no paths: there is nothing to serve');

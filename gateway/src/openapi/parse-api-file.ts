@@ -117,8 +117,13 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
       : [err as ParserFailure];
   }
   const document = parser.schema as Json | null;
-  if (!document || typeof document !== 'object') {
+  if (failures.length > 0 && (!document || typeof document !== 'object')) {
     return { diagnostics: failures.map((failure) => diagnoseLoadError(file, failure)) };
+  }
+  if (!document || typeof document !== 'object' || Array.isArray(document)) {
+    // An empty file, a scalar or a list parses without complaint, and describes nothing.
+    const message = 'not an API description: the file holds no mapping of OpenAPI fields';
+    return { diagnostics: [{ severity: 'error', file, line: 1, column: 1, path: '', message }] };
   }
   let source: SourceFile | undefined;
   try {
