@@ -5,27 +5,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { GATEWAY_MAIN as MAIN, runGateway as run } from './run-gateway';
 
-// The program as users run it; jest's global setup builds it.
-const MAIN = resolve(__dirname, '../../dist/main.js');
 const API = resolve(__dirname, '../../../person-service/person-api.yml');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 beforeAll(() => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build before these tests`);

@@ -1,28 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-
-// The program as users run it; jest's global setup builds it.
-const MAIN = resolve(__dirname, '../../dist/main.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+import { GATEWAY_MAIN as MAIN, runGateway as run } from '../__tests__/run-gateway';
 
 /** An OpenAPI 3.0 document as people write them by hand: no title, a response without description. */
 const sloppy30 = `openapi: 3.0.3
