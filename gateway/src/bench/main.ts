@@ -1,22 +1,68 @@
-// `npm run bench:gateway`: the gateway against the references measured in the same run, on this machine.
+// `npm run bench:gateway`: the gateway against references measured in the same run, on this machine: its forwarding
+// path (-u) beside other forwarders, hybrid mode's forwarded path (-u -m) beside plain -u, and its contract-first
+// mock (-m) beside Prism's on the same OpenAPI document.
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, runWrk, startNatsServer, type LoadResult } from '@restbus/infra/testing';
-import { writeBenchApi } from './write-bench-api';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  freePort,
+  median,
+  prismVersion,
+  runWrk,
+  startNatsServer,
+  startPrism,
+  waitUntil,
+  type LoadResult,
+} from '@restbus/infra/testing';
+import { PET, PET_PATH, writeBenchApi, writePetApi } from './write-bench-api';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = [64, 1];
 const entry = join(__dirname, 'target-main.js');
 
-interface Child {
+const GATEWAY = 'restbus-gateway';
+const HYBRID = 'restbus-gateway -u -m (hybrid)';
+const FORWARDER = 'framework-free forwarder';
+const MOLECULER = 'moleculer-web 0.10 + moleculer 0.14';
+const EXPRESS = 'naive express forwarder';
+const RAW = 'raw NATS request/reply';
+const MOCK = 'restbus-gateway -m';
+const PRISM = 'Prism';
+/** What the bench responder answers, through every forwarder. */
+const HELLO = { hello: 'world' };
+
+/** A server under load: where wrk sends its requests, and how to stop it. */
+interface Running {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** One server of the run, started afresh each round. */
+interface Target {
+  name: string;
+  start(): Promise<Running>;
+  /** The JSON body of the answer measured; any other answer fails the run, since its figures would mean nothing. */
+  expected: unknown;
+  /** Whether the answer must come from the service, not from the gateway's mock (hybrid mode's fallback). */
+  byService: boolean;
+}
+
+/** A table of the results: its rows' ratios are taken against `reference`, measured in the same rounds. */
+interface Section {
+  heading: string;
+  reference: string;
+  rows: string[];
+}
+
+interface Forked {
   process: ChildProcess;
   port?: number;
 }
 
-function spawnTarget(args: string[], execArgv: string[] = []): Promise<Child & { result?: LoadResult }> {
+function spawnTarget(args: string[], execArgv: string[] = []): Promise<Forked & { result?: LoadResult }> {
   return new Promise((resolve, reject) => {
     const child = fork(entry, args, { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     child.once('message', (message: { port?: number; result?: LoadResult }) => resolve({ process: child, ...message }));
@@ -24,117 +70,235 @@ function spawnTarget(args: string[], execArgv: string[] = []): Promise<Child & {
   });
 }
 
-function stop(child: Child): Promise<void> {
+function stop(child: { process: ChildProcess }): Promise<void> {
   return new Promise((resolve) => {
-    if (child.process.exitCode !== null) return resolve();
+    if (child.process.exitCode !== null || child.process.signalCode !== null) return resolve();
     child.process.once('exit', () => resolve());
     child.process.kill('SIGKILL');
   });
 }
 
-function memoryOf(child: Child): Promise<{ rss: number; heapUsed: number }> {
+function memoryOf(child: Forked): Promise<{ rss: number; heapUsed: number }> {
   return new Promise((resolve) => {
     child.process.once('message', (message: { rss: number; heapUsed: number }) => resolve(message));
     child.process.send({ cmd: 'memory' });
   });
 }
 
+/** A target of target-main.ts, loaded at `path`. */
+async function startForked(args: string[], path: string): Promise<Running> {
+  const child = await spawnTarget(args);
+  return { url: `http://127.0.0.1:${child.port}${path}`, stop: () => stop(child) };
+}
+
+/** Prism mocking `document`, loaded at the pet's path; it takes seconds to start, so it is polled until it answers. */
+async function startPrismOn(document: string): Promise<Running> {
+  const port = await freePort();
+  const child = startPrism(document, port);
+  const url = `http://127.0.0.1:${port}${PET_PATH}`;
+  await waitUntil(child, async () => (await fetch(url)).status > 0);
+  return { url, stop: () => stop(child) };
+}
+
+/** One request as a client sends it, before the target is measured. */
+async function verify(target: Target, url: string): Promise<void> {
+  const response = await fetch(url);
+  const text = await response.text();
+  const problems: string[] = [];
+  if (response.status !== 200) problems.push(`status ${response.status}`);
+  if (!/^application\/json\b/.test(response.headers.get('content-type') ?? ''))
+    problems.push(`content-type ${response.headers.get('content-type')}`);
+  if (target.byService && response.headers.has('x-restbus-mocked')) problems.push('answered by the mock');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!isDeepStrictEqual(body, target.expected)) problems.push(`body ${JSON.stringify(text.slice(0, 200))}`);
+  if (problems.length) throw new Error(`${target.name} (${url}) answers wrongly: ${problems.join('; ')}`);
+}
+
+/** Results by target and connections, in round order, so that the n-th of two targets come from the same round. */
+const results = new Map<string, LoadResult[]>();
+const runsOf = (name: string, connections: number): LoadResult[] => results.get(`${name}|${connections}`) ?? [];
+const record = (name: string, connections: number, result: LoadResult): void => {
+  results.set(`${name}|${connections}`, [...runsOf(name, connections), result]);
+};
+
+async function measure(target: Target): Promise<void> {
+  const running = await target.start();
+  try {
+    await verify(target, running.url);
+    await runWrk(running.url, 16, 1); // warm-up (JIT, connections)
+    for (const connections of CONNECTIONS)
+      record(target.name, connections, await runWrk(running.url, connections, SECONDS));
+  } finally {
+    await running.stop();
+  }
+}
+
+function summary(name: string, connections: number): LoadResult {
+  const runs = runsOf(name, connections);
+  return {
+    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    requests: median(runs.map((r) => r.requests)),
+  };
+}
+
+type Pick = (result: LoadResult) => number;
+
+/**
+ * Each round's ratio. Both figures of a ratio come from the same round, minutes apart at most, so that a slow spell
+ * of this shared machine weighs on both rather than on whichever target it happened to hit.
+ */
+function roundRatios(name: string, reference: string, connections: number, pick: Pick): number[] {
+  const references = runsOf(reference, connections);
+  return runsOf(name, connections).map((result, round) => pick(result) / pick(references[round]));
+}
+
+const ratio = (name: string, reference: string, connections: number, pick: Pick): number =>
+  median(roundRatios(name, reference, connections, pick));
+
+const rps = (result: LoadResult): number => result.requestsPerSecond;
+const p99 = (result: LoadResult): number => result.p99;
 const fmt = (value: number, digits = 2): string => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
-async function main(): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'restbus-bench-'));
-  const nats = await startNatsServer();
-  const api = join(dir, 'hello.json');
-  await writeBenchApi(api);
-  const responder = await spawnTarget(['responder', nats.url]);
-  const moleculerResponder = await spawnTarget(['moleculer-responder', nats.url]);
-  const targets: Record<string, string[]> = {
-    'restbus-gateway': ['gateway', nats.url, api],
-    'framework-free forwarder': ['plain', nats.url],
-    'moleculer-web 0.10 + moleculer 0.14': ['moleculer-web', nats.url],
-    'naive express forwarder': ['express', nats.url],
-  };
-  const results = new Map<string, LoadResult[]>();
-  const record = (name: string, connections: number, result: LoadResult): void => {
-    const key = `${name}|${connections}`;
-    results.set(key, [...(results.get(key) ?? []), result]);
-  };
-  try {
-    for (let round = 1; round <= ROUNDS; round++) {
-      process.stderr.write(`round ${round}/${ROUNDS}\n`);
-      for (const [name, args] of Object.entries(targets)) {
-        const target = await spawnTarget(args);
-        await runWrk(`http://127.0.0.1:${target.port}/hello`, 16, 1); // warm-up (JIT, connections)
-        for (const connections of CONNECTIONS)
-          record(name, connections, await runWrk(`http://127.0.0.1:${target.port}/hello`, connections, SECONDS));
-        await stop(target);
-      }
-      for (const connections of CONNECTIONS) {
-        const raw = await spawnTarget(['raw', nats.url, String(connections), String(SECONDS)]);
-        record('raw NATS request/reply', connections, raw.result!);
-      }
-    }
-
-    const reference = (connections: number): LoadResult => summary('framework-free forwarder', connections);
-    const summary = (name: string, connections: number): LoadResult => {
-      const runs = results.get(`${name}|${connections}`) ?? [];
-      return {
-        requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
-        p50: median(runs.map((r) => r.p50)),
-        p99: median(runs.map((r) => r.p99)),
-        requests: median(runs.map((r) => r.requests)),
-      };
-    };
-    const lines = [
-      `Medians of ${ROUNDS} rounds of ${SECONDS} s (wrk, 1 thread); ratios against the framework-free forwarder at the same connections.`,
-      '',
-      '| target | connections | requests/s | p50 ms | p99 ms | throughput ratio | p99 ratio |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
-    ];
-    for (const connections of CONNECTIONS) {
-      for (const name of [...Object.keys(targets), 'raw NATS request/reply']) {
-        const s = summary(name, connections);
-        const ref = reference(connections);
-        lines.push(
-          `| ${name} | ${connections} | ${fmt(s.requestsPerSecond, 0)} | ${fmt(s.p50, 3)} | ${fmt(s.p99, 3)} | ${fmt(s.requestsPerSecond / ref.requestsPerSecond)}x | ${fmt(s.p99 / ref.p99)}x |`,
-        );
-      }
-    }
-
-    // The goals of the gateway's call path (issue 14), at 64 connections.
-    const gateway = summary('restbus-gateway', 64);
-    const peer = summary('moleculer-web 0.10 + moleculer 0.14', 64);
-    // [what, measured ratio, limit, whether lower is better]
-    const goals: Array<[string, number, number, boolean]> = [
-      [
-        'throughput vs the framework-free forwarder',
-        gateway.requestsPerSecond / reference(64).requestsPerSecond,
-        1.0,
-        false,
-      ],
-      ['throughput vs moleculer-web', gateway.requestsPerSecond / peer.requestsPerSecond, 1.1, false],
-      ['p99 vs the framework-free forwarder', gateway.p99 / reference(64).p99, 1.2, true],
-    ];
-    lines.push('', '| goal at 64 connections | measured | goal | met |', '| --- | --- | --- | --- |');
-    for (const [what, ratio, limit, lowerIsBetter] of goals) {
-      const met = lowerIsBetter ? ratio <= limit : ratio >= limit;
+function table(section: Section): string[] {
+  const lines = [
+    `${section.heading}; ratios against ${section.reference}.`,
+    '',
+    '| target | connections | requests/s | p50 ms | p99 ms | throughput ratio | p99 ratio |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const connections of CONNECTIONS) {
+    for (const name of section.rows) {
+      const s = summary(name, connections);
+      const throughput = ratio(name, section.reference, connections, rps);
       lines.push(
-        `| ${what} | ${fmt(ratio)}x | ${lowerIsBetter ? '<=' : '>='} ${fmt(limit)}x | ${met ? 'yes' : 'no'} |`,
+        `| ${name} | ${connections} | ${fmt(s.requestsPerSecond, 0)} | ${fmt(s.p50, 3)} | ${fmt(s.p99, 3)} | ${fmt(throughput)}x | ${fmt(ratio(name, section.reference, connections, p99))}x |`,
       );
     }
+  }
+  return [...lines, ''];
+}
 
-    // Memory: 1,000 described endpoints, then at least 100k requests.
-    const bigApi = join(dir, 'big.json');
-    await writeBenchApi(bigApi, 1000);
-    const big = await spawnTarget(['gateway', nats.url, bigApi], ['--expose-gc']);
+/** The goals at 64 connections: the call path's (issue 14), the mock's and hybrid mode's (issue 17). */
+function goals(): string[] {
+  // [what, target, its reference, the figure compared, limit, whether lower is better]
+  const all: Array<[string, string, string, Pick, number, boolean]> = [
+    ['throughput vs the framework-free forwarder', GATEWAY, FORWARDER, rps, 1.0, false],
+    ['throughput vs moleculer-web', GATEWAY, MOLECULER, rps, 1.1, false],
+    ['p99 vs the framework-free forwarder', GATEWAY, FORWARDER, p99, 1.2, true],
+    ['-u -m (forwarded) throughput vs plain -u', HYBRID, GATEWAY, rps, 0.95, false],
+    ['-m throughput vs Prism', MOCK, PRISM, rps, 5, false],
+    ['-m p99 vs Prism', MOCK, PRISM, p99, 0.1, true],
+  ];
+  // Each round's ratio beside the median: on this machine they spread by tens of percent, which a goal within a
+  // few percent must be read against.
+  const lines = ['| goal at 64 connections | measured | rounds | goal | met |', '| --- | --- | --- | --- | --- |'];
+  for (const [what, name, reference, pick, limit, lowerIsBetter] of all) {
+    const measured = ratio(name, reference, 64, pick);
+    const rounds = roundRatios(name, reference, 64, pick).map((value) => fmt(value));
+    const met = lowerIsBetter ? measured <= limit : measured >= limit;
+    lines.push(
+      `| ${what} | ${fmt(measured)}x | ${rounds.join(', ')} | ${lowerIsBetter ? '<=' : '>='} ${fmt(limit)}x | ${met ? 'yes' : 'no'} |`,
+    );
+  }
+  const mock = summary(MOCK, 1).p50;
+  const prism = summary(PRISM, 1).p50;
+  lines.push('', `At 1 connection -m answers in ${fmt(mock, 3)} ms at the median, Prism in ${fmt(prism, 3)} ms.`);
+  return lines;
+}
+
+/** The gateway's memory with 1,000 described endpoints after at least 100k requests. */
+async function memory(natsUrl: string, dir: string): Promise<string> {
+  const bigApi = join(dir, 'big.json');
+  await writeBenchApi(bigApi, 1000);
+  const big = await spawnTarget(['gateway', natsUrl, bigApi, '-u'], ['--expose-gc']);
+  try {
     let sent = 0;
     while (sent < 100_000) sent += (await runWrk(`http://127.0.0.1:${big.port}/hello`, 64, 10)).requests;
     const { rss, heapUsed } = await memoryOf(big);
+    return `Gateway after ${sent} requests with 1,000 described endpoints: RSS ${fmt(rss / 1024 / 1024, 1)} MB, heap in use after a full GC ${fmt(heapUsed / 1024 / 1024, 1)} MB.`;
+  } finally {
     await stop(big);
-    lines.push(
+  }
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0];
+  const dir = await mkdtemp(join(tmpdir(), 'restbus-bench-'));
+  const nats = await startNatsServer();
+  const api = join(dir, 'hello.json');
+  const petApi = join(dir, 'pets.json');
+  await writeBenchApi(api);
+  await writePetApi(petApi);
+  const responder = await spawnTarget(['responder', nats.url]);
+  const moleculerResponder = await spawnTarget(['moleculer-responder', nats.url]);
+  const forwarding = (name: string, args: string[]): Target => ({
+    name,
+    start: () => startForked([args[0], nats.url, ...args.slice(1)], '/hello'),
+    expected: HELLO,
+    byService: true,
+  });
+  // Hybrid beside plain -u, so that the ratio with the tightest goal compares runs seconds apart.
+  const targets: Target[] = [
+    forwarding(GATEWAY, ['gateway', api, '-u']),
+    forwarding(HYBRID, ['gateway', api, '-u', '-m']),
+    forwarding(FORWARDER, ['plain']),
+    forwarding(MOLECULER, ['moleculer-web']),
+    forwarding(EXPRESS, ['express']),
+    {
+      name: MOCK,
+      // Quiet, as Prism is run (see startPrism): a log line per request costs the gateway a quarter to a third of
+      // its CPU on this path, and the comparison would measure the loggers rather than the mocks.
+      start: () => startForked(['gateway', nats.url, petApi, '-m', '-l', 'warn'], PET_PATH),
+      expected: PET,
+      byService: false,
+    },
+    { name: PRISM, start: () => startPrismOn(petApi), expected: PET, byService: false },
+  ];
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stderr.write(`round ${round}/${ROUNDS}\n`);
+      // Every other round in reverse, so that no target always runs first or right after the same one.
+      for (const target of round % 2 ? targets : [...targets].reverse()) await measure(target);
+      for (const connections of CONNECTIONS) {
+        const raw = await spawnTarget(['raw', nats.url, String(connections), String(SECONDS)]);
+        record(RAW, connections, raw.result!);
+      }
+    }
+    const sections: Section[] = [
+      {
+        heading: 'Forwarding (-u), GET /hello answered by a trivial responder over NATS',
+        reference: FORWARDER,
+        rows: [GATEWAY, FORWARDER, MOLECULER, EXPRESS, RAW],
+      },
+      {
+        heading: 'Hybrid mode (-u -m), the same calls answered by the same responder (the mock stands by)',
+        reference: GATEWAY,
+        rows: [HYBRID, GATEWAY],
+      },
+      {
+        heading: `Contract-first mock (-m) beside Prism ${prismVersion()}, both logging no line per request (\`-l warn\`, \`-v warn\`; otherwise their defaults), GET ${PET_PATH} of the same OpenAPI 3.0 document (200 with an example)`,
+        reference: PRISM,
+        rows: [MOCK, PRISM],
+      },
+    ];
+    const lines = [
+      // Other work on the machine shows up in every row; the load average says how much there was.
+      `Load average (1 min) at the start ${fmt(loadBefore)}, at the end ${fmt(loadavg()[0])} on ${availableParallelism()} cores.`,
+      `Medians of ${ROUNDS} rounds of ${SECONDS} s (wrk, 1 thread, after 1 s at 16 connections), the targets one after the other, ` +
+        'every other round in reverse order; a ratio is the median of the ratios of the rounds.',
       '',
-      `Gateway after ${sent} requests with 1,000 described endpoints: RSS ${fmt(rss / 1024 / 1024, 1)} MB, heap in use after a full GC ${fmt(heapUsed / 1024 / 1024, 1)} MB.`,
-    );
+      ...sections.flatMap(table),
+      ...goals(),
+      '',
+      await memory(nats.url, dir),
+    ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await stop(moleculerResponder);

@@ -1,10 +1,12 @@
 // Entry of the benchmark's child processes: `node target-main.js <kind> <natsUrl> [...]`. Each kind starts one
-// thing, reports over IPC, and answers { memory } requests. Only the benchmark runs this file.
+// thing, reports over IPC, and answers { memory } requests. Only the benchmark runs this file. The gateway is
+// `gateway <natsUrl> <api file> [-u] [-m] [-l <level>]`, its flags as on its command line.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createLogger } from '@restbus/infra';
 import { measureRawNats, startHelloResponder } from '@restbus/infra/testing';
 import { startGateway } from '../app/start-gateway';
+import type { GatewayConfig } from '../config';
 import { startExpressForwarder } from './express-forwarder';
 import { startMoleculerResponder, startMoleculerWeb } from './moleculer-peer';
 import { startPlainForwarder } from './plain-forwarder';
@@ -21,6 +23,28 @@ process.on('message', (message: { cmd?: string }) => {
   (globalThis as { gc?: () => void }).gc?.();
   send({ rss, heapUsed: process.memoryUsage().heapUsed });
 });
+
+/**
+ * The gateway's settings for `flags` (`-u` forwards, `-m` mocks, both is hybrid mode; `-l` the log level, `info` by
+ * default as on the command line), as loadConfig fills them.
+ */
+function gatewayConfig(api: string, flags: string[]): GatewayConfig {
+  const level = flags.indexOf('-l');
+  return {
+    restApiPath: [api],
+    port: 0,
+    natsUri: natsUrl,
+    topicPrefix: 'easer',
+    inboxPrefix: '_INBOX',
+    useMessaging: flags.includes('-u'),
+    enableMocking: flags.includes('-m'),
+    timeout: 2000,
+    basePath: '/',
+    bodyLimit: 512 * 1024,
+    logLevel: level < 0 ? 'info' : flags[level + 1],
+    validate: false,
+  };
+}
 
 async function start(): Promise<void> {
   let server: Server | undefined;
@@ -47,24 +71,10 @@ async function start(): Promise<void> {
       server = await startExpressForwarder(natsUrl, 'easer.get_/hello', '/hello');
       break;
     case 'gateway': {
-      const logger = createLogger({ name: 'restbus-gateway', level: rest[1] ?? 'info' });
-      const gateway = await startGateway(
-        {
-          restApiPath: [rest[0]],
-          port: 0,
-          natsUri: natsUrl,
-          topicPrefix: 'easer',
-          inboxPrefix: '_INBOX',
-          useMessaging: true,
-          timeout: 2000,
-          basePath: '/',
-          bodyLimit: 512 * 1024,
-          logLevel: rest[1] ?? 'info',
-          validate: false,
-        },
-        logger,
-      );
-      // The link connects in the background; wait until a call can go through before reporting ready.
+      const config = gatewayConfig(rest[0], rest.slice(1));
+      const gateway = await startGateway(config, createLogger({ name: 'restbus-gateway', level: config.logLevel }));
+      // The link connects in the background; wait until a call can go through before reporting ready (at once
+      // without -u).
       for (let i = 0; i < 100; i++) {
         const response = await fetch(`http://127.0.0.1:${gateway.port}/-/ready`);
         if (response.ok) break;

@@ -1,14 +1,25 @@
 // `npm run bench:mock`: restbus-mock against Prism mocking the same responses from an OpenAPI example, and a bare
 // express hello world as the floor, each server in its own process, all measured in the same run on this machine.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { median, runWrk, type LoadResult } from '@restbus/infra/testing';
+import {
+  freePort,
+  killChildren,
+  killChildrenOnExit,
+  median,
+  prismVersion,
+  runWrk,
+  startChild,
+  startPrism,
+  waitUntil,
+  type Child,
+  type LoadResult,
+} from '@restbus/infra/testing';
 import { cpuSecondsOf } from './cpu-time';
-import { freePort, killChildren, killChildrenOnExit, startChild, waitUntil, type Child } from './children';
 import {
   API_VERSION,
   CREATED_ORDER,
@@ -109,11 +120,6 @@ function requireWrk(): void {
   }
 }
 
-function prismVersion(): string {
-  const file = require.resolve('@stoplight/prism-cli/package.json');
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-}
-
 const fmt = (value: number, digits = 2): string => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
 /** One wrk run plus the CPU time the server used during it, in microseconds per request. */
@@ -205,26 +211,8 @@ async function main(): Promise<void> {
       ],
       ROOT,
     );
-    // Prism logs every request at its default level `info`; at `warn` it logs as little as restbus-mock does.
-    // Static examples (no -d) and `--errors false` are its defaults, spelled out so the comparison is explicit.
-    const prism = startChild(
-      PRISM,
-      node,
-      [
-        require.resolve('@stoplight/prism-cli/dist/index.js'),
-        'mock',
-        '-p',
-        String(prismPort),
-        '-h',
-        '127.0.0.1',
-        '--errors',
-        'false',
-        '-v',
-        'warn',
-        openApi,
-      ],
-      ROOT,
-    );
+    // Quiet, static examples, no error responses for violations: see startPrism.
+    const prism = startPrism(openApi, prismPort);
     const express = startChild(EXPRESS, node, [join(__dirname, 'express-hello.js'), String(expressPort)], ROOT);
 
     const mockTargets = (server: string, child: Child, port: number, isAliveBody: unknown): Target[] => [
