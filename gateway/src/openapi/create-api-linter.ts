@@ -1,161 +1,57 @@
-import { Document, Spectral, type ISpectralDiagnostic, type RulesetDefinition } from '@stoplight/spectral-core';
-import { Yaml } from '@stoplight/spectral-parsers';
-import { Resolver } from '@stoplight/spectral-ref-resolver';
-import { oas } from '@stoplight/spectral-rulesets';
-import { formatPath, type Diagnostic } from './diagnostic';
-
-/**
- * Spectral's rules that find what a peer (Prism, Swagger UI, Redoc) would get wrong or read differently, each a
- * warning: the official schemas, examples that do not match their schema, path parameters, duplicates. Style
- * rules (tags, descriptions of the API, contact) are left out: they say nothing about serving it.
- */
-const RULES = [
-  'oas2-schema',
-  'oas3-schema',
-  'oas2-valid-schema-example',
-  'oas2-valid-media-example',
-  'oas3-valid-schema-example',
-  'oas3-valid-media-example',
-  'path-params',
-  'operation-parameters',
-  'operation-operationId-unique',
-  'oas2-operation-security-defined',
-  'oas3-operation-security-defined',
-  'typed-enum',
-  'duplicated-entry-in-enum',
-];
-
-/** A file's text as a YAML (and so JSON) parser reads it, keeping where each value is written. */
-export interface SourceFile {
-  readonly file: string;
-  readonly document: Document<unknown, ReturnType<typeof Yaml.parse>>;
-  /** 1-based line and column of the value at `path`, or of the nearest part of it that exists. */
-  locate(path: ReadonlyArray<string | number>): { line: number; column: number } | undefined;
-}
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Diagnostic } from './diagnostic';
+import type { SourceFile } from './read-source-file';
 
 export interface ApiLinter {
-  /** Spectral's findings in one file, as warnings in our format, the noise of schema branches left out. */
+  /** Warnings about one API file (see lint-api-text); never throws: a lint that fails is itself a warning. */
   lint(source: SourceFile): Promise<Diagnostic[]>;
 }
 
-export function readSourceFile(file: string, text: string): SourceFile {
-  const document = new Document(text, Yaml, file);
+export interface ApiLinterOptions {
+  /** A lint that takes longer is given up (a warning says so): the description still loads. */
+  timeoutMs?: number;
+}
+
+/** Under ts-jest this module runs from src/; the worker is always the compiled one (jest's setup builds it). */
+function workerFile(): string {
+  const beside = join(__dirname, 'lint-worker.js');
+  return existsSync(beside) ? beside : join(__dirname, '../../dist/openapi/lint-worker.js');
+}
+
+/**
+ * Lints in a worker thread that ends after each file. Spectral and its compiled rulesets take about 15 MB and half a
+ * second to load, and a gateway that kept them in its heap after start answered requests measurably slower; in a
+ * worker they are gone once the warnings are known, a lint that runs away is stopped, and its memory is bounded.
+ */
+export function createApiLinter({ timeoutMs = 60_000 }: ApiLinterOptions = {}): ApiLinter {
   return {
-    file,
-    document,
-    locate(path) {
-      const range = document.getRangeForJsonPath(path.map(String), true);
-      return range && { line: range.start.line + 1, column: range.start.character + 1 };
-    },
-  };
-}
-
-/** `"200" property must have required property "description".` → `missing required "description"` */
-function rewordMessage(message: string): string {
-  const missing = /must have required property "([^"]+)"/.exec(message);
-  if (missing) return `missing required "${missing[1]}"`;
-  return message.replace(/^"[^"]*" property /, '').replace(/\.$/, '');
-}
-
-/**
- * Where Spectral's example check reports its own limits as faults of the document (seen on real APIs): it checks
- * an XML or text example, a string of that text, as if it were the JSON the schema describes; it takes properties
- * named `id` in an example for schema identifiers; it cannot read OpenAPI 3.0's `nullable` beside `allOf`.
- */
-function isExampleCheckerLimit(result: ISpectralDiagnostic): boolean {
-  if (!/valid-(media|schema)-example$/.test(String(result.code))) return false;
-  const content = result.path.indexOf('content');
-  const mediaType = content >= 0 ? String(result.path[content + 1] ?? '') : '';
-  if (mediaType !== '' && !/json/i.test(mediaType)) return true;
-  return /resolves to more than one schema|"nullable" cannot be used without "type"/.test(result.message);
-}
-
-const isOneOfNoise = (result: ISpectralDiagnostic): boolean =>
-  /must match exactly one schema in oneOf|must match a schema in anyOf/.test(result.message);
-
-function startsWith(path: ReadonlyArray<string | number>, prefix: ReadonlyArray<string | number>): boolean {
-  return prefix.length <= path.length && prefix.every((key, i) => String(path[i]) === String(key));
-}
-
-/**
- * The official schemas say most things as "one of these forms", and a validator reports every form's complaint.
- * Only the form the author meant is kept: a reference form when the object has no `$ref` (Spectral already
- * leaves those out), the "none matched" summary when a more precise complaint lies at or below it, and for a
- * Swagger 2 parameter the form its own `in` names (a query parameter is not told it lacks a body's `schema`).
- */
-function selectRelevant(results: ISpectralDiagnostic[], data: unknown): ISpectralDiagnostic[] {
-  const schemaResults = results.filter((result) => /-schema$/.test(String(result.code)));
-  return results.filter((result) => {
-    if (isOneOfNoise(result)) {
-      return !schemaResults.some(
-        (other) => other !== result && !isOneOfNoise(other) && startsWith(other.path, result.path),
-      );
-    }
-    if (result.code !== 'oas2-schema') return true;
-    const parameterPath = /\.parameters\.[^.]+(\.in)?$/.test(formatPath(result.path))
-      ? result.path.slice(0, String(result.path.at(-1)) === 'in' ? -1 : undefined)
-      : undefined;
-    if (!parameterPath) return true;
-    const location = (valueAt(data, parameterPath) as { in?: unknown } | undefined)?.in;
-    if (typeof location !== 'string' || !['query', 'header', 'path', 'formData', 'body'].includes(location))
-      return true;
-    const isIn = String(result.path.at(-1)) === 'in';
-    if (isIn) return false; // its `in` is a valid location: the complaint came from another form's
-    if (location === 'body') return !/required property "(type)"/.test(result.message);
-    return !/required property "(schema)"/.test(result.message);
-  });
-}
-
-function valueAt(data: unknown, path: ReadonlyArray<string | number>): unknown {
-  let value = data;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[String(key)];
-  }
-  return value;
-}
-
-/**
- * A Spectral that reads nothing itself: it resolves `$refs` inside the file only (the loader reads the others,
- * within its limits and its folder), and never fetches a URL.
- */
-export function createApiLinter(): ApiLinter {
-  const spectral = new Spectral({ resolver: new Resolver({ resolvers: {} }) });
-  spectral.setRuleset({
-    extends: [[oas as RulesetDefinition, 'off']],
-    rules: Object.fromEntries(RULES.map((rule) => [rule, 'warn'])),
-  });
-  return {
-    async lint({ file, document }) {
-      const results = await spectral.run(document, { ignoreUnknownFormat: true });
-      const relevant = selectRelevant(
-        // `$refs` to other files are the loader's to resolve and report; YAML 1.2 reads `200:` as a number, which
-        // every OpenAPI tool takes as the status code "200".
-        results.filter(
-          (result) =>
-            result.code !== 'invalid-ref' &&
-            !/Mapping key must be a string scalar/.test(result.message) &&
-            !isExampleCheckerLimit(result),
-        ),
-        document.data,
-      );
-      const seen = new Set<string>();
-      const diagnostics: Diagnostic[] = [];
-      for (const result of relevant) {
-        const diagnostic: Diagnostic = {
-          severity: 'warning',
-          file,
-          line: result.range.start.line + 1,
-          column: result.range.start.character + 1,
-          path: formatPath(result.path),
-          message: rewordMessage(result.message),
-        };
-        const key = `${diagnostic.path}\0${diagnostic.message}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        diagnostics.push(diagnostic);
-      }
-      return diagnostics;
+    lint({ file, text }) {
+      const warn = (why: string): Diagnostic[] => [
+        { severity: 'warning', file, path: '', message: `could not be checked for warnings: ${why}` },
+      ];
+      return new Promise((resolve) => {
+        const worker = new Worker(workerFile(), {
+          workerData: { file, text },
+          resourceLimits: { maxOldGenerationSizeMb: 512 },
+          stdout: true,
+          stderr: true,
+        });
+        const timer = setTimeout(() => finish(warn(`it took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+        function finish(diagnostics: Diagnostic[]): void {
+          clearTimeout(timer);
+          worker.removeAllListeners();
+          worker.on('error', () => undefined);
+          void worker.terminate();
+          resolve(diagnostics);
+        }
+        worker.once('message', (message: { diagnostics?: Diagnostic[]; failed?: string }) =>
+          finish(message.diagnostics ?? warn(message.failed ?? 'the linter failed')),
+        );
+        worker.once('error', (err) => finish(warn(err.message)));
+        worker.once('exit', (code) => finish(warn(`the linter stopped (exit ${code})`)));
+      });
     },
   };
 }

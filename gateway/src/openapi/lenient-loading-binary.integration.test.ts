@@ -135,12 +135,12 @@ describe('restbus-gateway --check', () => {
     const file = files['unbuildable.yml'];
     const result = await run(['--check', '-r', file]);
     expect(result.stdout.split('\n').filter(Boolean)).toEqual([
-      `${file}:4:13  error  paths./pets/{id: not a valid path template: each "{" opens a parameter name that a "}" closes before the next "/"`,
+      `${file}:4:3  error  paths./pets/{id: not a valid path template: each "{" opens a parameter name that a "}" closes before the next "/"`,
       `${file}:8:9  warning  paths./owners/{ownerId}.get: Operation must define parameter "{ownerId}" as expected by path "/owners/{ownerId}"`,
       `${file}:10:16  warning  paths./owners/{id}: Paths "/owners/{ownerId}" and "/owners/{id}" must not be equivalent`,
+      `${file}:11:5  error  paths./owners/{id}.get: GET /owners/{id} is described twice: also as /owners/{ownerId}`,
       `${file}:11:9  warning  paths./owners/{id}.get: Operation must define parameter "{id}" as expected by path "/owners/{id}"`,
-      `${file}:11:9  error  paths./owners/{id}.get: GET /owners/{id} is described twice: also as /owners/{ownerId}`,
-      `${file}:12:26  error  paths./owners/{id}.get.responses.200: cannot resolve a $ref: Missing $ref pointer "#/components/responses/Gone". Token "components" does not exist.`,
+      `${file}:12:20  error  paths./owners/{id}.get.responses.200: cannot resolve a $ref: Missing $ref pointer "#/components/responses/Gone". Token "components" does not exist.`,
       `${file}: 3 errors, 3 warnings; cannot be served`,
     ]);
     expect(result.code).toBe(1);

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
+import { createApiLinter } from './create-api-linter';
 import { formatDiagnostic } from './diagnostic';
 import { loadApi, loadApis, readApis, type LoadOptions } from './load-api';
 import { LOAD_LIMITS } from './load-limits';
@@ -153,6 +154,18 @@ paths:
     ]);
   });
 
+  it('serves a description whose lint runs past its time, with a warning that it could not be checked', async () => {
+    const file = await fixture(
+      'slow-lint.yml',
+      'openapi: 3.0.3\ninfo: {version: "1"}\npaths:\n  /a:\n    get:\n      responses: {"200": {description: ok}}\n',
+    );
+    const loaded = await readApis([file], { linter: createApiLinter({ timeoutMs: 1 }) });
+    expect(loaded.endpoints).toHaveLength(1);
+    expect(loaded.diagnostics.map(formatDiagnostic)).toEqual([
+      `${file}  warning  could not be checked for warnings: it took longer than 0.001 s`,
+    ]);
+  });
+
   it('warns that an OpenAPI 3.2 document is read as 3.1, and serves it', async () => {
     const file = await fixture(
       'later.yml',
@@ -161,7 +174,7 @@ paths:
     const loaded = await readApis([file]);
     expect(loaded.endpoints).toHaveLength(1);
     expect(loaded.diagnostics.map(formatDiagnostic)).toContain(
-      `${file}:1:10  warning  openapi: OpenAPI 3.2.0 is read as 3.1: what later versions added is not understood`,
+      `${file}:1:1  warning  openapi: OpenAPI 3.2.0 is read as 3.1: what later versions added is not understood`,
     );
   });
 
@@ -182,7 +195,7 @@ paths:
       'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    get:\n      responses:\n        "200": {$ref: "absent.yml#/x"}\n',
     );
     expect((await errorOf(file)).message).toMatch(
-      new RegExp(`^${file}:7:15  error  paths\\./a\\.get\\.responses\\.200: cannot resolve a \\$ref: .*absent.yml`),
+      new RegExp(`^${file}:7:9  error  paths\\./a\\.get\\.responses\\.200: cannot resolve a \\$ref: .*absent.yml`),
     );
   });
 
@@ -223,7 +236,7 @@ describe('loadApis', () => {
     const first = await fixture('first.yml', api('/items/{id}'));
     const second = await fixture('second.yml', api('/items/{itemId}'));
     await expect(loadApis([first, second])).rejects.toThrow(
-      `${second}:5:9  error  paths./items/{itemId}.get: GET /items/{itemId} is described twice: also in ${first} as /items/{id}`,
+      `${second}:5:5  error  paths./items/{itemId}.get: GET /items/{itemId} is described twice: also in ${first} as /items/{id}`,
     );
   });
 });

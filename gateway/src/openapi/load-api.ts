@@ -1,5 +1,6 @@
 import { HTTP_METHODS, RestbusError, type EndpointDesc, type HttpMethod, type ResponseDesc } from '@restbus/infra';
-import { createApiLinter, type ApiLinter, type SourceFile } from './create-api-linter';
+import { createApiLinter, type ApiLinter } from './create-api-linter';
+import type { SourceFile } from './read-source-file';
 import { formatDiagnostic, formatPath, type Diagnostic } from './diagnostic';
 import { parseApiFile, type ParseOptions } from './parse-api-file';
 import { toJsfUri, type ApiEndpoint } from './endpoint';
@@ -123,18 +124,7 @@ async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter
   const diagnostics = [...parsed.diagnostics];
   const { document, source } = parsed;
   if (!document) return { endpoints: [], diagnostics };
-  if (source) {
-    diagnostics.push(
-      ...(await linter.lint(source).catch((err: unknown): Diagnostic[] => [
-        {
-          severity: 'warning',
-          file,
-          path: '',
-          message: `could not be checked for warnings: ${(err as Error).message}`,
-        },
-      ])),
-    );
-  }
+  if (source) diagnostics.push(...(await linter.lint(source)));
   const error = (path: Array<string | number>, message: string): void => {
     diagnostics.push({ severity: 'error', file, ...source?.locate(path), path: formatPath(path), message });
   };

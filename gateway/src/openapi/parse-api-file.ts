@@ -6,7 +6,7 @@ import { createApiFileReader } from './create-api-file-reader';
 import { diagnoseLoadError, type ParserFailure } from './diagnose-load-error';
 import type { Diagnostic } from './diagnostic';
 import { LOAD_LIMITS, type LoadLimits } from './load-limits';
-import { readSourceFile, type SourceFile } from './create-api-linter';
+import { readSourceFile, type SourceFile } from './read-source-file';
 
 type Json = Record<string, unknown>;
 

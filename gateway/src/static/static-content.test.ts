@@ -117,7 +117,7 @@ describe('loading x-static operations', () => {
   it('refuses an x-static without a contentPath, naming the file and the operation', async () => {
     await writeFile(join(dir, 'broken.yml'), api({ isalive: "''", docs: 'docs' }));
     await expect(loadApi(join(dir, 'broken.yml'))).rejects.toThrow(
-      /broken\.yml:8:16 {2}error {2}paths\.\/isalive\.get\.x-static: needs a contentPath/,
+      /broken\.yml:8:7 {2}error {2}paths\.\/isalive\.get\.x-static: needs a contentPath/,
     );
   });
 
