@@ -3,6 +3,7 @@ import { Yaml } from '@stoplight/spectral-parsers';
 import { Resolver } from '@stoplight/spectral-ref-resolver';
 import { oas } from '@stoplight/spectral-rulesets';
 import { formatPath, type Diagnostic } from './diagnostic';
+import { valueAt } from './value-at';
 
 /**
  * Spectral's rules that find what a peer (Prism, Swagger UI, Redoc) would get wrong or read differently, each a
@@ -79,15 +80,6 @@ function selectRelevant(results: ISpectralDiagnostic[], data: unknown): ISpectra
     if (location === 'body') return !/required property "(type)"/.test(result.message);
     return !/required property "(schema)"/.test(result.message);
   });
-}
-
-function valueAt(data: unknown, path: ReadonlyArray<string | number>): unknown {
-  let value = data;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[String(key)];
-  }
-  return value;
 }
 
 export interface TextLinter {

@@ -7,6 +7,7 @@ import { diagnoseLoadError, type ParserFailure } from './diagnose-load-error';
 import type { Diagnostic } from './diagnostic';
 import { LOAD_LIMITS, type LoadLimits } from './load-limits';
 import { readSourceFile, type SourceFile } from './read-source-file';
+import { valueAt } from './value-at';
 
 type Json = Record<string, unknown>;
 
@@ -36,15 +37,6 @@ function resolveRefUrl(base: string, ref: string): string {
   const scratch = 'https://scratch.invalid';
   const resolved = new URL(ref, new URL(base, scratch));
   return resolved.origin === scratch ? resolved.pathname + resolved.search + resolved.hash : resolved.href;
-}
-
-function valueAt(data: unknown, path: ReadonlyArray<string | number>): unknown {
-  let value = data;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Json)[String(key)];
-  }
-  return value;
 }
 
 /** Whether any operation reaches `target` (an object of the dereferenced document), cycles followed once. */
