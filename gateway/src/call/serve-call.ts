@@ -1,11 +1,10 @@
 import { isRestbusError, RestbusError, sendError, type Logger, type ResponseMessage } from '@restbus/infra';
 import type { Forwarder } from '../forward/create-forwarder';
 import { readBody } from '../http/read-body';
-import { sendReply } from '../http/send-reply';
+import { sendReply, writeHttpAnswer } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
-import { buildMockResponse } from '../mock/build-mock-response';
+import { createMockAnswers } from '../mock/create-mock-answers';
 import { findUnmetSecurity } from '../mock/find-unmet-security';
-import { readPrefer } from '../mock/read-prefer';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { Call } from './call';
 
@@ -38,8 +37,8 @@ export const MOCKED_HEADER = 'x-restbus-mocked';
  */
 export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<void> {
   const { forward, metrics, logger } = deps;
+  const mockAnswers = createMockAnswers();
 
-  /** Answers as the API description says the operation answers (see buildMockResponse). */
   /** Answers 401 when the operation's security requirements are not met (the mock checks them; a service its own). */
   function refuseUnauthenticated({ endpoint, req, res, headers, query }: Call): boolean {
     const challenges = findUnmetSecurity(endpoint.source, { headers: req.headers, query });
@@ -51,14 +50,11 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
     return true;
   }
 
+  /** Answers as the API description says the operation answers (see buildMockResponse). */
   function answerFromMock({ endpoint, req, res, headers }: Call, marked: boolean): void {
     try {
-      const reply = buildMockResponse(
-        endpoint.source,
-        { method: req.method ?? 'GET', headers: req.headers },
-        readPrefer(req.headers.prefer),
-      );
-      sendReply(res, reply, marked ? { ...headers, [MOCKED_HEADER]: 'true' } : headers);
+      const answer = mockAnswers.answer(endpoint.source, req.headers);
+      writeHttpAnswer(res, answer, marked ? { ...headers, [MOCKED_HEADER]: 'true' } : headers);
       metrics.answered(endpoint.desc.uri, endpoint.desc.method.toUpperCase(), 'mock');
     } catch (err) {
       if (!isRestbusError(err)) throw err;

@@ -45,12 +45,16 @@ function checkHeader(name: string, value: string | string[]): void {
   }
 }
 
+function headerBytes(name: string, value: OutgoingHttpHeaders[string]): number {
+  if (value === undefined) return 0;
+  let bytes = 0;
+  for (const item of Array.isArray(value) ? value : [value]) bytes += name.length + 4 + Buffer.byteLength(String(item));
+  return bytes;
+}
+
 function headBytes(headers: OutgoingHttpHeaders): number {
   let bytes = NODE_HEAD_ALLOWANCE;
-  for (const [name, value] of Object.entries(headers)) {
-    for (const item of Array.isArray(value) ? value : [value])
-      bytes += name.length + 4 + Buffer.byteLength(String(item));
-  }
+  for (const [name, value] of Object.entries(headers)) bytes += headerBytes(name, value);
   return bytes;
 }
 
@@ -77,18 +81,29 @@ function toText(body: unknown): string {
 }
 
 /**
- * Writes a reply as the HTTP response: status 200 when absent; no body for null/absent bodies and for 204/304;
- * a string or bytes verbatim (text/plain or application/octet-stream unless the reply names a type); any other JSON
- * value as JSON.
- * The gateway's own headers (`ownHeaders`, and `date`) win over the reply's; `vary` is merged so neither side's
- * cache key is lost. Throws a `BAD_REPLY` RestbusError, before anything is written to `res`, when the reply cannot
- * be an HTTP response: a status outside 200–599, headers HTTP cannot carry or too large, a body JSON cannot write.
+ * A reply made ready to be written: checked, its headers lower-cased and framed (`content-type` with its charset,
+ * `content-length`), its body text or bytes. The same answer can be written to many responses (the mock's are kept
+ * per operation and request shape): only the gateway's own headers differ between them.
  */
-export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeaders: OutgoingHttpHeaders): void {
+export interface HttpAnswer {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body?: string | Uint8Array;
+  /** The head's size in bytes without the gateway's own headers, counted once. */
+  headBytes: number;
+}
+
+/**
+ * Makes a reply an HTTP answer: status 200 when absent; no body for null/absent bodies and for 204/304; a string or
+ * bytes verbatim (text/plain or application/octet-stream unless the reply names a type); any other JSON value as
+ * JSON. Throws a `BAD_REPLY` RestbusError when the reply cannot be an HTTP response: a status outside 200–599,
+ * headers HTTP cannot carry, a body JSON cannot write.
+ */
+export function toHttpAnswer(reply: ResponseMessage): HttpAnswer {
   const status = reply.status ?? 200;
   checkStatus(status);
   // No prototype: a reply header named `__proto__` or `constructor` is just a header.
-  const headers: OutgoingHttpHeaders = Object.assign(Object.create(null) as OutgoingHttpHeaders, ownHeaders);
+  const headers: OutgoingHttpHeaders = Object.create(null) as OutgoingHttpHeaders;
   let type: string | undefined;
   for (const [name, raw] of Object.entries(reply.headers ?? {})) {
     const lower = name.toLowerCase();
@@ -96,8 +111,7 @@ export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeader
     const value = typeof raw === 'number' ? String(raw) : (raw as Exclude<HeaderValue, number>);
     checkHeader(name, value);
     if (lower === 'content-type') type = String(value);
-    else if (!Object.hasOwn(ownHeaders, lower)) headers[lower] = value;
-    else if (lower === 'vary') headers.vary = `${String(ownHeaders.vary)}, ${String(value)}`;
+    else headers[lower] = value;
   }
   const body = reply.body;
   let text: string | Uint8Array | undefined;
@@ -114,7 +128,22 @@ export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeader
   if (type !== undefined) headers['content-type'] = withCharset(type);
   if (text !== undefined) headers['content-length'] = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
   else if (status !== 204 && status !== 304) headers['content-length'] = 0;
-  const size = headBytes(headers);
+  return { status, headers, body: text, headBytes: headBytes(headers) };
+}
+
+/**
+ * Writes an answer as the HTTP response. The gateway's own headers (`ownHeaders`, and `date`) win over the
+ * answer's; `vary` is merged so neither side's cache key is lost. Throws a `BAD_REPLY` RestbusError, before anything
+ * is written to `res`, when the head would be larger than a client accepts.
+ */
+export function writeHttpAnswer(res: ServerResponse, answer: HttpAnswer, ownHeaders: OutgoingHttpHeaders): void {
+  const headers: OutgoingHttpHeaders = Object.assign(Object.create(null) as OutgoingHttpHeaders, ownHeaders);
+  let size = answer.headBytes;
+  for (const name in ownHeaders) size += headerBytes(name, ownHeaders[name]);
+  for (const name in answer.headers) {
+    if (!Object.hasOwn(headers, name)) headers[name] = answer.headers[name];
+    else if (name === 'vary') headers.vary = `${String(headers.vary)}, ${String(answer.headers.vary)}`;
+  }
   if (size > MAX_HEAD_BYTES) {
     throw new RestbusError(
       'BAD_REPLY',
@@ -122,6 +151,14 @@ export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeader
     );
   }
   // The reason phrase is named so that it always matches the status written.
-  res.writeHead(status, STATUS_CODES[status] ?? 'Unknown', headers);
-  res.end(text);
+  res.writeHead(answer.status, STATUS_CODES[answer.status] ?? 'Unknown', headers);
+  res.end(answer.body);
+}
+
+/**
+ * Writes a reply as the HTTP response (toHttpAnswer, then writeHttpAnswer). Throws a `BAD_REPLY` RestbusError,
+ * before anything is written to `res`, when the reply cannot be an HTTP response.
+ */
+export function sendReply(res: ServerResponse, reply: ResponseMessage, ownHeaders: OutgoingHttpHeaders): void {
+  writeHttpAnswer(res, toHttpAnswer(reply), ownHeaders);
 }

@@ -80,20 +80,15 @@ function toText(type: string, value: unknown): string | undefined {
   return typeof value === 'string' && !isJsonMediaType(type) ? value : JSON.stringify(value);
 }
 
-export interface MockRequest {
-  method: string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
 /**
- * The answer of `-m` for one call, following Prism's static mode: the response `chooseResponse` picks, in the
+ * The answer of `-m` for one call (its `Accept` header, its preferences), following Prism's static mode: the response `chooseResponse` picks, in the
  * media type `Accept` prefers among those it declares (`406 NOT_ACCEPTABLE` when none fits), its body the chosen
  * example or one built from the schema, its declared headers with their examples. 204 and 304 have no body, nor
  * has an answer to HEAD.
  */
 export function buildMockResponse(
   endpoint: ApiEndpoint,
-  request: MockRequest,
+  accept: string | undefined,
   preference: MockPreference,
 ): ResponseMessage {
   const responses = isObject(endpoint.operation.responses)
@@ -110,10 +105,7 @@ export function buildMockResponse(
   const media = listMedia(endpoint, chosen.response, preference);
   if (!media) return { status: chosen.status, headers };
   const available = media.map((candidate) => candidate.type);
-  const accept = request.headers.accept;
-  const [type] = new Negotiator({ headers: { accept: Array.isArray(accept) ? accept.join(', ') : accept } }).mediaTypes(
-    available,
-  );
+  const [type] = new Negotiator({ headers: { accept } }).mediaTypes(available);
   if (type === undefined) {
     throw new RestbusError(
       'NOT_ACCEPTABLE',
