@@ -21,6 +21,9 @@ import { PET, PET_PATH, writeBenchApi, writePetApi } from './write-bench-api';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = [64, 1];
+/** A pair compared within a few percent runs in alternating slices: this many of this many seconds each. */
+const SLICES = Number(process.env.BENCH_SLICES ?? 6);
+const SLICE_SECONDS = 2;
 const entry = join(__dirname, 'target-main.js');
 
 const GATEWAY = 'restbus-gateway';
@@ -138,6 +141,42 @@ async function measure(target: Target): Promise<void> {
   }
 }
 
+/** Slices of one load as one result: their throughput over their time together, the median of their latencies. */
+function combine(slices: LoadResult[], seconds: number): LoadResult {
+  const requests = slices.reduce((sum, slice) => sum + slice.requests, 0);
+  return {
+    requestsPerSecond: requests / (seconds * slices.length),
+    p50: median(slices.map((slice) => slice.p50)),
+    p99: median(slices.map((slice) => slice.p99)),
+    requests,
+  };
+}
+
+/**
+ * Two targets a goal compares within a few percent, both running, measured in alternating slices (A B, B A, A B …):
+ * a slow spell of this shared machine then weighs on both alike instead of on whichever ran during it.
+ */
+async function measurePair(pair: [Target, Target]): Promise<void> {
+  const running: Running[] = [];
+  try {
+    for (const target of pair) running.push(await target.start());
+    for (const [i, target] of pair.entries()) {
+      await verify(target, running[i].url);
+      await runWrk(running[i].url, 16, 1); // warm-up (JIT, connections)
+    }
+    for (const connections of CONNECTIONS) {
+      const slices: LoadResult[][] = [[], []];
+      for (let slice = 0; slice < SLICES; slice++) {
+        for (const i of slice % 2 ? [1, 0] : [0, 1])
+          slices[i].push(await runWrk(running[i].url, connections, SLICE_SECONDS));
+      }
+      pair.forEach((target, i) => record(target.name, connections, combine(slices[i], SLICE_SECONDS)));
+    }
+  } finally {
+    for (const target of running) await target.stop();
+  }
+}
+
 function summary(name: string, connections: number): LoadResult {
   const runs = runsOf(name, connections);
   return {
@@ -244,10 +283,12 @@ async function main(): Promise<void> {
     expected: HELLO,
     byService: true,
   });
-  // Hybrid beside plain -u, so that the ratio with the tightest goal compares runs seconds apart.
-  const targets: Target[] = [
+  // Hybrid beside plain -u in alternating slices: the ratio with the tightest goal (5 %) compares runs seconds apart.
+  const pair: [Target, Target] = [
     forwarding(GATEWAY, ['gateway', api, '-u']),
     forwarding(HYBRID, ['gateway', api, '-u', '-m']),
+  ];
+  const targets: Target[] = [
     forwarding(FORWARDER, ['plain']),
     forwarding(MOLECULER, ['moleculer-web']),
     forwarding(EXPRESS, ['express']),
@@ -265,7 +306,9 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       process.stderr.write(`round ${round}/${ROUNDS}\n`);
       // Every other round in reverse, so that no target always runs first or right after the same one.
+      if (round % 2) await measurePair(pair);
       for (const target of round % 2 ? targets : [...targets].reverse()) await measure(target);
+      if (!(round % 2)) await measurePair(pair);
       for (const connections of CONNECTIONS) {
         const raw = await spawnTarget(['raw', nats.url, String(connections), String(SECONDS)]);
         record(RAW, connections, raw.result!);
@@ -292,7 +335,8 @@ async function main(): Promise<void> {
       // Other work on the machine shows up in every row; the load average says how much there was.
       `Load average (1 min) at the start ${fmt(loadBefore)}, at the end ${fmt(loadavg()[0])} on ${availableParallelism()} cores.`,
       `Medians of ${ROUNDS} rounds of ${SECONDS} s (wrk, 1 thread, after 1 s at 16 connections), the targets one after the other, ` +
-        'every other round in reverse order; a ratio is the median of the ratios of the rounds.',
+        'every other round in reverse order; a ratio is the median of the ratios of the rounds. ' +
+        `${GATEWAY} and ${HYBRID} run side by side, measured in ${SLICES} alternating slices of ${SLICE_SECONDS} s each per round.`,
       '',
       ...sections.flatMap(table),
       ...goals(),

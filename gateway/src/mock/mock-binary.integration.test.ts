@@ -198,6 +198,180 @@ describe('restbus-gateway -m on examples, q-values, 204 and bearer security', ()
   });
 });
 
+/** The remaining rules, in an OpenAPI 3.1 document written as JSON: how a response is chosen, wildcards, sampling, 304, --validate on path and headers, HTTP Basic, OAuth2 and OpenID Connect. */
+const json = (value: unknown) => ({ 'application/json': { example: value } });
+const rules = {
+  openapi: '3.1.0',
+  info: { title: 'rules', version: '1' },
+  components: {
+    securitySchemes: {
+      basic: { type: 'http', scheme: 'basic' },
+      oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://example.com/token', scopes: {} } } },
+      oidc: { type: 'openIdConnect', openIdConnectUrl: 'https://example.com/.well-known/openid-configuration' },
+    },
+  },
+  paths: {
+    '/ranged': {
+      get: {
+        responses: {
+          '5XX': { description: 'e', content: json('failed') },
+          '2XX': { description: 'r', content: json('ranged') },
+        },
+      },
+    },
+    '/defaulted': {
+      get: {
+        responses: {
+          '404': { description: 'n', content: json('missing') },
+          default: { description: 'd', content: json('default') },
+        },
+      },
+    },
+    '/lowest': {
+      get: {
+        responses: {
+          '500': { description: 'e', content: json('broken') },
+          '404': { description: 'n', content: json('missing') },
+        },
+      },
+    },
+    '/unchanged': {
+      get: {
+        responses: {
+          '304': { description: 'not modified', headers: { ETag: { schema: { type: 'string', example: '"v1"' } } } },
+        },
+      },
+    },
+    '/wild': {
+      get: {
+        responses: {
+          '200': { description: 'w', content: { ...json({ kind: 'json' }), 'text/plain': { example: 'plain' } } },
+        },
+      },
+    },
+    '/sampled': {
+      get: {
+        responses: {
+          '200': {
+            description: 's',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['count', 'ok', 'at', 'side', 'tags', 'id'],
+                  properties: {
+                    count: { type: 'integer', minimum: 3 },
+                    ok: { type: 'boolean' },
+                    at: { type: 'string', format: 'date' },
+                    side: { type: 'string', enum: ['light', 'dark'] },
+                    tags: { type: 'array', items: { type: 'string', default: 'tag' } },
+                    id: { type: ['string', 'null'], examples: ['first'] },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    '/items/{id}': {
+      get: {
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+          { name: 'X-Trace', in: 'header', required: true, schema: { type: 'string' } },
+        ],
+        responses: { '200': { description: 'i', content: json({ id: 1 }) } },
+      },
+    },
+    '/basic': {
+      get: { security: [{ basic: [] }], responses: { '200': { description: 'b', content: json('basic') } } },
+    },
+    '/oauth': {
+      get: { security: [{ oauth: [] }], responses: { '200': { description: 'o', content: json('oauth') } } },
+    },
+    '/oidc': { get: { security: [{ oidc: [] }], responses: { '200': { description: 'c', content: json('oidc') } } } },
+  },
+};
+
+describe('restbus-gateway -m --validate on an OpenAPI 3.1 document in JSON, for the rules the pet API does not reach', () => {
+  let mock: { url: string; child: ChildProcess };
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${mock.url}${path}`, { headers });
+  beforeAll(async () => {
+    await writeFile(join(dir, 'rules.json'), JSON.stringify(rules, null, 2));
+    mock = await startMock(join(dir, 'rules.json'));
+  });
+  afterAll(() => mock?.child.kill('SIGTERM'));
+
+  it('answers a 2XX range with 200, else default with 200, else the lowest declared code', async () => {
+    const answers = [];
+    for (const path of ['/ranged', '/defaulted', '/lowest']) {
+      const response = await get(path);
+      answers.push([response.status, await response.json()]);
+    }
+    expect(answers).toEqual([
+      [200, 'ranged'],
+      [200, 'default'],
+      [404, 'missing'],
+    ]);
+  });
+
+  it('answers 304 with its declared headers and no body', async () => {
+    const response = await get('/unchanged');
+    expect([response.status, response.headers.get('etag'), await response.text()]).toEqual([304, '"v1"', '']);
+  });
+
+  it('negotiates a wildcard Accept to the declared type it covers', async () => {
+    const text = await get('/wild', { accept: 'text/*' });
+    expect([text.headers.get('content-type'), await text.text()]).toEqual(['text/plain; charset=utf-8', 'plain']);
+    const any = await get('/wild', { accept: 'image/png, */*;q=0.1' });
+    expect([any.headers.get('content-type'), await any.json()]).toEqual([
+      'application/json; charset=utf-8',
+      { kind: 'json' },
+    ]);
+  });
+
+  it('builds the same body from a schema every time: minimum, types, formats, enum, default, examples', async () => {
+    const first = await (await get('/sampled')).json();
+    expect(first).toEqual({
+      count: 3,
+      ok: true,
+      at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      side: 'light',
+      tags: ['tag'],
+      id: 'first',
+    });
+    expect(await (await get('/sampled')).json()).toEqual(first);
+  });
+
+  it('answers 400 naming the path parameter or header that does not match, and the example once both do', async () => {
+    const badPath = await get('/items/seven', { 'x-trace': 't' });
+    const noHeader = await get('/items/7');
+    const locations = async (response: Response) =>
+      ((await response.json()) as { problems: Array<{ location: string }> }).problems.map((p) => p.location);
+    expect([badPath.status, await locations(badPath)]).toEqual([400, ['path.id']]);
+    expect([noHeader.status, await locations(noHeader)]).toEqual([400, ['header.x-trace']]);
+    const fine = await get('/items/7', { 'x-trace': 't' });
+    expect([fine.status, await fine.json()]).toEqual([200, { id: 1 }]);
+  });
+
+  it('challenges HTTP Basic, OAuth2 and OpenID Connect with 401 and answers once the credentials are there', async () => {
+    const challenges = [];
+    for (const path of ['/basic', '/oauth', '/oidc']) {
+      const response = await get(path);
+      challenges.push([response.status, response.headers.get('www-authenticate'), (await response.json()).code]);
+    }
+    expect(challenges).toEqual([
+      [401, 'Basic realm="restbus"', 'UNAUTHORIZED'],
+      [401, 'Bearer realm="restbus"', 'UNAUTHORIZED'],
+      [401, 'Bearer realm="restbus"', 'UNAUTHORIZED'],
+    ]);
+    const basic = await get('/basic', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` });
+    const oauth = await get('/oauth', { authorization: 'Bearer token' });
+    const oidc = await get('/oidc', { authorization: 'Bearer token' });
+    expect([await basic.json(), await oauth.json(), await oidc.json()]).toEqual(['basic', 'oauth', 'oidc']);
+  });
+});
+
 describe('restbus-gateway -u -m (hybrid) with a real NATS server', () => {
   let nats: TestNatsServer;
   let gateway: { url: string; child: ChildProcess };
@@ -208,7 +382,7 @@ describe('restbus-gateway -u -m (hybrid) with a real NATS server', () => {
     nc = await connect({ servers: nats.url });
     const file = join(dir, 'hybrid.yaml');
     await writeFile(file, openapi3('3.0.3'));
-    gateway = await startMock(file, ['-u', '-n', nats.url]);
+    gateway = await startMock(file, ['-u', '-n', nats.url, '--timeout', '500']);
     // It listens before its NATS link is up; until then every call would be answered by the mock.
     for (let tries = 0; (await fetch(`${gateway.url}/-/ready`)).status !== 200; tries++) {
       if (tries === 100) throw new Error('the gateway did not connect to NATS within 5 s');
@@ -238,5 +412,31 @@ describe('restbus-gateway -u -m (hybrid) with a real NATS server', () => {
     expect(metrics).toMatch(/restbus_gateway_answers_total\{route="\/pets",method="GET",by="service"\} 1\n/);
     expect(metrics).toMatch(/restbus_gateway_answers_total\{route="\/pets",method="POST",by="mock"\} 1\n/);
     subscription.unsubscribe();
+  });
+
+  it('never masks a service: its error reply is forwarded and a call it takes but does not answer is 504', async () => {
+    const failing = nc.subscribe('easer.get_/pets', {
+      callback: (_err, msg) => msg.respond(JSON.stringify({ status: 503, body: { error: 'down for maintenance' } })),
+    });
+    const silent = nc.subscribe('easer.post_/pets', { callback: () => undefined });
+    await nc.flush();
+    try {
+      const failed = await fetch(`${gateway.url}/pets`);
+      expect([failed.status, failed.headers.get('x-restbus-mocked'), await failed.json()]).toEqual([
+        503,
+        null,
+        { error: 'down for maintenance' },
+      ]);
+      const timedOut = await fetch(`${gateway.url}/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-key': 'k' },
+        body: '{"name":"Tom"}',
+      });
+      expect([timedOut.status, timedOut.headers.get('x-restbus-mocked')]).toEqual([504, null]);
+      expect(await timedOut.json()).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
+    } finally {
+      failing.unsubscribe();
+      silent.unsubscribe();
+    }
   });
 });
