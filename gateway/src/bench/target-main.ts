@@ -10,6 +10,8 @@ import type { GatewayConfig } from '../config';
 import { startExpressForwarder } from './express-forwarder';
 import { startMoleculerResponder, startMoleculerWeb } from './moleculer-peer';
 import { startPlainForwarder } from './plain-forwarder';
+import { startStaticAnswerer } from './static-answerer';
+import { PET } from './write-bench-api';
 
 const [kind, natsUrl, ...rest] = process.argv.slice(2);
 const send = (message: unknown): void => {
@@ -66,6 +68,9 @@ async function start(): Promise<void> {
       return;
     case 'plain':
       server = await startPlainForwarder(natsUrl, 'easer.get_/hello');
+      break;
+    case 'static':
+      server = await startStaticAnswerer(PET);
       break;
     case 'express':
       server = await startExpressForwarder(natsUrl, 'easer.get_/hello', '/hello');
