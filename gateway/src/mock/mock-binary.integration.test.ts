@@ -358,7 +358,11 @@ describe('restbus-gateway -m --validate on an OpenAPI 3.1 document in JSON, for 
     const challenges = [];
     for (const path of ['/basic', '/oauth', '/oidc']) {
       const response = await get(path);
-      challenges.push([response.status, response.headers.get('www-authenticate'), (await response.json()).code]);
+      challenges.push([
+        response.status,
+        response.headers.get('www-authenticate'),
+        ((await response.json()) as { code: string }).code,
+      ]);
     }
     expect(challenges).toEqual([
       [401, 'Basic realm="restbus"', 'UNAUTHORIZED'],
