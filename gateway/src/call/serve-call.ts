@@ -3,7 +3,7 @@ import type { Forwarder } from '../forward/create-forwarder';
 import { readBody } from '../http/read-body';
 import { sendReply, writeHttpAnswer } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
-import { createMockAnswers } from '../mock/create-mock-answers';
+import type { MockAnswers } from '../mock/create-mock-answers';
 import { findUnmetSecurity } from '../mock/find-unmet-security';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { Call } from './call';
@@ -11,8 +11,11 @@ import type { Call } from './call';
 export interface CallServerDeps {
   /** Forwards calls over NATS; without it every described endpoint answers 501 (upstream behaviour). */
   forward?: Forwarder;
-  /** easer's -m: answer from the operation's example without forwarding, or when no service answers. */
-  mock?: boolean;
+  /**
+   * easer's -m: answer as the API description says without forwarding, or when no service answers; the answers are
+   * kept here (the gateway forgets them on reload).
+   */
+  mock?: MockAnswers;
   /** The largest body accepted now (it can change on reload). */
   bodyLimit(): number;
   metrics: GatewayMetrics;
@@ -37,7 +40,6 @@ export const MOCKED_HEADER = 'x-restbus-mocked';
  */
 export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<void> {
   const { forward, metrics, logger } = deps;
-  const mockAnswers = createMockAnswers();
 
   /** Answers 401 when the operation's security requirements are not met (the mock checks them; a service its own). */
   function refuseUnauthenticated({ endpoint, req, res, headers, query }: Call): boolean {
@@ -51,9 +53,9 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
   }
 
   /** Answers as the API description says the operation answers (see buildMockResponse). */
-  function answerFromMock({ endpoint, req, res, headers }: Call, marked: boolean): void {
+  function answerFromMock({ endpoint, req, res, headers }: Call, mock: MockAnswers, marked: boolean): void {
     try {
-      const answer = mockAnswers.answer(endpoint.source, req.headers);
+      const answer = mock.answer(endpoint.source, req.headers);
       writeHttpAnswer(res, answer, marked ? { ...headers, [MOCKED_HEADER]: 'true' } : headers);
       metrics.answered(endpoint.desc.uri, endpoint.desc.method.toUpperCase(), 'mock');
     } catch (err) {
@@ -74,7 +76,7 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
     );
     // With -u -m, while no service is there, the API description answers (marked so).
     if (deps.mock && NO_SERVICE.has(error.code)) {
-      if (!refuseUnauthenticated(call)) answerFromMock(call, true);
+      if (!refuseUnauthenticated(call)) answerFromMock(call, deps.mock, true);
       return;
     }
     sendError(call.res, error.code, error.message, call.headers);
@@ -99,7 +101,8 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
   return async (call) => {
     const { endpoint, req, res, headers } = call;
     if (!forward) {
-      if (!deps.mock) {
+      const { mock } = deps;
+      if (!mock) {
         sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
         return;
       }
@@ -122,7 +125,7 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
         answerFailure(call, err);
         return;
       }
-      answerFromMock(call, false);
+      answerFromMock(call, mock, false);
       return;
     }
     let reply: ResponseMessage;

@@ -5,6 +5,7 @@ import { sendError, type Logger } from '@restbus/infra';
 import { createCallServer } from '../call/serve-call';
 import type { Forwarder } from '../forward/create-forwarder';
 import type { GatewayMetrics } from '../observability/create-metrics';
+import { createMockAnswers } from '../mock/create-mock-answers';
 import { createCallRecorder } from '../observability/record-call';
 import { toTraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -83,7 +84,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   let { table, statics } = compile(options.endpoints);
   const app = createAdminApp({ metrics, isReady: () => !shuttingDown && options.isConnected() });
   const recorder = createCallRecorder({ metrics, logger });
-  const serveCall = createCallServer({ ...options, bodyLimit: () => bodyLimit, logger });
+  const mock = options.mock ? createMockAnswers() : undefined;
+  const serveCall = createCallServer({ ...options, mock, bodyLimit: () => bodyLimit, logger });
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
@@ -155,6 +157,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     setEndpoints(endpoints) {
       // One assignment: a call is routed and checked either on the old table or on the new one, never on a mix.
       ({ table, statics } = compile(endpoints));
+      mock?.clear();
     },
     beginShutdown() {
       shuttingDown = true;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isRestbusError } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { loadApi } from '../openapi/load-api';
-import { createMockAnswers } from './create-mock-answers';
+import { createMockAnswers, DEFAULT_MOCK_ANSWER_LIMITS } from './create-mock-answers';
 
 const API = `
 openapi: 3.0.3
@@ -94,5 +94,22 @@ describe('the answers of -m, built once per operation and request shape', () => 
     expect(rebuilt).toEqual(first);
     const long = `application/json, ${'x/y, '.repeat(100)}`;
     expect(answers.answer(pets, { accept: long })).not.toBe(answers.answer(pets, { accept: long }));
+  });
+
+  it('keeps no more bytes than its budget over all operations, and answers past it all the same', () => {
+    // Each body is 16 bytes ([{"name":"Rex"}]), the keys 17 and 23 ("\n" and the Accept): room for two, not three.
+    const answers = createMockAnswers({ ...DEFAULT_MOCK_ANSWER_LIMITS, maxBytes: 16 + 17 + 16 + 23 });
+    const shapes = ['application/json', 'application/json;q=0.9', 'application/json;q=0.8'];
+    const first = shapes.map((accept) => answers.answer(pets, { accept }));
+    const again = shapes.map((accept) => answers.answer(pets, { accept }));
+    expect(again.map((answer, i) => answer === first[i])).toEqual([true, true, false]);
+    expect(again[2]).toEqual(first[2]);
+  });
+
+  it('forgets every kept answer when cleared, as on a reload', () => {
+    const answers = createMockAnswers();
+    const first = answers.answer(pets, {});
+    answers.clear();
+    expect(answers.answer(pets, {})).not.toBe(first);
   });
 });

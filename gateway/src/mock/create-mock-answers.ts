@@ -4,8 +4,16 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 import { buildMockResponse } from './build-mock-response';
 import { readPrefer } from './read-prefer';
 
-/** Answers kept per operation at most: clients choose `Accept` and `Prefer`, and memory must not follow them. */
-const ANSWERS_PER_OPERATION = 16;
+/** How much the mock keeps: clients choose `Accept` and `Prefer`, and memory must not follow them. */
+export interface MockAnswerLimits {
+  /** Request shapes (`Accept` and `Prefer`) kept per operation; the oldest makes room. */
+  shapesPerOperation: number;
+  /** Bytes of kept bodies and keys, all operations together; past it answers are built each time, not kept. */
+  maxBytes: number;
+}
+
+export const DEFAULT_MOCK_ANSWER_LIMITS: MockAnswerLimits = { shapesPerOperation: 16, maxBytes: 32 * 1024 * 1024 };
+
 /** Longer request shapes are answered without being kept (a hostile `Accept` can be kilobytes long). */
 const LONGEST_KEY = 256;
 
@@ -15,16 +23,22 @@ export interface MockAnswers {
    * Throws the RestbusError buildMockResponse or readPrefer throws (406, a bad `Prefer`).
    */
   answer(endpoint: ApiEndpoint, headers: IncomingHttpHeaders): HttpAnswer;
+  /** Forgets every kept answer: on reload the operations are new. */
+  clear(): void;
 }
+
+/** What a kept answer weighs: its body's bytes (counted once, at framing) and its key. */
+const weigh = (answer: HttpAnswer, key: string): number => Number(answer.headers['content-length'] ?? 0) + key.length;
 
 /**
  * The mock's answers, each built once: an answer depends only on the operation, `Accept` and `Prefer` (examples and
  * schema samples are deterministic), so it is kept per operation and those two headers. Building one (negotiation,
- * sampling, JSON) costs more than writing it; this is what makes `-m` as fast as a static file server. Answers of a
- * reloaded description are new operations: the old ones' answers go with them.
+ * sampling, JSON, the header checks) costs more than writing it; keeping them is what makes `-m` as fast as a
+ * static file server. Bounded per operation and in bytes overall (see MockAnswerLimits).
  */
-export function createMockAnswers(): MockAnswers {
-  const kept = new WeakMap<ApiEndpoint, Map<string, HttpAnswer>>();
+export function createMockAnswers(limits: MockAnswerLimits = DEFAULT_MOCK_ANSWER_LIMITS): MockAnswers {
+  let kept = new Map<ApiEndpoint, Map<string, HttpAnswer>>();
+  let bytes = 0;
   return {
     answer(endpoint, headers) {
       const accept = Array.isArray(headers.accept) ? headers.accept.join(', ') : headers.accept;
@@ -37,10 +51,21 @@ export function createMockAnswers(): MockAnswers {
       const answer = toHttpAnswer(buildMockResponse(endpoint, accept, readPrefer(prefer)));
       if (key.length > LONGEST_KEY) return answer;
       if (!answers) kept.set(endpoint, (answers = new Map()));
-      // The oldest shape makes room: a Map keeps insertion order.
-      if (answers.size >= ANSWERS_PER_OPERATION) answers.delete(answers.keys().next().value as string);
+      if (answers.size >= limits.shapesPerOperation) {
+        // The oldest shape makes room: a Map keeps insertion order.
+        const [oldestKey, oldest] = answers.entries().next().value as [string, HttpAnswer];
+        answers.delete(oldestKey);
+        bytes -= weigh(oldest, oldestKey);
+      }
+      const weight = weigh(answer, key);
+      if (bytes + weight > limits.maxBytes) return answer;
       answers.set(key, answer);
+      bytes += weight;
       return answer;
+    },
+    clear() {
+      kept = new Map();
+      bytes = 0;
     },
   };
 }

@@ -194,6 +194,31 @@ describe('the gateway with -m and without -u, answering as the API description s
   });
 });
 
+describe('the gateway with -m, reloaded', () => {
+  it('answers with the reloaded description at once, not with the answers it kept from the old one', async () => {
+    const file = join(dir, 'reloaded.yml');
+    const describe = (name: string) =>
+      `openapi: 3.0.3
+info: { title: reloaded, version: '1' }
+paths:
+  /persons:
+    get:
+      responses:
+        '200': { description: the persons, content: { application/json: { example: [{ id: ${name} }] } } }
+`;
+    await writeFile(file, describe('luke'));
+    const reloaded = await startTestGateway(await loadApi(file), { mock: true });
+    try {
+      expect(await (await fetch(`${reloaded.url}/persons`)).json()).toEqual([{ id: 'luke' }]);
+      await writeFile(file, describe('leia'));
+      reloaded.gateway.setEndpoints(await loadApi(file));
+      expect(await (await fetch(`${reloaded.url}/persons`)).json()).toEqual([{ id: 'leia' }]);
+    } finally {
+      await reloaded.close();
+    }
+  });
+});
+
 describe('the gateway with -m and -u (hybrid)', () => {
   let server: TestNatsServer;
   let link: NatsLink;
