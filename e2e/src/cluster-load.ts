@@ -11,6 +11,8 @@ export interface Outcome {
   /** For a write answered 2xx: the id it stored. */
   storedId?: string;
   ms: number;
+  /** The W3C trace id it was sent with: the gateway and the services log it, so a failure can be found in their logs. */
+  traceId: string;
 }
 
 export interface LoadOptions {
@@ -27,6 +29,8 @@ export interface LoadOptions {
 
 export interface LoadRun {
   outcomes: Outcome[];
+  /** When the run started (epoch ms): `at` of an outcome counts from here. */
+  startedAt: number;
   /** When the fault was injected, ms into the run. */
   faultAt?: number;
 }
@@ -39,9 +43,10 @@ interface Answer {
   stale: boolean;
 }
 
-async function send(url: string, init: RequestInit, timeoutMs: number): Promise<Answer> {
+async function send(url: string, init: RequestInit, timeoutMs: number, traceId: string): Promise<Answer> {
   try {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const headers = { ...(init.headers as Record<string, string>), traceparent: `00-${traceId}-${'1'.repeat(16)}-01` };
+    const response = await fetch(url, { ...init, headers, signal: AbortSignal.timeout(timeoutMs) });
     await response.arrayBuffer();
     return {
       status: response.status,
@@ -65,7 +70,7 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
   const started = Date.now();
   const interval = 1000 / options.ratePerSecond;
   const total = Math.floor((options.durationMs / 1000) * options.ratePerSecond);
-  const run: LoadRun = { outcomes };
+  const run: LoadRun = { outcomes, startedAt: started };
   let faultDone: Promise<void> | undefined;
   for (let i = 0; i < total; i++) {
     const due = started + i * interval;
@@ -80,6 +85,7 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
     inFlight.push(
       (async () => {
         const begun = Date.now();
+        const traceId = `${started.toString(16)}${i.toString(16).padStart(8, '0')}`.padStart(32, '0');
         if (write) {
           const id = `load-${started}-${i}`;
           const { status, retryAfter, stale } = await send(
@@ -90,6 +96,7 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
               body: JSON.stringify({ id, familyName: 'Load', givenName: `${i}` }),
             },
             timeoutMs,
+            traceId,
           );
           if (status >= 200 && status < 300) known.push(id);
           outcomes.push({
@@ -99,12 +106,18 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
             status,
             retryAfter,
             ms: Date.now() - begun,
+            traceId,
             ...(status === 200 ? { storedId: id } : {}),
           });
         } else {
           const path = i % 4 === 0 || known.length === 0 ? '/persons?limit=10' : `/persons/${known[i % known.length]}`;
-          const { status, retryAfter, stale } = await send(`${options.baseUrl}${path}`, { method: 'GET' }, timeoutMs);
-          outcomes.push({ at, kind: 'read', status, retryAfter, stale, ms: Date.now() - begun });
+          const { status, retryAfter, stale } = await send(
+            `${options.baseUrl}${path}`,
+            { method: 'GET' },
+            timeoutMs,
+            traceId,
+          );
+          outcomes.push({ at, kind: 'read', status, retryAfter, stale, ms: Date.now() - begun, traceId });
         }
       })(),
     );

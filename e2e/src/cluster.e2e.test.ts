@@ -1,5 +1,6 @@
 import { findMissing, formatTimeline, runLoad, summarizeLoad, toTimeline, type LoadRun } from './cluster-load';
 import { GATEWAYS, NATS_NODES, startClusterStack, type ClusterStack, type NatsNode } from './cluster-stack';
+import { describeFailures } from './describe-failures';
 
 // Bounded load: a fixed rate for a fixed time, half reads and half writes, on a 2-core machine running ten
 // containers. Figures are printed for the record.
@@ -102,6 +103,8 @@ describe('the cluster stack', () => {
       known,
     );
     const summary = report(`NATS leader ${leader} killed`, run);
+    // The containers' side of any failure, printed before the expectations so that a failing run shows it.
+    process.stdout.write(await describeFailures(stack!, run));
     const rejoining = stack!.start(leader!);
     expect(summary.failedReads).toBe(0);
     expect(summary.writesFailedOtherwise).toBe(0);
@@ -157,6 +160,7 @@ describe('the cluster stack', () => {
     );
     await restarted;
     const summary = report('rolling restart of nats-1, nats-2, nats-3 (lame duck first)', run);
+    process.stdout.write(await describeFailures(stack!, run));
     expect(summary.failedReads + summary.failedWrites).toBe(0);
     expect(await findMissing(stack!.lbUrl, known)).toEqual([]);
   });

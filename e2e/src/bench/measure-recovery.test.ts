@@ -12,6 +12,7 @@ function run(seconds: number, ms: (second: number) => number, failed: (second: n
         status: failed(second) && i === 1 ? 503 : 200,
         retryAfter: failed(second) && i === 1,
         ms: ms(second),
+        traceId: (second * 10 + i).toString(16).padStart(32, '0'),
       });
   return outcomes;
 }
