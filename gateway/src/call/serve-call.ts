@@ -39,7 +39,7 @@ export const MOCKED_HEADER = 'x-restbus-mocked';
  * answer. Each failure is answered once, in the one error shape, and logged with the call's ids.
  */
 export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<void> {
-  const { forward, metrics, logger } = deps;
+  const { forward, mock, metrics, logger } = deps;
 
   /** Answers 401 when the operation's security requirements are not met (the mock checks them; a service its own). */
   function refuseUnauthenticated({ endpoint, req, res, headers, query }: Call): boolean {
@@ -75,8 +75,8 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
       'call not forwarded',
     );
     // With -u -m, while no service is there, the API description answers (marked so).
-    if (deps.mock && NO_SERVICE.has(error.code)) {
-      if (!refuseUnauthenticated(call)) answerFromMock(call, deps.mock, true);
+    if (mock && NO_SERVICE.has(error.code)) {
+      if (!refuseUnauthenticated(call)) answerFromMock(call, mock, true);
       return;
     }
     sendError(call.res, error.code, error.message, call.headers);
@@ -101,7 +101,6 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
   return async (call) => {
     const { endpoint, req, res, headers } = call;
     if (!forward) {
-      const { mock } = deps;
       if (!mock) {
         sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
         return;

@@ -81,10 +81,10 @@ function toText(type: string, value: unknown): string | undefined {
 }
 
 /**
- * The answer of `-m` for one call (its `Accept` header, its preferences), following Prism's static mode: the response `chooseResponse` picks, in the
- * media type `Accept` prefers among those it declares (`406 NOT_ACCEPTABLE` when none fits), its body the chosen
- * example or one built from the schema, its declared headers with their examples. 204 and 304 have no body, nor
- * has an answer to HEAD.
+ * The answer of `-m` for one call (its `Accept` header, its `Prefer` preferences), following Prism's static mode:
+ * the response `chooseResponse` picks, in the media type `Accept` prefers among those it declares
+ * (`406 NOT_ACCEPTABLE` when none fits), its body the chosen example or one built from the schema, its declared
+ * headers with their examples. 204 and 304 have no body, nor has an answer to HEAD.
  */
 export function buildMockResponse(
   endpoint: ApiEndpoint,
