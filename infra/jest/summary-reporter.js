@@ -1,6 +1,9 @@
 const { existsSync, readFileSync } = require('node:fs');
 
-/** One line per hostile-input suite: what it tried, and what it found (all zero when the run is clean). */
+/**
+ * One line per hostile-input suite (what it tried, and what it found: all zero when the run is clean), and one per
+ * path a cost test measured.
+ */
 function describeHostileCounts() {
   const file = process.env.RESTBUS_HOSTILE_LOG;
   if (!file || !existsSync(file)) return '';
@@ -12,8 +15,11 @@ function describeHostileCounts() {
     Object.entries(counts)
       .map(([name, n]) => `${n} ${name}`)
       .join(', ');
+  // A cost line (measureCost's report) says how one request path grew with its input.
   return lines
-    .map(({ suite, tried, found }) => `hostile ${suite}: tried ${list(tried)}; found ${list(found)}\n`)
+    .map(({ suite, tried, found, cost }) =>
+      cost ? `cost ${suite}: ${cost}\n` : `hostile ${suite}: tried ${list(tried)}; found ${list(found)}\n`,
+    )
     .join('');
 }
 

@@ -16,6 +16,8 @@ export { startTestService } from './start-test-service';
 export type { TestServiceOptions } from './start-test-service';
 export { createSeededRandom } from './hostile/seeded-random';
 export type { SeededRandom } from './hostile/seeded-random';
+export { describeCost, measureCost, recordCost } from './cost/measure-cost';
+export type { CostReport, CostRun, MeasureCostOptions } from './cost/measure-cost';
 export { recordHostileCounts } from './hostile/record-hostile-counts';
 export type { HostileCounts } from './hostile/record-hostile-counts';
 export {

@@ -1,0 +1,114 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { appendFileSync } from 'node:fs';
+
+/** One measured run of a request path at one input size. */
+export interface CostRun {
+  /** How many times the base input the run was given (1, 8). */
+  scale: number;
+  /** Wall time of the run, the best of its repeats (the least disturbed by the other core's work). */
+  ms: number;
+  /** The most the process's heap grew during a run, sampled every few milliseconds, in bytes. */
+  heapGrowthBytes: number;
+  /** The longest the event loop was held during the run: what another client would have waited. */
+  maxLoopDelayMs: number;
+}
+
+/** How a request path's cost grows with its input: linear paths stay near 1 at every scale. */
+export interface CostReport {
+  path: string;
+  runs: CostRun[];
+  /** Time per unit of input at the largest scale over the same at scale 1 (8x input, 8x time: growth 1). */
+  growth: number;
+  /** The largest time ratio between the largest and the smallest scale. */
+  timeRatio: number;
+}
+
+export interface MeasureCostOptions {
+  /** Input sizes, as multiples of the base input. Default [1, 8]. */
+  scales?: number[];
+  /** Runs per scale; the fastest counts. Default 3. */
+  repeats?: number;
+  /**
+   * Runs whose time is below this are too short to compare (timer noise dominates): the 1x run's time is raised to
+   * it before the ratio is taken. Default 2 ms.
+   */
+  floorMs?: number;
+}
+
+/**
+ * Measures a request path at growing input sizes: `work(scale)` sends (or processes) an input `scale` times the base
+ * size and resolves once it is answered. Used by the standing cost tests: a path whose time grows much faster than
+ * its input (quadratic validation, unbounded sampling) shows as a large `timeRatio`; one that holds the loop (a
+ * synchronous step over a large input) as a large `maxLoopDelayMs`. Works on servers that run in this process; for a
+ * server in a child process, measure its stall as the latency of a probe request sent while `work` runs.
+ */
+export async function measureCost(
+  path: string,
+  work: (scale: number) => unknown,
+  options: MeasureCostOptions = {},
+): Promise<CostReport> {
+  const scales = options.scales ?? [1, 8];
+  const repeats = options.repeats ?? 3;
+  const floorMs = options.floorMs ?? 2;
+  // One unmeasured run at the smallest scale: the first call pays for compiling and caches, not for its input.
+  await work(scales[0]);
+  const runs: CostRun[] = [];
+  for (const scale of scales) {
+    let best: CostRun | undefined;
+    for (let i = 0; i < repeats; i += 1) {
+      const run = await measureOnce(scale, work);
+      if (!best || run.ms < best.ms)
+        best = { ...run, maxLoopDelayMs: Math.max(run.maxLoopDelayMs, best?.maxLoopDelayMs ?? 0) };
+      else best.maxLoopDelayMs = Math.max(best.maxLoopDelayMs, run.maxLoopDelayMs);
+      best.heapGrowthBytes = Math.max(best.heapGrowthBytes, run.heapGrowthBytes);
+    }
+    runs.push(best as CostRun);
+  }
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  const timeRatio = last.ms / Math.max(first.ms, floorMs);
+  return { path, runs, timeRatio, growth: timeRatio / (last.scale / first.scale) };
+}
+
+async function measureOnce(scale: number, work: (scale: number) => unknown): Promise<CostRun> {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  const heapAtStart = process.memoryUsage().heapUsed;
+  let heapPeak = heapAtStart;
+  const sampler = setInterval(() => {
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+  }, 5);
+  delay.enable();
+  const started = process.hrtime.bigint();
+  try {
+    await work(scale);
+  } finally {
+    delay.disable();
+    clearInterval(sampler);
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+  // The histogram counts the timer's own resolution into every delay.
+  const maxLoopDelayMs = Math.max(0, delay.max / 1e6 - 5);
+  return { scale, ms, heapGrowthBytes: Math.max(0, heapPeak - heapAtStart), maxLoopDelayMs };
+}
+
+/** A cost report as one line: the path, each scale's time, heap growth and longest stall, the ratio. */
+export function describeCost(report: CostReport): string {
+  const runs = report.runs
+    .map(
+      (run) =>
+        `${run.scale}x ${run.ms.toFixed(1)} ms, heap +${(run.heapGrowthBytes / 1048576).toFixed(1)} MB, stall ${run.maxLoopDelayMs.toFixed(0)} ms`,
+    )
+    .join('; ');
+  return `${report.path}: ${runs}; time ratio ${report.timeRatio.toFixed(1)}`;
+}
+
+/**
+ * Records a cost report for the run's closing summary (infra/jest/summary-reporter.js prints it beside the hostile
+ * counts). The file is named by RESTBUS_HOSTILE_LOG, which the jest global setup sets; outside jest it does nothing.
+ */
+export function recordCost(suite: string, report: CostReport): void {
+  const file = process.env.RESTBUS_HOSTILE_LOG;
+  if (!file) return;
+  appendFileSync(file, `${JSON.stringify({ suite, cost: describeCost(report) })}\n`);
+}
