@@ -229,3 +229,54 @@ describe('buildServiceView without a reader (rest-tool 0.5 templates)', () => {
     expect(methods.POST.tryIt).toMatchObject({ body: '', bodyNote: '', hasBody: true });
   });
 });
+
+describe('buildServiceView: files a browser would run', () => {
+  const active = {
+    name: 'Pages',
+    description: 'Answers HTML.',
+    uriTemplate: '/pages',
+    methods: {
+      GET: {
+        summary: 'Get',
+        responses: ['page.html', 'chart.SVG', 'feed.xml', 'list.json', 'body.hbs', 'README'].map((mockBody, i) => ({
+          name: `R${i}`,
+          statusCode: 200 + i,
+          reason: 'OK',
+          mockBody,
+        })),
+      },
+    },
+  } as unknown as ServiceDocument;
+  const names = ['page.html', 'chart.SVG', 'feed.xml', 'list.json', 'body.hbs', 'README'];
+  const pageOf = (keepFileNames?: boolean): ReturnType<typeof buildServiceView> =>
+    buildServiceView(
+      { path: '/orders', file: 'services/orders/service.yml', descriptor: active, dir: DIR },
+      {
+        servicesDir: SERVICES,
+        existing: (path) => names.some((name) => pathOf(name) === path),
+        markdown: createMarkdownRenderer(),
+        config,
+        ...(keepFileNames === undefined ? {} : { keepFileNames }),
+      },
+    );
+
+  it('copies HTML, SVG, XML and files of unknown type as .txt, so that a click on their link shows their text', () => {
+    const page = pageOf();
+    expect(methodsOf(page).GET.responses.map((response) => response.body!.href)).toEqual([
+      'page.html.txt',
+      'chart.SVG.txt',
+      'feed.xml.txt',
+      'list.json',
+      'body.hbs',
+      'README.txt',
+    ]);
+    expect(methodsOf(page).GET.responses.map((response) => response.body!.name)).toEqual(names);
+    expect(page.copies.get('services/orders/page.html.txt')).toBe(pathOf('page.html'));
+    expect(page.copies.has('services/orders/page.html')).toBe(false);
+  });
+
+  it("keeps the descriptors' file names for rest-tool 0.5's templates, which link the files by them", () => {
+    const page = pageOf(true);
+    expect(methodsOf(page).GET.responses.map((response) => response.body!.href)).toEqual(names);
+  });
+});

@@ -6,7 +6,7 @@ import {
   type ServiceDocument,
 } from '@restbus/project-format';
 import { escapeHtml, type MarkdownRenderer } from './render-markdown';
-import { toDocsCopyPath, toHref, toRoot, toServiceDocsDir } from './docs-paths';
+import { toDocsCopyPath, toHref, toInertCopyPath, toRoot, toServiceDocsDir } from './docs-paths';
 import { toSummary } from './to-summary';
 import { buildTryIt, type TryItInput } from './build-try-it';
 import {
@@ -92,6 +92,11 @@ export function buildServiceView(
     config: ProjectConfig;
     /** Reads the start of a file to show it (preview-file's readFileStart); without it, no file is shown. */
     readStart?: (path: string) => FileStart | undefined;
+    /**
+     * Copy every file under its own name, for rest-tool 0.5's templates, which link them by the descriptors' names;
+     * else a file a browser could run (HTML, SVG, XML, …) is copied as `<name>.txt` (toInertCopyPath).
+     */
+    keepFileNames?: boolean;
   },
 ): ServicePage {
   const { descriptor, dir } = service;
@@ -125,8 +130,9 @@ export function buildServiceView(
         example,
       };
     }
-    const target = toDocsCopyPath(context.servicesDir, dir, reference);
-    if (!target) return { ...ref, name: reference, problem: 'outside the services folder, not copied' };
+    const copyPath = toDocsCopyPath(context.servicesDir, dir, reference);
+    if (!copyPath) return { ...ref, name: reference, problem: 'outside the services folder, not copied' };
+    const target = context.keepFileNames ? copyPath : toInertCopyPath(copyPath);
     const source = resolve(dir, reference);
     if (!context.existing(source)) return { ...ref, name: reference, problem: 'file not found' };
     copies.set(target, source);

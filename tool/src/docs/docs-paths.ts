@@ -38,3 +38,14 @@ export function toHref(fromFile: string, toFile: string): string {
 
 /** `../` once per folder between a docs/ file and docs/ itself. */
 export const toRoot = (file: string): string => '../'.repeat(file.split('/').length - 1);
+
+/**
+ * Files linked under their own names: types browsers show as data, text or an image and never run. An HTML, SVG or
+ * XML file (or XSLT, or a type a server may not know and a browser may sniff) opened from a link runs its scripts in
+ * the docs' origin, which is the API's when the mock server serves them: such a copy gets `.txt` added, so that its
+ * link shows its text.
+ */
+const SHOWN_AS_IS = /\.(?:json|txt|ya?ml|csv|md|hbs|handlebars|mustache|png|jpe?g|gif|webp)$/i;
+
+/** `page.html` → `page.html.txt`; `list.json` stays. */
+export const toInertCopyPath = (path: string): string => (SHOWN_AS_IS.test(path) ? path : `${path}.txt`);

@@ -121,6 +121,7 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
         markdown,
         config,
         readStart: upstream ? undefined : readFileStart,
+        keepFileNames: upstream,
       },
     ),
   );
