@@ -302,7 +302,7 @@ describe('a gateway container started without -u', () => {
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await response.json()).toEqual({
       error: 'The endpoint is either not implemented or `operationId` is ignored',
-      code: 'NOT_IMPLEMENTED',
     });
+    expect(response.headers.get('x-restbus-error-code')).toBe('NOT_IMPLEMENTED');
   });
 });

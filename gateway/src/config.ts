@@ -29,6 +29,8 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   validate: boolean;
   /** easer's -m: answer from the API description's examples when no service does (or without -u). */
   enableMocking?: boolean;
+  /** With -u -m: mock the unsafe methods too (POST, PUT, PATCH, DELETE) when no service answers; false by default. */
+  mockWrites?: boolean;
   /** easer's -s: compress response bodies the client accepts compressed. */
   useCompression?: boolean;
   /** easer's -d: print the effective configuration (credentials left out) at start. */
@@ -127,7 +129,16 @@ export const gatewayProgram: ProgramSpec = {
       flags: '-m, --enableMocking',
       env: 'GATEWAY_ENABLE_MOCKING',
       description:
-        'answer as the API description says (status, media type, example or schema, headers, security): always without -u, with -u when no service is there',
+        'answer as the API description says (status, media type, example or schema, headers, security): always without -u, with -u when no service is there (GET, HEAD, OPTIONS, TRACE only, see --mockWrites)',
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'mockWrites',
+      flags: '--mockWrites',
+      aliases: ['--mock-writes'],
+      env: 'GATEWAY_MOCK_WRITES',
+      description:
+        'with -u -m, mock POST, PUT, PATCH and DELETE too when no service is there (otherwise they answer 503: a mocked write would confirm one that never happened)',
       schema: { type: 'boolean', default: false },
     },
     {

@@ -40,3 +40,21 @@ describe('the HTTP limits of the gateway configuration', () => {
     expect(() => load(argv)).toThrow(new RegExp(`${flag} / GATEWAY_`));
   });
 });
+
+describe('the hybrid mode settings of the gateway configuration', () => {
+  it('mock no writes unless asked', () => {
+    expect(load(['-u', '-m'])).toMatchObject({ useMessaging: true, enableMocking: true, mockWrites: false });
+  });
+
+  it.each([
+    ['--mockWrites', ['--mockWrites'], {}],
+    ['--mock-writes', ['--mock-writes'], {}],
+    ['GATEWAY_MOCK_WRITES=true', [], { GATEWAY_MOCK_WRITES: 'true' }],
+  ])('mock writes too when asked with %s', (_how, argv, env) => {
+    expect(load(['-u', '-m', ...argv], env)).toMatchObject({ mockWrites: true });
+  });
+
+  it('refuse a GATEWAY_MOCK_WRITES that is not a boolean, naming the variable', () => {
+    expect(() => load([], { GATEWAY_MOCK_WRITES: 'sometimes' })).toThrow(/GATEWAY_MOCK_WRITES/);
+  });
+});

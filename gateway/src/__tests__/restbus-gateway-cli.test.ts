@@ -98,4 +98,29 @@ describe('restbus-gateway on the command line', () => {
     await once(child, 'close');
     expect(first).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: restbus-gateway: gateway listening \{"port":\d+,/);
   });
+
+  it("answers a described endpoint without -u with the specification's 501: one field, error, in JSON", async () => {
+    const child = spawn(process.execPath, [MAIN, '-r', API, '--port', '0', '--log-format', 'json']);
+    try {
+      let port: number | undefined;
+      for await (const line of createInterface({ input: child.stdout })) {
+        const entry = JSON.parse(line) as { msg?: string; port?: number };
+        if (entry.msg === 'gateway listening') {
+          port = entry.port;
+          break;
+        }
+      }
+      const response = await fetch(`http://127.0.0.1:${port}/persons/luke`, { method: 'PUT', body: '{}' });
+      expect(response.status).toBe(501);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      // The machine-readable code travels beside the body, which keeps the shape the specification gives.
+      expect(response.headers.get('x-restbus-error-code')).toBe('NOT_IMPLEMENTED');
+      expect(await response.text()).toBe(
+        '{"error":"The endpoint is either not implemented or `operationId` is ignored"}',
+      );
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'close');
+    }
+  });
 });

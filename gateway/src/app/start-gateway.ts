@@ -65,6 +65,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       .filter(Boolean),
     validate: config.validate,
     mock: config.enableMocking,
+    mockWrites: config.mockWrites,
     compress: config.useCompression,
     metrics: createMetrics(),
     logger,

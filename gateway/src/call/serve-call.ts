@@ -1,4 +1,12 @@
-import { isRestbusError, RestbusError, sendError, type Logger, type ResponseMessage } from '@restbus/infra';
+import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  isRestbusError,
+  RestbusError,
+  sendError,
+  type ErrorCode,
+  type Logger,
+  type ResponseMessage,
+} from '@restbus/infra';
 import type { Forwarder } from '../forward/create-forwarder';
 import { readBody } from '../http/read-body';
 import { sendReply, writeHttpAnswer } from '../http/send-reply';
@@ -16,6 +24,11 @@ export interface CallServerDeps {
    * kept here (the gateway forgets them on reload).
    */
   mock?: MockAnswers;
+  /**
+   * --mockWrites: with -u -m, the mock answers the unsafe methods too when no service does. Off by default: a mocked
+   * 201 or 204 tells the client a write happened that nothing stored.
+   */
+  mockWrites?: boolean;
   /** The largest body accepted now (it can change on reload). */
   bodyLimit(): number;
   metrics: GatewayMetrics;
@@ -25,11 +38,34 @@ export interface CallServerDeps {
 /** easer's message for a described endpoint it does not forward, kept word for word (clients match on it). */
 export const NOT_IMPLEMENTED_MESSAGE = 'The endpoint is either not implemented or `operationId` is ignored';
 
+/** Where the 501's code travels: the specification gives its body one field, `error`, so the code cannot go there. */
+export const ERROR_CODE_HEADER = 'x-restbus-error-code';
+
+// Encoded once: every call of a gateway without -u gets the same bytes.
+const NOT_IMPLEMENTED_BODY = JSON.stringify({ error: NOT_IMPLEMENTED_MESSAGE });
+
+/**
+ * The specification's answer to a described endpoint without -u, exactly: 501, `application/json; charset=utf-8`,
+ * `{"error": "..."}` and nothing else in the body. The one reply that is not sendError's `{error, code}`.
+ */
+function sendNotImplemented(res: ServerResponse, headers: OutgoingHttpHeaders): void {
+  res.writeHead(501, STATUS_CODES[501], {
+    ...headers,
+    [ERROR_CODE_HEADER]: 'NOT_IMPLEMENTED' satisfies ErrorCode,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(NOT_IMPLEMENTED_BODY),
+  });
+  res.end(NOT_IMPLEMENTED_BODY);
+}
+
 /**
  * Failures that mean no service is there to answer: with -u -m the mock answers instead. A timeout or a service's
  * error is never masked: a service took the call.
  */
 const NO_SERVICE = new Set(['NO_RESPONDER', 'NATS_UNAVAILABLE']);
+
+/** The safe methods (RFC 9110 §9.2.1): answering one from the mock cannot stand for a change that never happened. */
+const SAFE_METHODS = new Set(['get', 'head', 'options', 'trace']);
 
 /** On an answer the mock gave in place of a service (with -u -m), so that a client can tell. */
 export const MOCKED_HEADER = 'x-restbus-mocked';
@@ -74,8 +110,8 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
       { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic, code: error.code },
       'call not forwarded',
     );
-    // With -u -m, while no service is there, the API description answers (marked so).
-    if (mock && NO_SERVICE.has(error.code)) {
+    // With -u -m, while no service is there, the API description answers (marked so): reads only, unless asked.
+    if (mock && NO_SERVICE.has(error.code) && (deps.mockWrites || SAFE_METHODS.has(endpoint.desc.method))) {
       if (!refuseUnauthenticated(call)) answerFromMock(call, mock, true);
       return;
     }
@@ -102,7 +138,7 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
     const { endpoint, req, res, headers } = call;
     if (!forward) {
       if (!mock) {
-        sendError(res, 'NOT_IMPLEMENTED', NOT_IMPLEMENTED_MESSAGE, headers);
+        sendNotImplemented(res, headers);
         return;
       }
       if (refuseUnauthenticated(call)) return;

@@ -30,6 +30,8 @@ export interface GatewayOptions {
   corsOrigins?: readonly string[];
   /** easer's -m: answer from the operation's example without forwarding, or when no service answers. */
   mock?: boolean;
+  /** --mockWrites: with -u -m, mock the unsafe methods too when no service answers. */
+  mockWrites?: boolean;
   /** easer's -s: compress response bodies as the client accepts. */
   compress?: boolean;
   /** --validate: checks each call against its operation before forwarding (400 REQUEST_INVALID with the problems). */

@@ -386,7 +386,8 @@ describe('restbus-gateway -u -m (hybrid) with a real NATS server', () => {
     nc = await connect({ servers: nats.url });
     const file = join(dir, 'hybrid.yaml');
     await writeFile(file, openapi3('3.0.3'));
-    gateway = await startMock(file, ['-u', '-n', nats.url, '--timeout', '500']);
+    // --mockWrites: the POST below is mocked too (without it a write no service takes is 503 NO_RESPONDER).
+    gateway = await startMock(file, ['-u', '-n', nats.url, '--timeout', '500', '--mockWrites']);
     // It listens before its NATS link is up; until then every call would be answered by the mock.
     for (let tries = 0; (await fetch(`${gateway.url}/-/ready`)).status !== 200; tries++) {
       if (tries === 100) throw new Error('the gateway did not connect to NATS within 5 s');
