@@ -8,8 +8,12 @@ export interface CorsPolicy {
   addPreflightHeaders(req: IncomingMessage, headers: OutgoingHttpHeaders, allow: string): void;
 }
 
-/** CORS for a list of origins (`*` allows any); requests from other origins get no CORS headers. */
-export function createCorsPolicy(origins: readonly string[]): CorsPolicy {
+/**
+ * CORS for a list of origins (`*` allows any); requests from other origins get no CORS headers. `exposed` names the
+ * response headers a page on an allowed origin may read beside the CORS-safelisted ones.
+ */
+export function createCorsPolicy(origins: readonly string[], exposed: readonly string[]): CorsPolicy {
+  const exposeHeaders = exposed.join(', ');
   const any = origins.includes('*');
   const allowed = new Set(origins);
   const originOf = (req: IncomingMessage): string | undefined => {
@@ -22,7 +26,7 @@ export function createCorsPolicy(origins: readonly string[]): CorsPolicy {
       if (!origin) return;
       headers['access-control-allow-origin'] = any ? '*' : origin;
       if (!any) headers.vary = 'Origin';
-      headers['access-control-expose-headers'] = 'x-request-id';
+      headers['access-control-expose-headers'] = exposeHeaders;
     },
     isPreflight: (req) =>
       req.method === 'OPTIONS' && !!req.headers.origin && !!req.headers['access-control-request-method'],

@@ -129,6 +129,15 @@ describe('CORS', () => {
     expect(response.headers.get('access-control-allow-headers')).toBe('x-key');
   });
 
+  it('lets a page on an allowed origin read the error code of a 501, the request id and the next-page link', async () => {
+    const response = await fetch(`${withCors.url}/items`, { headers: { Origin: 'https://app.example' } });
+    expect(response.status).toBe(501);
+    const exposed = (response.headers.get('access-control-expose-headers') ?? '').split(/,\s*/);
+    expect(exposed).toEqual(
+      expect.arrayContaining(['x-request-id', 'x-restbus-error-code', 'x-restbus-mocked', 'link']),
+    );
+  });
+
   it('adds no CORS headers for an origin that is not allowed', async () => {
     const response = await fetch(`${withCors.url}/items`, { headers: { Origin: 'https://evil.example' } });
     expect(response.headers.get('access-control-allow-origin')).toBeNull();

@@ -1,8 +1,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import compression from 'compression';
 import type { Express } from 'express';
-import { sendError, type Logger } from '@restbus/infra';
-import { createCallServer } from '../call/serve-call';
+import { sendError, STALE_HEADER, type Logger } from '@restbus/infra';
+import { createCallServer, ERROR_CODE_HEADER, MOCKED_HEADER } from '../call/serve-call';
 import type { Forwarder } from '../forward/create-forwarder';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import { createMockAnswers } from '../mock/create-mock-answers';
@@ -62,6 +62,21 @@ export interface Gateway {
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
 /**
+ * What a page on an allowed origin may read beside the safelisted headers: the gateway's own (the request id, the
+ * error code of a bare 501, the mock's mark) and the ones restbus services answer with (the stale mark, the next
+ * page, when to retry, where a new record is).
+ */
+const EXPOSED_HEADERS = [
+  'x-request-id',
+  ERROR_CODE_HEADER,
+  MOCKED_HEADER,
+  STALE_HEADER,
+  'retry-after',
+  'link',
+  'location',
+];
+
+/**
  * The gateway's request listener: HTTP in, route, then the call's own path (createCallServer). Described endpoints
  * take a lean path (a precompiled route table, no middleware, the request message mostly precomputed); the reserved
  * paths under `/-/` are an Express app (createAdminApp).
@@ -71,7 +86,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   let bodyLimit = options.bodyLimit;
   let shuttingDown = false;
   const logger = options.logger.child({ component: 'http' });
-  const cors: CorsPolicy | undefined = options.corsOrigins?.length ? createCorsPolicy(options.corsOrigins) : undefined;
+  const cors: CorsPolicy | undefined = options.corsOrigins?.length
+    ? createCorsPolicy(options.corsOrigins, EXPOSED_HEADERS)
+    : undefined;
   const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => {
     // x-static operations are served from their folders, never forwarded.
     const forwarded = endpoints.filter((endpoint) => !endpoint.static);

@@ -115,6 +115,17 @@ describe.each(implementations)('a %s collection', (_name, open) => {
     expect((await items.list({ maxBytes: 1 })).items).toEqual([{ name: 'a' }]);
   });
 
+  it('cuts pages by the bytes their JSON takes, not its characters: a page of multi-byte text still fits', async () => {
+    const items = await open();
+    // 3 bytes a character in UTF-8: counted as characters, each value would look a third of its size.
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) await items.put(name, { name: '語'.repeat(100) });
+    const maxBytes = 1000;
+    const page = await items.list({ maxBytes });
+    expect(page.items.length).toBeGreaterThan(0);
+    expect(Buffer.byteLength(page.json.text)).toBeLessThanOrEqual(maxBytes);
+    expect(page.next).toEqual(expect.any(String));
+  });
+
   it("gives each page's items as JSON text, which follows every change of the list", async () => {
     const items = await open();
     await items.put('a', { name: 'A' });

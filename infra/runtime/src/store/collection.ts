@@ -133,7 +133,11 @@ export function createMemoryCollection<T>(): Collection<T> {
   let sorted: Ordered<T>[] | undefined;
   const store = (id: string, value: T): void => {
     const copy = deepFreeze(structuredClone(value));
-    values.set(id, { order: values.get(id)?.order ?? nextOrder++, value: copy, bytes: JSON.stringify(copy).length });
+    values.set(id, {
+      order: values.get(id)?.order ?? nextOrder++,
+      value: copy,
+      bytes: Buffer.byteLength(JSON.stringify(copy)),
+    });
     sorted = undefined;
   };
   const removed = (done: boolean): boolean => {

@@ -37,7 +37,15 @@ export function startReadHorizon(nc: NatsConnection, bucket: string): ReadHorizo
     if (notice === '' || !Number.isSafeInteger(sequence)) unsureSince = performance.now();
     else known = Math.max(known, sequence);
   };
-  const subscription = nc.subscribe(subject, { callback: (_err, msg) => hear(msg.string()) });
+  // Set when the server refuses the subscription (a permissions file that leaves it out): a replica that cannot
+  // hear of writes confirms every read with the stream.
+  let deaf = false;
+  const subscription = nc.subscribe(subject, {
+    callback: (err, msg) => {
+      if (err) deaf = true;
+      else hear(msg.string());
+    },
+  });
   // Announcements sent while this replica was away are lost to it.
   void (async () => {
     for await (const status of nc.status()) {
@@ -50,7 +58,7 @@ export function startReadHorizon(nc: NatsConnection, bucket: string): ReadHorizo
     get known() {
       return known;
     },
-    mustConfirm: () => confirmedAt <= unsureSince || performance.now() - confirmedAt >= CONFIRMED_FOR_MS,
+    mustConfirm: () => deaf || confirmedAt <= unsureSince || performance.now() - confirmedAt >= CONFIRMED_FOR_MS,
     confirmed(sequence, askedAt) {
       known = Math.max(known, sequence);
       confirmedAt = Math.max(confirmedAt, askedAt);

@@ -100,7 +100,13 @@ async function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals
  * Fails with a clear message when nats-server is not installed: a missing server is never a skipped test.
  */
 export async function startNatsServer(
-  options: { maxPayload?: number; name?: string; cluster?: ClusterMembership } = {},
+  options: {
+    maxPayload?: number;
+    name?: string;
+    cluster?: ClusterMembership;
+    /** Lines appended to the server's configuration (users and permissions, say). */
+    extraConfig?: string;
+  } = {},
 ): Promise<TestNatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'restbus-nats-'));
   let port = options.cluster?.clientPort ?? -1;
@@ -117,7 +123,8 @@ export async function startNatsServer(
           ? `cluster { name: "${cluster.name}", listen: "127.0.0.1:${cluster.routePort}", routes: [${cluster.routes
               .map((route) => `"${route}"`)
               .join(', ')}] }\nlame_duck_duration: "${cluster.lameDuckSeconds ?? 30}s"\nlame_duck_grace_period: "1s"\n`
-          : ''),
+          : '') +
+        (options.extraConfig ? `${options.extraConfig}\n` : ''),
     );
     return config;
   };
