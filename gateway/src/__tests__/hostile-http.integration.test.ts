@@ -1,9 +1,12 @@
-import { resolve } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
 import { createSeededRandom, recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
-import { createHostileRequests } from './hostile-requests';
+import { loadApi } from '../openapi/load-api';
+import { createHostileMockRequests, createHostileRequests, MOCK_PATHS, type HostileRequest } from './hostile-requests';
 import { exchangeRaw, findErrorAnswerProblems, type RawExchange } from './raw-http';
 import { createRogueReplies, type RogueReply } from './rogue-replies';
 import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
@@ -167,5 +170,170 @@ describe('the gateway under hostile requests and rogue replies', () => {
     expect(findings.slice(0, 10)).toEqual([]);
     expect(await normal?.json()).toEqual({ ok: true });
     expect(gateway.gateway.inFlight()).toBe(0);
+  });
+});
+
+/** The -m document of the hostile suite: the edge cases of item 10 of issue 29, and schemas past the sample bound. */
+function createHostileMockDocument(): string {
+  const ok = (content: unknown, headers?: unknown) => ({
+    '200': { description: 'ok', content, ...(headers !== undefined && { headers }) },
+  });
+  const secured = (scheme: string) => ({
+    get: { security: [{ [scheme]: [] }], responses: ok({ 'application/json': { example: scheme } }) },
+  });
+  const sampled = (schema: unknown) => ({ get: { responses: ok({ 'application/json': { schema } }) } });
+  const types = Array.from({ length: 400 }, (_, i) => `application/t${i}+json`);
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'hostile mock', version: '1' },
+    components: {
+      securitySchemes: {
+        empty: {},
+        cookie: { type: 'apiKey', in: 'cookie', name: 'sid' },
+        crlf: { type: 'apiKey', in: 'header', name: 'X-A\r\nB' },
+        query: { type: 'apiKey', in: 'query', name: 'k\r\n"x' },
+        proto: { type: 'apiKey', in: 'header', name: '__proto__' },
+      },
+    },
+    paths: {
+      ...Object.fromEntries(
+        ['empty', 'cookie', 'crlf', 'query', 'proto', 'undeclared'].map((name) => [`/secured/${name}`, secured(name)]),
+      ),
+      '/named': {
+        get: {
+          responses: {
+            '200': { description: 'ok', content: { 'application/json': { examples: { one: { value: 1 } } } } },
+            '404': { description: 'none', content: { 'application/json': { example: { error: 'none' } } } },
+            '1XX': { description: 'interim' },
+          },
+        },
+      },
+      '/interim': { get: { responses: { '101': { description: 'switching' } } } },
+      '/headers': {
+        get: {
+          responses: ok(
+            { 'application/json': { example: { a: 1 } } },
+            {
+              PROTO: { schema: { type: 'string', example: 'proto' } },
+              'X-Bad\r\nInjected': { schema: { type: 'string', example: 'v' } },
+              'X-Value': { schema: { type: 'string', example: 'a\r\nSet-Cookie: stolen=1' } },
+            },
+          ),
+        },
+      },
+      '/types': { get: { responses: ok(Object.fromEntries(types.map((type) => [type, { example: type }]))) } },
+      '/grid': sampled({
+        type: 'array',
+        minItems: 2000,
+        items: { type: 'array', minItems: 2000, items: { type: 'array', minItems: 2000, items: { type: 'integer' } } },
+      }),
+      '/many': sampled({ type: 'array', minItems: 1e9, items: { type: 'string' } }),
+      '/long': sampled({ type: 'string', minLength: 4e8 }),
+      '/unique': {
+        post: {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { type: 'array', uniqueItems: true } } },
+          },
+          responses: { '204': { description: 'stored' } },
+        },
+      },
+    },
+  };
+  // A header named __proto__, as a parsed document has it.
+  return JSON.stringify(document).replace('"PROTO":', '"__proto__":');
+}
+
+describe('the gateway with -m and --validate under hostile requests and a hostile document', () => {
+  const MOCK_REQUESTS = 360;
+  let dir: string;
+  let mock: TestGateway;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'restbus-hostile-mock-'));
+    await writeFile(join(dir, 'hostile.json'), createHostileMockDocument());
+    mock = await startTestGateway(await loadApi(join(dir, 'hostile.json')), {
+      mock: true,
+      validate: true,
+      bodyLimit: 1024 * 1024,
+      limits: { headersTimeoutMs: 2000, requestTimeoutMs: 4000 },
+    });
+  });
+  afterAll(async () => {
+    await mock?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it(`answers ${MOCK_REQUESTS} odd Prefer, Accept, credentials and bodies with 2xx or 4xx (500 MOCK_UNAVAILABLE only past the sample bound), without a crash, a disconnect or a stall`, async () => {
+    const requests = createHostileMockRequests(createSeededRandom(29_10), MOCK_REQUESTS);
+    const port = Number(new URL(mock.url).port);
+    // A timer that should fire every 10 ms: a longer gap is the event loop held, by a request's work or by another
+    // process taking the CPU. The requests in flight then are suspects, re-sent alone afterwards: a stall counts only
+    // when one of them holds the loop again on its own.
+    const inFlight = new Set<HostileRequest>();
+    const suspects = new Set<HostileRequest>();
+    const watchLoop = (onGap: (gap: number) => void): (() => void) => {
+      let last = performance.now();
+      const probe = setInterval(() => {
+        const now = performance.now();
+        if (now - last > 110) onGap(now - last - 10);
+        last = now;
+      }, 10);
+      return () => clearInterval(probe);
+    };
+    const stopWatching = watchLoop(() => inFlight.forEach((request) => suspects.add(request)));
+    const found = { crashes: 0, disconnects: 0, serverErrors: 0, nonJson: 0, leaks: 0 };
+    const examples: string[] = [];
+    try {
+      for (let i = 0; i < requests.length; i += 8) {
+        await Promise.all(
+          requests.slice(i, i + 8).map(async (request) => {
+            inFlight.add(request);
+            const exchange = await exchangeRaw(port, request.bytes, { timeoutMs: 10_000 });
+            inFlight.delete(request);
+            const what = `${request.kind} ${JSON.stringify(request.bytes.slice(0, 80))}`;
+            const note = (kind: keyof typeof found, why: string): void => {
+              found[kind] += 1;
+              if (examples.length < 10) examples.push(`${kind}: ${what}: ${why}`);
+            };
+            if (exchange.timedOut) return note('crashes', 'no answer in time');
+            if (exchange.closedSilently) return note('disconnects', 'closed without an answer');
+            const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(exchange.text)?.[1]);
+            const path = / (\/[^ ?]*)/.exec(request.bytes)?.[1] ?? '';
+            const isHead = request.bytes.startsWith('HEAD ');
+            for (const finding of judge(exchange, { isHead }))
+              note(finding.kind === 'leaks' ? 'leaks' : 'nonJson', finding.what);
+            if (status >= 500) {
+              const tooLarge = (MOCK_PATHS.tooLarge as readonly string[]).includes(path);
+              const code = /"code":"([A-Z_]+)"/.exec(exchange.text)?.[1];
+              if (!tooLarge || status !== 500 || (!isHead && code !== 'MOCK_UNAVAILABLE')) {
+                note('serverErrors', `${status} ${code ?? ''}`);
+              }
+            }
+          }),
+        );
+      }
+    } finally {
+      stopWatching();
+    }
+    const stalls: string[] = [];
+    for (const request of suspects) {
+      let longest = 0;
+      const stop = watchLoop((gap) => (longest = Math.max(longest, gap)));
+      await exchangeRaw(port, request.bytes, { timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      stop();
+      if (longest > 100)
+        stalls.push(`${Math.round(longest)} ms: ${request.kind} ${JSON.stringify(request.bytes.slice(0, 80))}`);
+    }
+    const health = await fetch(`${mock.url}/-/health`).catch(() => undefined);
+    if (health?.status !== 200) found.crashes += 1;
+    recordHostileCounts('gateway -m', {
+      tried: { requests: requests.length, documents: 1 },
+      found: { ...found, 'stalls over 100 ms': stalls.length },
+    });
+    expect(examples).toEqual([]);
+    expect(found).toEqual({ crashes: 0, disconnects: 0, serverErrors: 0, nonJson: 0, leaks: 0 });
+    expect(stalls).toEqual([]);
   });
 });

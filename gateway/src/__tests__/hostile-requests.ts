@@ -136,3 +136,97 @@ export function createHostileRequests(random: SeededRandom, count: number): Host
     return { kind, ...makers[kind]() };
   });
 }
+
+/** The paths of the hostile -m document (see hostile-http.integration.test.ts) and what each may answer. */
+export const MOCK_PATHS = {
+  /** Answered from the document: 2xx, or 4xx for what the request asks wrongly. */
+  answered: [
+    '/named',
+    '/interim',
+    '/headers',
+    '/types',
+    '/secured/empty',
+    '/secured/cookie',
+    '/secured/crlf',
+    '/secured/query',
+    '/secured/proto',
+    '/secured/undeclared',
+  ],
+  /** Schemas whose sample cannot fit: 500 MOCK_UNAVAILABLE, at once. */
+  tooLarge: ['/grid', '/many', '/long'],
+} as const;
+
+const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__'];
+
+/**
+ * Requests for a gateway run with -m (and --validate) on the hostile document: odd `Prefer` (prototype keys, 1xx and
+ * non-numeric codes, quotes, 12 KB of preferences), odd `Accept` (thousands of ranges, wildcards, junk), odd
+ * credentials (cookies, Authorization, query keys), and JSON bodies that validation must read in linear time (arrays
+ * of repeated objects for uniqueItems, 5,000 levels of nesting). Each is one raw HTTP/1.1 request that closes.
+ */
+export function createHostileMockRequests(random: SeededRandom, count: number): HostileRequest[] {
+  const { pick, below, text } = random;
+  const prefer = (): string =>
+    pick([
+      `example=${pick(PROTOTYPE_KEYS)}`,
+      `example="${pick(PROTOTYPE_KEYS)}"`,
+      `code=${pick(['100', '101', '199', '1xx', '1XX', 'abc', '600', '-1', '', '2000', '99999999999999999999', '404', '200', '500'])}`,
+      `code="${below(700)}"; example=${text(below(20), TOKEN)}`,
+      `example=${text(1 + below(200), TOKEN)}`,
+      `${'x=y, '.repeat(500 + below(1500))}example=one`,
+      `example=${'"'.repeat(1 + below(5))}one`,
+      `respond-async, wait=${below(100)}, handling=lenient, return=minimal`,
+      `code=${' '.repeat(below(2000))}"${'x'.repeat(below(50))}`,
+    ]);
+  const accept = (): string =>
+    pick([
+      Array.from({ length: 500 + below(1000) }, (_, i) => `application/x${i};q=0.${below(10)}`).join(','),
+      Array.from({ length: 200 + below(400) }, () =>
+        pick(['*/*', 'text/*', 'application/*', 'application/t1+json']),
+      ).join(','),
+      `application/json;${'a=b;'.repeat(below(500))}q=0.5`,
+      pick(['', '*', '/', ';;;', 'application/', '*/json', 'text/plain;q=abc', 'application/json;q=-1', 'image/png']),
+      text(1 + below(200), `${TOKEN}/;=, `),
+    ]);
+  const credentials = (): string[] =>
+    pick([
+      [`Cookie: ${text(1 + below(300), `${TOKEN}=; `)}`],
+      ['Cookie: sid=1'],
+      [`Cookie: ${'a=1; '.repeat(below(800))}sid=2`],
+      [`Authorization: ${pick(['Bearer', 'Bearer ', 'Basic', 'ApiKey x', text(40, BYTES.slice(32, 127))])}`],
+      [`__proto__: ${text(8, TOKEN)}`],
+      [],
+    ]);
+  const path = (): string => {
+    const base = pick([...MOCK_PATHS.answered, ...MOCK_PATHS.tooLarge]);
+    return pick([base, `${base}?${pick(PROTOTYPE_KEYS)}=1`, `${base}?k=${text(8, TOKEN)}&__proto__[x]=1`]);
+  };
+  const get = (headers: string[]): string =>
+    line(pick(['GET', 'GET', 'HEAD']), path(), ['Host: h', 'Connection: close', ...headers]);
+  const post = (body: string): string =>
+    line(
+      'POST',
+      '/unique',
+      ['Host: h', 'Connection: close', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`],
+      body,
+    );
+  const repeated = (): string => {
+    const item = { id: below(5), tags: ['a', 'b'], nested: { n: below(3) } };
+    return JSON.stringify(
+      Array.from({ length: 500 + below(3000) }, (_, i) => (below(4) === 0 ? item : { ...item, id: i })),
+    );
+  };
+  const makers: Record<string, () => string> = {
+    'odd Prefer': () => get([`Prefer: ${prefer()}`]),
+    'odd Accept': () => get([`Accept: ${accept()}`]),
+    'odd credentials': () => get(credentials()),
+    'Prefer and Accept together': () => get([`Prefer: ${prefer()}`, `Accept: ${accept()}`, ...credentials()]),
+    'uniqueItems body': () => post(repeated()),
+    'deep body': () => post(`[${'['.repeat(1000 + below(5000))}${']'.repeat(1000 + below(5000))}]`),
+  };
+  const kinds = Object.keys(makers);
+  return Array.from({ length: count }, (_, i) => {
+    const kind = kinds[i % kinds.length];
+    return { kind, bytes: makers[kind](), halfClose: false };
+  });
+}

@@ -1,4 +1,5 @@
 import { RestbusError } from '@restbus/infra';
+import { listNames } from './list-names';
 
 type Json = Record<string, unknown>;
 
@@ -10,7 +11,8 @@ export interface ChosenResponse {
   response: Json;
 }
 
-const RANGE = /^[1-5]XX$/i;
+// 1xx are interim: written as the answer they leave the client waiting for one that never comes. Never chosen.
+const RANGE = /^[2-5]XX$/i;
 
 /** The status a key stands for: itself, the lowest of a range, 200 for `default` (Prism's choice too). */
 function statusOf(key: string): number {
@@ -19,13 +21,13 @@ function statusOf(key: string): number {
 }
 
 function isCode(key: string): boolean {
-  return /^[1-5]\d\d$/.test(key);
+  return /^[2-5]\d\d$/.test(key);
 }
 
 /**
  * Which declared response the mock answers, as Prism's static mode does: `Prefer: code=N` names one (its exact
  * code, else its range `NXX`, else `default`, sent with status N); otherwise the lowest 2xx, else a `2XX` range,
- * else `default`, else the lowest declared code. A preferred code the operation does not declare is the
+ * else `default`, else the lowest declared code (never a 1xx: those cannot end a response). A preferred code the operation does not declare is the
  * client's mistake: `400 BAD_REQUEST` naming the codes it does declare.
  */
 export function chooseResponse(responses: Record<string, Json>, preferredCode?: number): ChosenResponse | undefined {
@@ -40,7 +42,7 @@ export function chooseResponse(responses: Record<string, Json>, preferredCode?: 
     if (key === undefined) {
       throw new RestbusError(
         'BAD_REQUEST',
-        `Prefer: code=${preferredCode}: the operation declares no such response (it declares ${keys.join(', ') || 'none'})`,
+        `Prefer: code=${preferredCode}: the operation declares no such response (it declares ${keys.length > 0 ? listNames(keys) : 'none'})`,
       );
     }
     return pick(key, preferredCode);

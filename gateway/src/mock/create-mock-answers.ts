@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { toHttpAnswer, type HttpAnswer } from '../http/send-reply';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { buildMockResponse } from './build-mock-response';
+import { createSchemaSampler } from './create-schema-sampler';
 import { readPrefer } from './read-prefer';
 
 /** How much the mock keeps: clients choose `Accept` and `Prefer`, and memory must not follow them. */
@@ -20,7 +21,8 @@ const LONGEST_KEY = 256;
 export interface MockAnswers {
   /**
    * The answer of `-m` to a call of `endpoint` with these request headers (buildMockResponse, made an HTTP answer).
-   * Throws the RestbusError buildMockResponse or readPrefer throws (406, a bad `Prefer`).
+   * Throws the RestbusError buildMockResponse or readPrefer throws (406, a bad `Prefer`, 500 `MOCK_UNAVAILABLE` for a
+   * body past the sampler's bound).
    */
   answer(endpoint: ApiEndpoint, headers: IncomingHttpHeaders): HttpAnswer;
   /** Forgets every kept answer: on reload the operations are new. */
@@ -39,6 +41,8 @@ const weigh = (answer: HttpAnswer, key: string): number => Number(answer.headers
 export function createMockAnswers(limits: MockAnswerLimits = DEFAULT_MOCK_ANSWER_LIMITS): MockAnswers {
   let kept = new Map<ApiEndpoint, Map<string, HttpAnswer>>();
   let bytes = 0;
+  // Remembers the schemas too large to sample, so that asking again costs nothing; new with the documents.
+  let sampler = createSchemaSampler();
   return {
     answer(endpoint, headers) {
       const accept = Array.isArray(headers.accept) ? headers.accept.join(', ') : headers.accept;
@@ -48,7 +52,7 @@ export function createMockAnswers(limits: MockAnswerLimits = DEFAULT_MOCK_ANSWER
       let answers = kept.get(endpoint);
       const known = answers?.get(key);
       if (known) return known;
-      const answer = toHttpAnswer(buildMockResponse(endpoint, accept, readPrefer(prefer)));
+      const answer = toHttpAnswer(buildMockResponse(endpoint, accept, readPrefer(prefer), sampler));
       if (key.length > LONGEST_KEY) return answer;
       if (!answers) kept.set(endpoint, (answers = new Map()));
       if (answers.size >= limits.shapesPerOperation) {
@@ -66,6 +70,7 @@ export function createMockAnswers(limits: MockAnswerLimits = DEFAULT_MOCK_ANSWER
     clear() {
       kept = new Map();
       bytes = 0;
+      sampler = createSchemaSampler();
     },
   };
 }

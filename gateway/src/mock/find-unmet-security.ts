@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { parse as parseCookies } from 'cookie';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { isObject, type Json } from './is-object';
 
@@ -9,64 +10,97 @@ export interface Credentials {
   query: string;
 }
 
-function hasCookie(headers: IncomingHttpHeaders, name: string): boolean {
-  return (headers.cookie ?? '').split(';').some((pair) => pair.trim().split('=')[0] === name);
-}
+/** An HTTP token (RFC 9110 §5.6.2): what a header name and an authentication scheme must be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-function authorizationIs(headers: IncomingHttpHeaders, scheme: string): boolean {
-  const value = headers.authorization ?? '';
-  return value.toLowerCase().startsWith(`${scheme.toLowerCase()} `) && value.trim().length > scheme.length;
-}
+/** A scheme the mock can check: where its credentials go, and the challenge that asks for them. */
+type Check =
+  { kind: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string } | { kind: 'authorization'; scheme: string };
 
-/** Whether the credentials a scheme asks for are there (present, not valid: the mock knows no secrets). */
-function isPresent(scheme: Json, credentials: Credentials): boolean {
-  const type = String(scheme.type ?? '');
+/**
+ * What the mock checks for a declared scheme, or undefined when there is nothing it can check: no type or an
+ * unknown one (and mutualTLS), an API key without a name or in a place it cannot be (`in: path`, a header name that
+ * is no token), an `http` scheme whose name is no token. Such a scheme is let through, as a scheme the request
+ * cannot satisfy would refuse every call; the load's linter warns about it.
+ */
+function toCheck(scheme: Json): Check | undefined {
+  const type = scheme.type;
   if (type === 'apiKey') {
-    const name = String(scheme.name ?? '');
-    if (scheme.in === 'query') return new URLSearchParams(credentials.query).has(name);
-    if (scheme.in === 'cookie') return hasCookie(credentials.headers, name);
-    return credentials.headers[name.toLowerCase()] !== undefined;
+    const name = scheme.name;
+    const where = scheme.in ?? 'header';
+    if (typeof name !== 'string' || name === '') return undefined;
+    if (where === 'header' && TOKEN.test(name)) return { kind: 'apiKey', in: 'header', name };
+    if (where === 'query' || where === 'cookie') return { kind: 'apiKey', in: where, name };
+    return undefined;
   }
-  if (type === 'http') return authorizationIs(credentials.headers, String(scheme.scheme ?? 'bearer'));
-  if (type === 'basic') return authorizationIs(credentials.headers, 'basic'); // Swagger 2.0
-  if (type === 'oauth2' || type === 'openIdConnect') return authorizationIs(credentials.headers, 'bearer');
-  return true; // mutualTLS and the unknown: nothing the mock can see
+  if (type === 'http') {
+    const name = scheme.scheme ?? 'bearer';
+    return typeof name === 'string' && TOKEN.test(name) ? { kind: 'authorization', scheme: name } : undefined;
+  }
+  if (type === 'basic') return { kind: 'authorization', scheme: 'basic' }; // Swagger 2.0
+  if (type === 'oauth2' || type === 'openIdConnect') return { kind: 'authorization', scheme: 'bearer' };
+  return undefined;
 }
+
+/** The request's credentials, each place read once and only when a scheme looks there. */
+function readCredentials({ headers, query }: Credentials) {
+  let queryNames: URLSearchParams | undefined;
+  let cookieNames: Set<string> | undefined;
+  const authorization = String(headers.authorization ?? '').toLowerCase();
+  return {
+    // Own properties only: `__proto__` or `constructor` is a name like any other.
+    header: (name: string) => Object.hasOwn(headers, name.toLowerCase()),
+    query: (name: string) => (queryNames ??= new URLSearchParams(query)).has(name),
+    cookie: (name: string) =>
+      (cookieNames ??= new Set(Object.keys(parseCookies(String(headers.cookie ?? ''))))).has(name),
+    authorization: (scheme: string) =>
+      authorization.startsWith(`${scheme.toLowerCase()} `) && authorization.trim().length > scheme.length,
+  };
+}
+
+/** A quoted-string (RFC 9110 §5.6.4) of a name from the document: quotes and backslashes escaped, what a header cannot carry (controls, past Latin-1) dropped. */
+const quote = (text: string): string => {
+  let quoted = '"';
+  for (const char of text.slice(0, 128)) {
+    const code = char.charCodeAt(0);
+    if (code < 0x20 || code === 0x7f || code > 0xff) continue;
+    quoted += char === '"' || char === '\\' ? `\\${char}` : char;
+  }
+  return `${quoted}"`;
+};
 
 /** The `WWW-Authenticate` challenge of a scheme (RFC 9110 §11.6.1); an API key's names where it goes. */
-function challengeOf(scheme: Json): string {
-  const type = String(scheme.type ?? '');
-  if (type === 'apiKey') return `ApiKey in="${String(scheme.in ?? 'header')}", name="${String(scheme.name ?? '')}"`;
-  if (type === 'basic' || (type === 'http' && String(scheme.scheme).toLowerCase() === 'basic')) {
-    return 'Basic realm="restbus"';
-  }
-  if (type === 'http' && String(scheme.scheme ?? 'bearer').toLowerCase() !== 'bearer') {
-    const name = String(scheme.scheme);
-    return `${name[0].toUpperCase()}${name.slice(1)} realm="restbus"`;
-  }
-  return 'Bearer realm="restbus"';
+function challengeOf(check: Check): string {
+  if (check.kind === 'apiKey') return `ApiKey in=${quote(check.in)}, name=${quote(check.name)}`;
+  const name = check.scheme.toLowerCase();
+  return `${name[0].toUpperCase()}${name.slice(1)} realm="restbus"`;
 }
 
 /**
  * The challenges to answer `401` with when no security requirement of the operation (its own `security`, else
  * the document's) has all of its credentials in the request; undefined when one has (an empty requirement `{}`
- * lets anyone in), or when there are none. Presence is checked, not validity, as Prism does.
+ * lets anyone in), or when there are none. Presence is checked, not validity, as Prism does. A requirement naming a
+ * scheme the document does not declare, or one the mock cannot check (see toCheck), counts that scheme as met.
  */
 export function findUnmetSecurity(endpoint: ApiEndpoint, credentials: Credentials): string[] | undefined {
   const { document, operation } = endpoint;
   const requirements = (Array.isArray(operation.security) ? operation.security : document.security) as unknown;
   if (!Array.isArray(requirements) || requirements.length === 0) return undefined;
   const components = isObject(document.components) ? document.components : {};
-  const schemes = (isObject(components.securitySchemes) ? components.securitySchemes : document.securityDefinitions) as
-    Json | undefined;
+  const declared = isObject(components.securitySchemes) ? components.securitySchemes : document.securityDefinitions;
+  const schemes = isObject(declared) ? declared : {};
+  const present = readCredentials(credentials);
+  const isMet = (check: Check): boolean =>
+    check.kind === 'apiKey' ? present[check.in](check.name) : present.authorization(check.scheme);
   const challenges = new Set<string>();
   for (const requirement of requirements) {
     if (!isObject(requirement)) continue;
-    const named = Object.keys(requirement).map((name) =>
-      isObject(schemes?.[name]) ? (schemes[name] as Json) : undefined,
-    );
-    if (named.every((scheme) => scheme === undefined || isPresent(scheme, credentials))) return undefined;
-    for (const scheme of named) if (scheme) challenges.add(challengeOf(scheme));
+    const checks = Object.keys(requirement).map((name) => {
+      const scheme = Object.hasOwn(schemes, name) ? schemes[name] : undefined;
+      return isObject(scheme) ? toCheck(scheme) : undefined;
+    });
+    if (checks.every((check) => check === undefined || isMet(check))) return undefined;
+    for (const check of checks) if (check) challenges.add(challengeOf(check));
   }
   return [...challenges];
 }

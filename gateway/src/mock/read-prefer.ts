@@ -6,18 +6,36 @@ export interface MockPreference {
   example?: string;
 }
 
-/** Reads `Prefer: code=404, example=notFound` (one header or several); a code that is no HTTP status is a 400. */
+/** `value`, `"value"`, or undefined when the value is quoted wrongly (a quote inside it). */
+function unquote(text: string): string | undefined {
+  const inner = text.length >= 2 && text.startsWith('"') && text.endsWith('"') ? text.slice(1, -1) : text;
+  const bare = inner.startsWith('"') ? inner.slice(1) : inner.endsWith('"') ? inner.slice(0, -1) : inner;
+  return bare.includes('"') ? undefined : bare;
+}
+
+/**
+ * Reads `Prefer: code=404, example=notFound` (one header or several; the last of each wins), in one pass whatever
+ * the header's length. A code that is no final HTTP status (200-599) is a 400: a 1xx is interim, and written as the
+ * answer it would leave the client waiting for one that never comes.
+ */
 export function readPrefer(header: string | string[] | undefined): MockPreference {
   const preference: MockPreference = {};
   for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(/[,;]/)) {
-    const match = /^\s*(code|example)\s*=\s*"?([^"]*)"?\s*$/i.exec(part);
-    if (!match) continue;
-    if (match[1].toLowerCase() === 'example') {
-      preference.example = match[2];
-    } else if (/^[1-5]\d\d$/.test(match[2])) {
-      preference.code = Number(match[2]);
+    const equals = part.indexOf('=');
+    if (equals < 0) continue;
+    const name = part.slice(0, equals).trim().toLowerCase();
+    if (name !== 'code' && name !== 'example') continue;
+    const value = unquote(part.slice(equals + 1).trim());
+    if (value === undefined) continue;
+    if (name === 'example') {
+      preference.example = value;
+    } else if (/^[2-5]\d\d$/.test(value)) {
+      preference.code = Number(value);
     } else {
-      throw new RestbusError('BAD_REQUEST', `Prefer: code=${match[2].slice(0, 16)} is not an HTTP status (100-599)`);
+      throw new RestbusError(
+        'BAD_REQUEST',
+        `Prefer: code=${value.slice(0, 16)} is not a final HTTP status (200-599): the mock answers with one of the responses the operation declares`,
+      );
     }
   }
   return preference;

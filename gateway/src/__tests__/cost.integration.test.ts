@@ -1,0 +1,218 @@
+import { describeCost, measureCost, recordCost, type CostReport } from '@restbus/infra/testing';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
+
+/**
+ * The standing cost test of the gateway's request paths (issue 29): each path runs at 1x and 8x its input against a
+ * real gateway (--validate and -m, no NATS: every call is checked, then answered from the description) and must grow
+ * about linearly (at most ~10x time for 8x input), stay within a memory bound, and never hold the event loop for
+ * other clients more than ~100 ms. Inputs are sized so the whole file runs in a few seconds on a busy 2-core machine.
+ */
+
+const MAX_TIME_RATIO = 10;
+const MAX_STALL_MS = 100;
+const MAX_HEAP_GROWTH = 96 * 1024 * 1024;
+
+const json = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } });
+const answers = (schema: unknown, types: string[] = ['application/json']) => ({
+  '200': { description: 'ok', content: Object.fromEntries(types.map((type) => [type, { schema }])) },
+});
+const item = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, name: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } },
+};
+/** Many declared media types for one response: negotiation weighs the request's ranges against each. */
+const MANY_TYPES = Array.from({ length: 400 }, (_, i) => `application/vnd.restbus.t${i}+json`);
+
+const endpoints: ApiEndpoint[] = [
+  testEndpoint('post', '/unique', {
+    requestBody: json({ type: 'array', uniqueItems: true, items: { type: 'object' } }),
+    responses: { '204': { description: 'stored' } },
+  }),
+  testEndpoint('post', '/unique-deep', {
+    requestBody: json({ type: 'array', uniqueItems: true }),
+    responses: { '204': { description: 'stored' } },
+  }),
+  testEndpoint('post', '/deep', {
+    requestBody: json({ type: 'object', properties: { a: { type: 'array' } } }),
+    responses: { '204': { description: 'stored' } },
+  }),
+  testEndpoint('get', '/query', {
+    parameters: [
+      { name: 'k', in: 'query', schema: { type: 'array', items: { type: 'string', maxLength: 8 } } },
+      { name: 'limit', in: 'query', schema: { type: 'integer' } },
+    ],
+    responses: answers({ type: 'string', example: 'ok' }),
+  }),
+  testEndpoint('get', '/headers', {
+    parameters: [{ name: 'X-Key', in: 'header', required: true, schema: { type: 'string' } }],
+    responses: answers({ type: 'string', example: 'ok' }),
+  }),
+  testEndpoint('get', '/negotiate', { responses: answers({ type: 'string', example: 'ok' }, MANY_TYPES) }),
+  testEndpoint('get', '/prefer', { responses: answers({ type: 'string', example: 'ok' }) }),
+  // One operation per scale: the schema is the input of -m's sampling.
+  ...[1, 8].flatMap((scale) => [
+    testEndpoint('get', `/items${scale}`, {
+      responses: answers({ type: 'array', minItems: 200 * scale, items: item }),
+    }),
+    testEndpoint('get', `/text${scale}`, { responses: answers({ type: 'string', minLength: 100_000 * scale }) }),
+    testEndpoint('get', `/grid${scale}`, {
+      responses: answers({
+        type: 'array',
+        minItems: scale === 1 ? 30 : 85,
+        items: { type: 'array', minItems: scale === 1 ? 30 : 85, items: { type: 'integer' } },
+      }),
+    }),
+    // Past any bound: must be refused as fast at 8x as at 1x, not attempted.
+    testEndpoint('get', `/huge${scale}`, {
+      responses: answers({
+        type: 'array',
+        minItems: 1_000_000 * scale,
+        items: { type: 'array', minItems: 1000, items: item },
+      }),
+    }),
+  ]),
+];
+
+let gateway: TestGateway;
+/** A different `Prefer` each time: -m keeps its answers per request shape, and the cost is building one. */
+let nonce = 0;
+const fresh = (): string => `nonce=${(nonce += 1)}`;
+
+beforeAll(async () => {
+  gateway = await startTestGateway(endpoints, { validate: true, mock: true, bodyLimit: 2 * 1024 * 1024 });
+});
+afterAll(() => gateway?.close());
+
+async function send(path: string, init: RequestInit = {}): Promise<number> {
+  const response = await fetch(`${gateway.url}${path}`, init);
+  await response.arrayBuffer();
+  return response.status;
+}
+
+async function post(path: string, body: string, expected: number): Promise<void> {
+  const status = await send(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', prefer: fresh() },
+    body,
+  });
+  if (status !== expected) throw new Error(`POST ${path} answered ${status}, not ${expected}`);
+}
+
+async function get(path: string, headers: Record<string, string>, expected: number): Promise<void> {
+  const status = await send(path, { headers: { prefer: fresh(), ...headers } });
+  if (status !== expected) throw new Error(`GET ${path} answered ${status}, not ${expected}`);
+}
+
+const stallOf = (report: CostReport): number => Math.max(...report.runs.map((run) => run.maxLoopDelayMs));
+const heapOf = (report: CostReport): number => Math.max(...report.runs.map((run) => run.heapGrowthBytes));
+const isWithin = (report: CostReport): boolean =>
+  report.timeRatio <= MAX_TIME_RATIO && stallOf(report) <= MAX_STALL_MS && heapOf(report) < MAX_HEAP_GROWTH;
+
+/**
+ * Measures a path (measureCost) and expects it linear, unstalled and within its memory bound. On a shared 2-core
+ * machine another process can take the CPU in the middle of a run: a path fails only when three measurements in a
+ * row say so, which a real quadratic path or a real stall always does.
+ */
+async function expectLinear(path: string, work: (scale: number) => Promise<unknown>): Promise<void> {
+  let report = await measureCost(path, work);
+  for (let attempt = 1; attempt < 3 && !isWithin(report); attempt += 1) report = await measureCost(path, work);
+  recordCost('gateway', report);
+  // The figures ride along so that a failure shows them.
+  expect({
+    linear: report.timeRatio <= MAX_TIME_RATIO,
+    stalls: stallOf(report) > MAX_STALL_MS,
+    cost: describeCost(report),
+  }).toEqual({ linear: true, stalls: false, cost: expect.any(String) as string });
+  expect(heapOf(report)).toBeLessThan(MAX_HEAP_GROWTH);
+}
+
+/** 1,000 distinct objects at 1x (69 KB), 8,000 at 8x (549 KB): ajv's uniqueItems compares every pair. */
+const uniqueObjects = (count: number): string =>
+  JSON.stringify(
+    Array.from({ length: count }, (_, i) => ({ id: i, name: `person ${i}`, tags: ['a', 'b'], address: { n: i } })),
+  );
+
+describe('the cost of the gateway request paths grows linearly with their input', () => {
+  jest.setTimeout(120_000);
+
+  it('--validate checks uniqueItems over objects in time linear in the array', async () => {
+    const bodies = new Map([1, 8].map((scale) => [scale, uniqueObjects(1000 * scale)]));
+    await expectLinear('validate uniqueItems objects', (scale) => post('/unique', bodies.get(scale)!, 204));
+    const twice = JSON.stringify([{ a: 1, b: [1, 2] }, { c: 1 }, { b: [1, 2], a: 1 }]);
+    const response = await fetch(`${gateway.url}/unique`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: twice,
+    });
+    expect([response.status, await response.json()]).toEqual([
+      422,
+      expect.objectContaining({
+        problems: [{ location: 'body', message: 'must NOT have duplicate items (items ## 0 and 2 are identical)' }],
+      }),
+    ]);
+  });
+
+  it('--validate checks uniqueItems over deeply nested items without recursing', async () => {
+    // 900 levels (under the 1,000 --validate reads), 20 items at 1x and 160 at 8x.
+    const nested = (leaf: number): string => `${'['.repeat(900)}${leaf}${']'.repeat(900)}`;
+    const body = (scale: number): string => `[${Array.from({ length: 20 * scale }, (_, i) => nested(i)).join(',')}]`;
+    const bodies = new Map([1, 8].map((scale) => [scale, body(scale)]));
+    await expectLinear('validate uniqueItems deep items', (scale) => post('/unique-deep', bodies.get(scale)!, 204));
+  });
+
+  it('--validate refuses a JSON body nested deeper than 1,000 levels before parsing it', async () => {
+    const deep = (scale: number): string => `{"a":${'['.repeat(20_000 * scale)}${']'.repeat(20_000 * scale)}}`;
+    const bodies = new Map([1, 8].map((scale) => [scale, deep(scale)]));
+    await expectLinear('validate deep JSON body', (scale) => post('/deep', bodies.get(scale)!, 422));
+    const refused = await fetch(`${gateway.url}/deep`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: bodies.get(1),
+    });
+    expect(await refused.json()).toMatchObject({
+      code: 'REQUEST_INVALID',
+      problems: [{ location: 'body', message: 'nests deeper than 1000 levels' }],
+    });
+  });
+
+  it('reads and checks a query of many repeated keys and of many distinct ones', async () => {
+    const repeated = (scale: number): string => Array.from({ length: 110 * scale }, (_, i) => `k=v${i % 97}`).join('&');
+    await expectLinear('query repeated key', (scale) => get(`/query?${repeated(scale)}`, {}, 200));
+    const distinct = (scale: number): string =>
+      Array.from({ length: 110 * scale }, (_, i) => `x${i}[a][b][c]=1`).join('&');
+    await expectLinear('query distinct keys', (scale) => get(`/query?${distinct(scale)}`, {}, 200));
+  });
+
+  it('checks a request of many headers', async () => {
+    const headers = (scale: number): Record<string, string> =>
+      Object.fromEntries([['x-key', 'k'], ...Array.from({ length: 100 * scale }, (_, i) => [`x-h${i}`, `v${i}`])]);
+    const sets = new Map([1, 8].map((scale) => [scale, headers(scale)]));
+    await expectLinear('many headers', (scale) => get('/headers', sets.get(scale)!, 200));
+  });
+
+  it('negotiates a long Accept against many declared media types', async () => {
+    // 1 KB and 8 KB of ranges, none of them declared but the last: each would be weighed against 400 types.
+    const accept = (scale: number): string =>
+      [...Array.from({ length: 150 * scale }, (_, i) => `a/x${i}`), MANY_TYPES[399]].join(',');
+    await expectLinear('mock Accept negotiation', (scale) => get('/negotiate', { accept: accept(scale) }, 200));
+  });
+
+  it('reads a long Prefer header', async () => {
+    const prefer = (scale: number): string =>
+      [...Array.from({ length: 200 * scale }, (_, i) => `x${i}="${' '.repeat(3)}a"`), fresh()].join(', ');
+    await expectLinear('mock Prefer', (scale) => send('/prefer', { headers: { prefer: prefer(scale) } }));
+  });
+
+  it('-m samples arrays of objects, long strings and nested arrays in time linear in the answer', async () => {
+    await expectLinear('mock sample minItems', (scale) => get(`/items${scale}`, {}, 200));
+    await expectLinear('mock sample minLength', (scale) => get(`/text${scale}`, {}, 200));
+    await expectLinear('mock sample nested arrays', (scale) => get(`/grid${scale}`, {}, 200));
+  });
+
+  it('-m refuses an answer past its bound as fast at 8x as at 1x, without attempting it', async () => {
+    await expectLinear('mock sample past the bound', (scale) => get(`/huge${scale}`, {}, 500));
+    const response = await fetch(`${gateway.url}/huge8`);
+    expect(await response.json()).toMatchObject({ code: 'MOCK_UNAVAILABLE' });
+  });
+});

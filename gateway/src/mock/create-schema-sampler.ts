@@ -1,0 +1,108 @@
+import { sample } from 'openapi-sampler';
+import { isObject } from './is-object';
+
+/** How large a value `-m` builds from a schema may be, and how much work building it may take. */
+export interface SampleLimits {
+  /** Bytes of the value's JSON text. */
+  maxBytes: number;
+  /** Reads of the schema (and of the examples it holds) the sampler may make: its work, about 20 a node built. */
+  maxReads: number;
+}
+
+/**
+ * 1 MiB: a thousand times a typical answer and the gateway's default body limit, so a sampled answer is never larger
+ * than what the gateway accepts; 250,000 reads: about 25 ms of sampling (some 2,500 objects of a few properties),
+ * far below the 100 ms a request may hold the event loop.
+ */
+export const SAMPLE_LIMITS: Readonly<SampleLimits> = { maxBytes: 1024 * 1024, maxReads: 250_000 };
+
+/** A value built from a schema: its JSON text, and the value itself (plain data, nothing of the document's). */
+export interface Sample {
+  json: string;
+  value: unknown;
+}
+
+/** The sample, none (the schema cannot be sampled), or why it would be too large to build. */
+export type SampleResult = { sample?: Sample } | { tooLarge: string };
+
+export interface SchemaSampler {
+  /** Samples `schema` (its `$refs` resolved in `document`) within the limits; remembers a schema that is too large. */
+  sample(schema: unknown, document: object | undefined): SampleResult;
+}
+
+class TooLarge extends Error {}
+
+/** Longer strings weigh their length; shorter ones are paid for by the read that found them. */
+const SHORT = 64;
+
+/**
+ * A view of the document in which every read is counted and weighed, and which throws TooLarge once the sampler has
+ * read more than `maxReads` times or is about to build more than `maxBytes`: an array's `minItems` and a string's
+ * `minLength` are weighed when they are read, before the sampler loops over them or builds the string.
+ */
+function createMeteredView(limits: SampleLimits): <T extends object>(target: T) => T {
+  let reads = 0;
+  let bytes = 0;
+  const views = new WeakMap<object, object>();
+  const weigh = (units: number, size: number): void => {
+    reads += units;
+    bytes += size;
+    if (reads > limits.maxReads) throw new TooLarge(`more than ${limits.maxReads} steps to build`);
+    if (bytes > limits.maxBytes) throw new TooLarge(`larger than ${limits.maxBytes} bytes`);
+  };
+  const handler: ProxyHandler<object> = {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value === 'string') weigh(1, value.length > SHORT ? value.length : 0);
+      else if (typeof value === 'number' && key === 'minLength') weigh(1, value);
+      else if (typeof value === 'number' && key === 'minItems') {
+        // openapi-sampler builds min(maxItems, minItems) items, each at least two characters ("0,").
+        const most = Reflect.get(target, 'maxItems');
+        const count = Math.min(typeof most === 'number' ? most : Infinity, value);
+        weigh(1 + Math.max(0, count), 2 * Math.max(0, count));
+      } else weigh(1, 0);
+      return typeof value === 'object' && value !== null ? view(value) : value;
+    },
+  };
+  const view = <T extends object>(target: T): T => {
+    let known = views.get(target);
+    if (!known) views.set(target, (known = new Proxy(target, handler)));
+    return known as T;
+  };
+  return view;
+}
+
+/**
+ * Builds values from schemas as `-m` answers with them (openapi-sampler: `example`, `default`, the first of `enum`,
+ * else a value of the type and format), within `limits`: the sampler reads the document through a metered view,
+ * so a schema whose value would be too large (`minItems: 1e9`, nested arrays, `minLength: 4e8`, a long default
+ * repeated) is given up after a bounded amount of work, never built. Schemas found too large are remembered (the
+ * sampler is made anew with the documents, on reload).
+ */
+export function createSchemaSampler(limits: SampleLimits = SAMPLE_LIMITS): SchemaSampler {
+  const tooLarge = new WeakMap<object, string>();
+  return {
+    sample(schema, document) {
+      if (!isObject(schema)) return {};
+      const known = tooLarge.get(schema);
+      if (known !== undefined) return { tooLarge: known };
+      const view = createMeteredView(limits);
+      try {
+        const value: unknown = sample(
+          view(schema) as never,
+          { quiet: true, skipWriteOnly: true },
+          document && view(document),
+        );
+        // Written while still metered: an example the sample repeats is read (and weighed) each time.
+        const json = JSON.stringify(value) as string | undefined;
+        if (json === undefined) return {};
+        if (json.length > limits.maxBytes) throw new TooLarge(`larger than ${limits.maxBytes} bytes`);
+        return { sample: { json, value: typeof value === 'object' && value !== null ? JSON.parse(json) : value } };
+      } catch (err) {
+        if (!(err instanceof TooLarge)) return {}; // a cycle through another file, a schema the sampler cannot read
+        tooLarge.set(schema, err.message);
+        return { tooLarge: err.message };
+      }
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { validateHeaderName } from 'node:http';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import { formatPath, type Diagnostic } from '../openapi/diagnostic';
+import { canCarry, readHeaderValue } from './build-mock-response';
+import { createSchemaSampler, SAMPLE_LIMITS, type SampleLimits, type SchemaSampler } from './create-schema-sampler';
+import { isObject, type Json } from './is-object';
+
+export interface MockWarningOptions {
+  limits?: SampleLimits;
+  /**
+   * Milliseconds of sampling the whole check may take (it yields to the event loop between operations); past it the
+   * remaining operations are left to be checked when they are asked for, and one warning says so. Default 2,000.
+   */
+  budgetMs?: number;
+}
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+const isHeaderName = (name: string): boolean => {
+  try {
+    validateHeaderName(name);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** `"X-Bad\r\nName"`, escaped and cut, as a diagnostic quotes a name. */
+const show = (name: string): string => JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+
+/**
+ * What `-m` cannot answer as a document describes, as load warnings: a body or header value that a schema would
+ * build past the sampler's bound (SAMPLE_LIMITS: `minItems: 1e9`, nested arrays, a huge `minLength`; at request
+ * time the operation answers `500 MOCK_UNAVAILABLE`, or leaves the header out), and a response header HTTP cannot
+ * carry (a name with CR/LF or a space, a value with control characters; the mock leaves it out). Every response of
+ * every operation is checked, not only the one answered by default: `Prefer: code=` can ask for any. Each sample is
+ * bounded in work (about 25 ms at most), the check yields to the event loop between operations and stops after
+ * `budgetMs`, so a reload never stalls the gateway for long.
+ */
+export async function findMockWarnings(
+  endpoints: readonly ApiEndpoint[],
+  options: MockWarningOptions = {},
+): Promise<Diagnostic[]> {
+  const limits = options.limits ?? SAMPLE_LIMITS;
+  const budgetMs = options.budgetMs ?? 2000;
+  const sampler = createSchemaSampler(limits);
+  const diagnostics: Diagnostic[] = [];
+  const bound = `the bound is ${limits.maxBytes} bytes and ${limits.maxReads} steps`;
+  const started = performance.now();
+  for (const [index, endpoint] of endpoints.entries()) {
+    if (endpoint.static) continue;
+    if (performance.now() - started > budgetMs) {
+      diagnostics.push({
+        severity: 'warning',
+        file: endpoint.file,
+        path: '',
+        message: `-m checked the answers of ${index} of ${endpoints.length} operations within ${budgetMs} ms; the others are checked when they are asked for`,
+      });
+      break;
+    }
+    const warn = (path: Array<string | number>, message: string): void => {
+      const where = ['paths', endpoint.desc.uri, endpoint.desc.method, 'responses', ...path];
+      diagnostics.push({ severity: 'warning', file: endpoint.file, path: formatPath(where), message });
+    };
+    const responses = isObject(endpoint.operation.responses) ? endpoint.operation.responses : {};
+    for (const [key, response] of Object.entries(responses)) {
+      if (!isObject(response)) continue;
+      checkHeaders(endpoint, response.headers, sampler, (name, message) => warn([key, 'headers', name], message));
+      for (const [where, schema] of listSampledSchemas(endpoint, response)) {
+        const result = sampler.sample(schema, endpoint.document);
+        if ('tooLarge' in result) {
+          warn(
+            [key, ...where],
+            `-m cannot build a body from this schema: it would be ${result.tooLarge} (${bound}); the operation answers 500 MOCK_UNAVAILABLE when this response is asked for. Give it an example`,
+          );
+        }
+      }
+    }
+    await yieldToLoop();
+  }
+  return diagnostics;
+}
+
+/** The schemas `-m` samples a body from: those of media types with no example (Swagger 2.0: one per response). */
+function listSampledSchemas(endpoint: ApiEndpoint, response: Json): Array<[string[], unknown]> {
+  if (endpoint.dialect === '2.0') {
+    const examples = isObject(response.examples) ? response.examples : {};
+    const types = endpoint.desc.produces.length > 0 ? endpoint.desc.produces : ['application/json'];
+    const sampled = response.schema !== undefined && types.some((type) => !Object.hasOwn(examples, type));
+    return sampled ? [[['schema'], response.schema]] : [];
+  }
+  const content = isObject(response.content) ? response.content : {};
+  return Object.entries(content).flatMap(([type, raw]): Array<[string[], unknown]> => {
+    const media = isObject(raw) ? raw : {};
+    const examples = isObject(media.examples) ? Object.values(media.examples) : [];
+    const exampled = media.example !== undefined || examples.some((example) => isObject(example) && 'value' in example);
+    return exampled || media.schema === undefined ? [] : [[['content', type, 'schema'], media.schema]];
+  });
+}
+
+function checkHeaders(
+  endpoint: ApiEndpoint,
+  declared: unknown,
+  sampler: SchemaSampler,
+  warn: (name: string, message: string) => void,
+): void {
+  for (const [name, raw] of Object.entries(isObject(declared) ? declared : {})) {
+    if (name.toLowerCase() === 'content-type') continue;
+    if (!isHeaderName(name)) {
+      warn(name, `the header name ${show(name)} cannot be sent over HTTP: -m leaves the header out`);
+      continue;
+    }
+    const value = readHeaderValue(endpoint, raw, sampler);
+    if ('tooLarge' in value) {
+      warn(
+        name,
+        `-m cannot build this header's value from its schema: it would be ${value.tooLarge}; it leaves the header out`,
+      );
+    } else if (value.text !== undefined && !canCarry(name, value.text)) {
+      warn(name, `the value of ${show(name)} cannot be sent over HTTP (a control character): -m leaves the header out`);
+    }
+  }
+}

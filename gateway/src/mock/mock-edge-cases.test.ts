@@ -1,0 +1,216 @@
+import { isRestbusError } from '@restbus/infra';
+import { testEndpoint } from '../__tests__/start-test-gateway';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import { buildMockResponse } from './build-mock-response';
+import { findUnmetSecurity } from './find-unmet-security';
+import { readPrefer } from './read-prefer';
+
+const ok = (content: Record<string, unknown>, headers?: Record<string, unknown>) => ({
+  '200': { description: 'ok', content, ...(headers && { headers }) },
+});
+const withSchema = (schema: unknown) => ok({ 'application/json': { schema } });
+
+/** What building the answer gives: its status and body, or the code of the error it throws. */
+function answer(endpoint: ApiEndpoint, accept?: string, prefer?: string): { status?: number; code?: string } {
+  try {
+    const built = buildMockResponse(endpoint, accept, readPrefer(prefer));
+    return { status: built.status };
+  } catch (err) {
+    if (!isRestbusError(err)) throw err;
+    return { code: err.code, status: err.status };
+  }
+}
+
+/** Runs `work` and says how long it took, in ms. */
+function timed(work: () => unknown): number {
+  const started = performance.now();
+  work();
+  return performance.now() - started;
+}
+
+describe('-m answers a schema whose sample would be too large with 500 MOCK_UNAVAILABLE, at once', () => {
+  const schemas: Array<[string, unknown]> = [
+    ['minItems: 1e9', { type: 'array', minItems: 1e9, items: { type: 'string' } }],
+    [
+      'nested arrays of 2,000 items each',
+      {
+        type: 'array',
+        minItems: 2000,
+        items: { type: 'array', minItems: 2000, items: { type: 'array', minItems: 2000, items: { type: 'integer' } } },
+      },
+    ],
+    ['minLength: 4e8', { type: 'string', minLength: 4e8 }],
+    ['a 100 KB default repeated 100,000 times', { type: 'array', minItems: 1e5, items: { default: 'x'.repeat(1e5) } }],
+    [
+      'an object of 2,000 properties in 2,000 items',
+      {
+        type: 'array',
+        minItems: 2000,
+        items: {
+          type: 'object',
+          properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'integer' }])),
+        },
+      },
+    ],
+  ];
+
+  it.each(schemas)('%s', (_name, schema) => {
+    const endpoint = testEndpoint('get', '/huge', { responses: withSchema(schema) });
+    let result: ReturnType<typeof answer> = {};
+    // A sample that was attempted would take seconds or exhaust the heap (the gateway died of it).
+    expect(timed(() => (result = answer(endpoint)))).toBeLessThan(500);
+    expect(result).toEqual({ code: 'MOCK_UNAVAILABLE', status: 500 });
+  });
+
+  it('still builds a large answer within the bound, the same as before', () => {
+    const endpoint = testEndpoint('get', '/many', {
+      responses: withSchema({
+        type: 'array',
+        minItems: 500,
+        items: { type: 'object', properties: { id: { type: 'integer', minimum: 3 } } },
+      }),
+    });
+    const body = buildMockResponse(endpoint, undefined, {}).body as string;
+    expect(JSON.parse(body)).toEqual(Array.from({ length: 500 }, () => ({ id: 3 })));
+  });
+});
+
+describe('-m answers odd requests and odd documents with 4xx or an answer, never 500', () => {
+  const named = testEndpoint('get', '/named', {
+    responses: {
+      '200': {
+        description: 'ok',
+        content: { 'application/json': { examples: { one: { value: 1 }, two: { value: 2 } } } },
+      },
+      '1XX': { description: 'interim' },
+      '101': { description: 'switching' },
+    },
+  });
+
+  it.each([
+    ['__proto__', '__proto__'],
+    ['constructor', 'constructor'],
+    ['toString', 'toString'],
+    ['hasOwnProperty', 'hasOwnProperty'],
+    ['a name of 10,000 characters', 'x'.repeat(10_000)],
+  ])('Prefer: example= %s names no declared example: 400', (_label, name) => {
+    expect(answer(named, undefined, `example=${name}`)).toEqual({ code: 'BAD_REQUEST', status: 400 });
+  });
+
+  it.each(['100', '101', '199', '1xx', '1XX', 'abc', '600', '-1', '2000', '', 'x'.repeat(20)])(
+    'Prefer: code=%s is no final status: 400',
+    (code) => {
+      expect(answer(named, undefined, `code=${code}`)).toEqual({ code: 'BAD_REQUEST', status: 400 });
+    },
+  );
+
+  it('never answers with a 1xx a document declares, whatever the document', () => {
+    const interim = testEndpoint('get', '/interim', {
+      responses: { '101': { description: 'switching' }, '1XX': { description: 'interim' } },
+    });
+    expect(answer(interim).status).toBe(200);
+    expect(answer(named, undefined, 'code=200').status).toBe(200);
+  });
+
+  it('reads a Prefer of 16 KB of odd preferences in one pass', () => {
+    const prefer = `${Array.from({ length: 2000 }, (_, i) => `x${i}="  a"`).join(', ')}, example=two`;
+    expect(timed(() => expect(answer(named, undefined, prefer).status).toBe(200))).toBeLessThan(100);
+  });
+
+  it('leaves out the response headers HTTP cannot carry, and sends one named __proto__', () => {
+    // Parsed, as a document is: an object literal's `__proto__` would set the prototype instead.
+    const headers = JSON.parse(
+      JSON.stringify({
+        ['__proto__']: { schema: { type: 'string', example: 'proto' } },
+        'X-Bad\r\nInjected': { schema: { type: 'string', example: 'v' } },
+        'X Space': { schema: { type: 'string', example: 'v' } },
+        'X-Value': { schema: { type: 'string', example: 'a\r\nSet-Cookie: stolen=1' } },
+        'X-Unicode': { schema: { type: 'string', example: '名前' } },
+        'X-Fine': { schema: { type: 'string', example: 'fine' } },
+        'X-Sampled': { schema: { type: 'array', minItems: 1e9, items: { type: 'string' } } },
+      }),
+    ) as Record<string, unknown>;
+    expect(Object.keys(headers)).toContain('__proto__');
+    const endpoint = testEndpoint('get', '/headers', {
+      responses: ok({ 'application/json': { example: {} } }, headers),
+    });
+    const built = buildMockResponse(endpoint, undefined, {});
+    expect({ ...built.headers }).toEqual({
+      ['__proto__']: 'proto',
+      'x-fine': 'fine',
+      'content-type': 'application/json',
+    });
+  });
+
+  it('negotiates an Accept of thousands of ranges against hundreds of types within milliseconds', () => {
+    const types = Array.from({ length: 400 }, (_, i) => `application/t${i}+json`);
+    const endpoint = testEndpoint('get', '/types', {
+      responses: ok(Object.fromEntries(types.map((type) => [type, { example: type }]))),
+    });
+    const accept = [...Array.from({ length: 2000 }, (_, i) => `application/t${i % 400}+json;q=0.${i % 9}`)].join(',');
+    expect(timed(() => expect(answer(endpoint, accept).status).toBe(200))).toBeLessThan(50);
+    const refused = buildMockResponseError(endpoint, 'image/png');
+    expect(refused).toMatch(/answers application\/t0\+json, .*, … \(400 in all\); the request accepts none of them$/);
+  });
+});
+
+function buildMockResponseError(endpoint: ApiEndpoint, accept: string): string {
+  try {
+    buildMockResponse(endpoint, accept, {});
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return '';
+}
+
+describe('the security of -m with odd schemes: a 401 with a challenge HTTP can carry, or the call let through', () => {
+  const secured = (scheme: unknown, name = 'odd'): ApiEndpoint => {
+    const endpoint = testEndpoint('get', '/secured', { security: [{ [name]: [] }] });
+    return { ...endpoint, document: { components: { securitySchemes: { [name]: scheme } } } };
+  };
+  const none = { headers: {}, query: '' };
+
+  it.each<[string, unknown, string | undefined]>([
+    ['an empty scheme', {}, undefined],
+    ['a scheme with no type', { scheme: 'bearer' }, undefined],
+    ['an unknown type', { type: 'magic' }, undefined],
+    ['mutualTLS', { type: 'mutualTLS' }, undefined],
+    ['an apiKey with no name', { type: 'apiKey', in: 'header' }, undefined],
+    ['an apiKey in the path', { type: 'apiKey', in: 'path', name: 'k' }, undefined],
+    ['an apiKey named with CR/LF', { type: 'apiKey', in: 'header', name: 'X-A\r\nB' }, undefined],
+    ['an http scheme with an empty name', { type: 'http', scheme: '' }, undefined],
+    ['an http scheme with a space', { type: 'http', scheme: 'a b' }, undefined],
+    ['an apiKey in a cookie', { type: 'apiKey', in: 'cookie', name: 'sid' }, 'ApiKey in="cookie", name="sid"'],
+    [
+      'an apiKey in a query named with CR/LF',
+      { type: 'apiKey', in: 'query', name: 'k\r\n"x' },
+      'ApiKey in="query", name="k\\"x"',
+    ],
+    [
+      'an apiKey header named __proto__',
+      { type: 'apiKey', in: 'header', name: '__proto__' },
+      'ApiKey in="header", name="__proto__"',
+    ],
+    ['http digest', { type: 'http', scheme: 'DIGEST' }, 'Digest realm="restbus"'],
+  ])('%s', (_name, scheme, challenge) => {
+    expect(findUnmetSecurity(secured(scheme), none)).toEqual(challenge === undefined ? undefined : [challenge]);
+  });
+
+  it.each(['__proto__', 'constructor', 'toString', 'undeclared'])(
+    'a requirement naming %s, which the document does not declare, lets the call through',
+    (name) => {
+      const endpoint = testEndpoint('get', '/secured', { security: [{ [name]: [] }] });
+      expect(
+        findUnmetSecurity({ ...endpoint, document: { components: { securitySchemes: {} } } }, none),
+      ).toBeUndefined();
+    },
+  );
+
+  it('finds an API key in a cookie among others, and a header named __proto__ only when sent', () => {
+    const cookie = secured({ type: 'apiKey', in: 'cookie', name: 'sid' });
+    expect(findUnmetSecurity(cookie, { headers: { cookie: 'a=1; sid=2' }, query: '' })).toBeUndefined();
+    const proto = secured({ type: 'apiKey', in: 'header', name: '__proto__' });
+    const sent = JSON.parse('{"__proto__":"k"}') as Record<string, string>;
+    expect(findUnmetSecurity(proto, { headers: sent, query: '' })).toBeUndefined();
+  });
+});
