@@ -18,8 +18,13 @@ runMain('restbus-gateway', async () => {
     format: config.logFormat,
     terminal: process.stdout.isTTY,
   });
-  const gateway = await startGateway(config, logger);
-  // SIGHUP reloads the API files; a file that no longer loads is reported and the old routes keep serving.
-  process.on('SIGHUP', () => void gateway.reload());
+  const starting = startGateway(config, logger);
+  // SIGHUP reloads the API files; a file that no longer loads is reported and the old routes keep serving. Reloads
+  // are coalesced (one running, one queued), so a burst of signals costs two loads. The handler is there from the
+  // start, since SIGHUP's default action ends the process: one that comes during the start reloads once it is up.
+  process.on('SIGHUP', () => {
+    void starting.then((gateway) => gateway.reload()).catch(() => false);
+  });
+  const gateway = await starting;
   onShutdownSignal(() => gateway.stop());
 });

@@ -2,16 +2,22 @@ import type { Writable } from 'node:stream';
 import type { GatewayConfig } from '../config';
 import { countDiagnostics, formatDiagnostic } from '../openapi/diagnostic';
 import { readApis } from '../openapi/load-api';
+import { assertSubjectPrefixes } from './assert-subject-prefixes';
 
 /**
  * `restbus-gateway --check`: the problems of the API descriptions a line each, as the gateway would log them at
  * start, then a summary; the exit code is 0 when the gateway would serve them, 1 when it would refuse.
  */
 export async function checkApis(
-  config: Pick<GatewayConfig, 'restApiPath' | 'allowOutsideRefs' | 'strict'>,
+  config: Pick<GatewayConfig, 'restApiPath' | 'allowOutsideRefs' | 'strict' | 'topicPrefix' | 'inboxPrefix'>,
   out: Writable,
 ): Promise<number> {
-  const { endpoints, diagnostics } = await readApis(config.restApiPath, { allowOutsideRefs: config.allowOutsideRefs });
+  // A prefix the gateway would refuse at start is refused here too (exit 2), and each subject counts it.
+  assertSubjectPrefixes(config);
+  const { endpoints, diagnostics } = await readApis(config.restApiPath, {
+    allowOutsideRefs: config.allowOutsideRefs,
+    topicPrefix: config.topicPrefix,
+  });
   for (const diagnostic of diagnostics) {
     const promoted =
       config.strict && diagnostic.severity === 'warning' ? { ...diagnostic, severity: 'error' as const } : diagnostic;

@@ -16,6 +16,8 @@ import { createMetrics } from '../observability/create-metrics';
 import { reportDiagnostics } from '../openapi/report-diagnostics';
 import { assertServable, readApis, type LoadOptions } from '../openapi/load-api';
 import { createApiLinter } from '../openapi/create-api-linter';
+import { assertSubjectPrefixes } from './assert-subject-prefixes';
+import { coalesceRuns } from './coalesce-runs';
 
 /** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
 const ENVELOPE_ROOM = 64 * 1024;
@@ -23,7 +25,10 @@ const ENVELOPE_ROOM = 64 * 1024;
 export interface RunningGateway {
   readonly server: Server;
   readonly port: number;
-  /** Loads the API files again; on failure logs why, keeps the old endpoints and resolves false. */
+  /**
+   * Loads the API files again; on failure logs why, keeps the old endpoints and resolves false. Coalesced: one load
+   * at a time and one queued, which every call made meanwhile joins (see coalesceRuns).
+   */
   reload(): Promise<boolean>;
   /** Stops accepting, lets requests in flight finish (bounded by the reply timeout), drains NATS. */
   stop(): Promise<void>;
@@ -35,9 +40,11 @@ const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${p
 export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
   // Checked even when not forwarding: a broken NATS setting exits 2 at start, not on the day -u is added.
   const natsLinkOptions = toNatsLinkOptions(config);
+  assertSubjectPrefixes(config);
   const loadOptions: LoadOptions = {
     allowOutsideRefs: config.allowOutsideRefs,
     strict: config.strict,
+    topicPrefix: config.topicPrefix,
     linter: createApiLinter(),
   };
   const loadEndpoints = async () => {
@@ -100,21 +107,25 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     'gateway listening',
   );
 
+  // A load reads files, lints in a worker and compiles routes: a burst of SIGHUPs must not run one each, at once,
+  // nor let an older load finish last and win.
+  const reload = coalesceRuns(async () => {
+    try {
+      const reloaded = await loadEndpoints();
+      // The gateway first: it refuses (changing nothing) what it cannot serve.
+      gateway.setEndpoints(reloaded);
+      logger.info({ endpoints: reloaded.length }, 'API reloaded');
+      return true;
+    } catch (err) {
+      logger.error({ err }, 'API reload failed; the previous endpoints keep serving');
+      return false;
+    }
+  });
+
   return {
     server,
     port,
-    async reload() {
-      try {
-        const reloaded = await loadEndpoints();
-        // The gateway first: it refuses (changing nothing) what it cannot serve.
-        gateway.setEndpoints(reloaded);
-        logger.info({ endpoints: reloaded.length }, 'API reloaded');
-        return true;
-      } catch (err) {
-        logger.error({ err }, 'API reload failed; the previous endpoints keep serving');
-        return false;
-      }
-    },
+    reload,
     async stop() {
       logger.info({ inFlight: gateway.inFlight() }, 'shutting down');
       gateway.beginShutdown();

@@ -3,7 +3,11 @@ import { open, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RestbusError } from '@restbus/infra';
+import { isRemoteUrl } from './find-url-refs';
 import type { LoadLimits } from './load-limits';
+
+/** The code of the error a `$ref` to a URL fails with (the parser keeps it as `ioErrorCode`). */
+export const REMOTE_REF = 'EREMOTEREF';
 
 export interface ApiFileReaderDeps {
   /** The API file as given (`-r`); its folder confines the files `$refs` may name. */
@@ -42,15 +46,18 @@ function isInside(folder: string, path: string): boolean {
 }
 
 /**
- * A file resolver for the parser that reads only regular files, each and all together within the limits, and,
- * unless allowed, only inside the API file's folder (symbolic links followed). A FIFO or a device is refused
- * before it is read: opening a FIFO waits for a writer, and a device never ends.
+ * The parser's only resolver (its HTTP one is off): it reads only regular files, each and all together within the
+ * limits, and, unless allowed, only inside the API file's folder (symbolic links followed). A URL, whatever its
+ * spelling, is never fetched: as the API file it refuses the description, as a `$ref` it fails that `$ref` (the
+ * loader names it where it is written). A FIFO or a device is refused before it is read: opening a FIFO waits for
+ * a writer, and a device never ends.
  */
 export function createApiFileReader({ file, allowOutsideRefs, limits }: ApiFileReaderDeps): ApiFileReader {
   const root = resolve(file);
   let folder: Promise<string> | undefined;
   let files = 0;
   let bytes = 0;
+  let asked = 0;
   let refused: RestbusError | undefined;
 
   /** `why` is said of the file: "is a FIFO, not a regular file". */
@@ -112,6 +119,14 @@ export function createApiFileReader({ file, allowOutsideRefs, limits }: ApiFileR
 
   return {
     async read(url) {
+      // The parser asks for the API file first, then for the files its `$refs` name.
+      const isRoot = asked++ === 0;
+      if (isRemoteUrl(url)) {
+        if (isRoot) return refuse(root, `is a URL (${url}), and API descriptions are read only from local files`);
+        throw Object.assign(new Error(`${url} is a URL: $refs are read only from local files, never fetched`), {
+          code: REMOTE_REF,
+        });
+      }
       let path: string;
       try {
         path = toPath(url);

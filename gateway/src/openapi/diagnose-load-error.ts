@@ -9,6 +9,8 @@ export interface ParserFailure {
   path?: Array<string | number>;
   /** The file the failure is in. */
   source?: string;
+  /** The code of the error a resolver threw (the parser wraps it): see REMOTE_REF. */
+  ioErrorCode?: string;
 }
 
 const firstLine = (message: string): string => message.split('\n')[0];

@@ -1,9 +1,18 @@
-import { HTTP_METHODS, RestbusError, type EndpointDesc, type HttpMethod, type ResponseDesc } from '@restbus/infra';
+import {
+  HTTP_METHODS,
+  RestbusError,
+  toTopic,
+  topicPrefixSetting,
+  type EndpointDesc,
+  type HttpMethod,
+  type ResponseDesc,
+} from '@restbus/infra';
 import { createApiLinter, type ApiLinter } from './create-api-linter';
 import type { SourceFile } from './read-source-file';
-import { formatDiagnostic, formatPath, type Diagnostic } from './diagnostic';
+import { formatDiagnostic, formatPath, toPrintable, type Diagnostic } from './diagnostic';
 import { parseApiFile, type ParseOptions } from './parse-api-file';
 import { toJsfUri, type ApiEndpoint } from './endpoint';
+import { checkSubjectLength, findControlCharacter } from './subject-limits';
 
 type Json = Record<string, unknown>;
 
@@ -69,6 +78,8 @@ function mergeParameters(fromPath: unknown, fromOperation: unknown): Json[] {
 /** Why a path cannot be routed (and become part of a NATS subject), or undefined when it can. */
 function checkPathTemplate(uri: string): string | undefined {
   if (!uri.startsWith('/')) return 'a path must start with "/"';
+  const control = findControlCharacter(uri);
+  if (control) return `the path contains ${control}, which cannot be part of a NATS subject`;
   if (/[\s*>]/.test(uri)) {
     return 'the path contains whitespace or a NATS wildcard character ("*", ">"), which cannot be part of a subject';
   }
@@ -97,6 +108,8 @@ function readDialect(document: Json): ApiEndpoint['dialect'] | undefined {
 export interface LoadOptions extends ParseOptions {
   /** Warnings refuse the description too (`--strict`). */
   strict?: boolean;
+  /** The first tokens of every subject (`--topicPrefix`), counted in each route's subject; `easer` when absent. */
+  topicPrefix?: string;
   /** One linter for every load (a reload): building its ruleset costs more than linting a small file. */
   linter?: ApiLinter;
 }
@@ -116,10 +129,12 @@ interface LoadedFile {
 
 /**
  * One file: read and dereferenced (see parseApiFile), linted (warnings), and its operations listed as endpoints.
- * Only what keeps a route from being built is an error: no paths, an invalid path template, an operation's `$ref`
- * that cannot be resolved, an `x-static` without a folder. The rest is served past, as the peers do.
+ * Only what keeps a route from being built is an error: no paths, an invalid path template or one NATS cannot
+ * carry (a control character, a subject too long for its protocol line), an operation's `$ref` that cannot be
+ * resolved, a `$ref` to a URL, an `x-static` without a folder. The rest is served past, as the peers do.
  */
 async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter): Promise<LoadedFile> {
+  const topicPrefix = options.topicPrefix ?? String(topicPrefixSetting.schema.default);
   const parsed = await parseApiFile(file, options);
   const diagnostics = [...parsed.diagnostics];
   const { document, source } = parsed;
@@ -164,6 +179,16 @@ async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter
           ['paths', uri, method, 'x-static'],
           'needs a contentPath, the folder to serve (relative to --staticContentBasePath)',
         );
+        continue;
+      }
+      // Checked with or without -u (--check and a start without it say what -u would refuse); an x-static
+      // operation is served from its folder and has no subject.
+      const subject = toTopic(topicPrefix, method, uri);
+      const tooLong =
+        staticContent === undefined &&
+        checkSubjectLength(subject, `the subject ${[...subject].slice(0, 48).join('')}…`);
+      if (tooLong) {
+        error(['paths', uri, method], tooLong);
         continue;
       }
       endpoints.push({
@@ -231,7 +256,8 @@ export async function readApis(files: readonly string[], options: LoadOptions = 
     diagnostics.push(...sortByPosition(loaded.diagnostics));
   }
   const failed = diagnostics.some(({ severity }) => severity === 'error');
-  return { endpoints: failed ? [] : endpoints, diagnostics };
+  // A document's keys and texts reach terminals and logs: never a control character among them.
+  return { endpoints: failed ? [] : endpoints, diagnostics: diagnostics.map(toPrintable) };
 }
 
 /** The endpoints, or `OPENAPI_INVALID` listing every error (and, when `strict`, every warning), a line each. */

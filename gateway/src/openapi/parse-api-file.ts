@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
-import { $RefParser } from '@apidevtools/json-schema-ref-parser';
+import { fileURLToPath } from 'node:url';
+import { $RefParser, ResolverError } from '@apidevtools/json-schema-ref-parser';
 import { RestbusError } from '@restbus/infra';
 import { assertBoundedExpansion, type RefTarget } from './assert-bounded-expansion';
-import { createApiFileReader } from './create-api-file-reader';
+import { createApiFileReader, REMOTE_REF } from './create-api-file-reader';
 import { diagnoseLoadError, type ParserFailure } from './diagnose-load-error';
-import type { Diagnostic } from './diagnostic';
+import { formatPath, type Diagnostic } from './diagnostic';
+import { findUrlRefs, resolveRefUrl, type UrlRef } from './find-url-refs';
 import { LOAD_LIMITS, type LoadLimits } from './load-limits';
 import { readSourceFile, type SourceFile } from './read-source-file';
 import { valueAt } from './value-at';
@@ -26,17 +28,34 @@ export interface ParsedApiFile {
   diagnostics: Diagnostic[];
 }
 
-/** The parts of the parser's `$refs` registry the measuring needs (typed loosely by the parser). */
+/** The parts of the parser's `$refs` registry the loader needs (typed loosely by the parser). */
 interface RefRegistry {
   _root$Ref: { path: string };
+  /** Every file asked for, by URL-like path: its parsed value (an error when it failed) and who read it. */
+  _$refs: Record<string, { value: unknown; pathType?: string }>;
   _resolve(path: string, pathFromRoot: string, options?: unknown): { value: unknown; path: string } | null;
 }
 
-/** A `$ref` resolved against the file it is written in, as the parser does (paths are URL-like, no scheme). */
-function resolveRefUrl(base: string, ref: string): string {
-  const scratch = 'https://scratch.invalid';
-  const resolved = new URL(ref, new URL(base, scratch));
-  return resolved.origin === scratch ? resolved.pathname + resolved.search + resolved.hash : resolved.href;
+/** The file a parser path names, as the diagnostics name files: the API file as given, any other decoded. */
+function toFileName(file: string, rootUrl: string, url: string): string {
+  if (url === rootUrl) return file;
+  try {
+    return url.startsWith('file:') ? fileURLToPath(url) : decodeURIComponent(url);
+  } catch {
+    return url;
+  }
+}
+
+/** A `$ref` to a URL, where it is written: refused whether or not an operation uses it, since nothing is fetched. */
+function diagnoseUrlRef(file: string, rootUrl: string, found: UrlRef, source: SourceFile | undefined): Diagnostic {
+  const resolvedTo = found.target === found.ref ? '' : ` (${found.target})`;
+  return {
+    severity: 'error',
+    file: toFileName(file, rootUrl, found.file),
+    ...(found.file === rootUrl && source?.locate(found.path)),
+    path: formatPath(found.path),
+    message: `the $ref ${JSON.stringify(found.ref)} names a URL${resolvedTo}: $refs are read only from local files, never fetched`,
+  };
 }
 
 /** Whether any operation reaches `target` (an object of the dereferenced document), cycles followed once. */
@@ -54,7 +73,8 @@ function reachesFromOperations(document: Json, target: object): boolean {
 }
 
 /**
- * Reads the API file and the files its `$refs` name (within the limits, inside its folder unless allowed),
+ * Reads the API file and the files its `$refs` name (local files only, within the limits, inside its folder
+ * unless allowed; a `$ref` to a URL is an error where it is written, and nothing is ever fetched),
  * measures the expansion between resolving and dereferencing (the parser's dereferencing walks the document
  * fully expanded, which repeated `$refs` make exponential), and dereferences it, collecting what fails instead of
  * stopping at the first. An unresolvable `$ref` is an error when an operation reaches it, a warning otherwise.
@@ -63,6 +83,8 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
   const limits = options.limits ?? LOAD_LIMITS;
   const reader = createApiFileReader({ file, allowOutsideRefs: options.allowOutsideRefs === true, limits });
   let text: string | undefined;
+  let urlRefs: UrlRef[] = [];
+  let rootUrl = '';
   const parser = new $RefParser();
   const resolveAll = parser.resolve.bind(parser) as (...args: unknown[]) => Promise<unknown>;
   // dereference() resolves through this.resolve: an own property puts the measuring between the two steps.
@@ -84,11 +106,24 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
           }
         },
       });
+      // Every file is read by now: name each `$ref` to a URL where it is written (the reader fetched none of them).
+      rootUrl = refs._root$Ref.path;
+      urlRefs = findUrlRefs(
+        Object.entries(refs._$refs)
+          .filter(([, ref]) => ref.pathType === 'file' && !(ref.value instanceof Error))
+          .map(([url, ref]) => ({ url, value: ref.value })),
+      );
       return refs;
     },
   });
   const read = async ({ url }: { url: string }): Promise<Buffer> => {
-    const bytes = await reader.read(url);
+    let bytes: Buffer;
+    try {
+      bytes = await reader.read(url);
+    } catch (err) {
+      // The parser keeps a ResolverError as it is; any other it wraps, losing its text and code.
+      throw new ResolverError(err as Error, url);
+    }
     // The parser reads the API file first, then the files its `$refs` name.
     text ??= bytes.toString('utf8');
     return bytes;
@@ -98,7 +133,8 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
     await parser.dereference(file, {
       continueOnError: true,
       dereference: { circular: 'ignore' },
-      resolve: { file: { read } },
+      // One resolver for everything, local paths and URLs alike: the reader, which fetches nothing.
+      resolve: { http: false, file: { canRead: () => true, read } },
     });
   } catch (err) {
     const refused = reader.refusal() ?? (err instanceof RestbusError ? err : undefined);
@@ -124,7 +160,12 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
     // The position parser is another YAML parser than the loader's: what it cannot read still loads, unlocated.
     failures.push({ code: 'ENOSOURCE', message: `has no line numbers or warnings: ${(err as Error).message}` });
   }
-  const diagnostics = withoutRepeats(failures).map((failure): Diagnostic => {
+  // The reader's own refusals of those `$refs` say less (the URL resolved, not where it is written).
+  const named = new Set(urlRefs.map((found) => found.target.replace(/#.*$/, '')));
+  const unnamed = failures.filter(
+    (failure) => failure.ioErrorCode !== REMOTE_REF || !named.has(String(failure.message).split(' ')[0]),
+  );
+  const diagnostics = withoutRepeats(unnamed).map((failure): Diagnostic => {
     const diagnostic = diagnoseLoadError(file, failure);
     const position =
       diagnostic.line === undefined && failure.path && isRootFile(file, failure.source)
@@ -132,13 +173,18 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
         : undefined;
     // A `$ref` that failed is null in the document: an operation reaching the object that holds it cannot be built.
     const holder = failure.path && failure.path.length > 0 ? valueAt(document, failure.path.slice(0, -1)) : undefined;
-    const needed = typeof holder !== 'object' || holder === null || reachesFromOperations(document, holder);
+    const needed =
+      failure.ioErrorCode === REMOTE_REF ||
+      typeof holder !== 'object' ||
+      holder === null ||
+      reachesFromOperations(document, holder);
     return {
       ...diagnostic,
       ...position,
       ...(!needed && { severity: 'warning', message: `${diagnostic.message} (no operation uses it)` }),
     };
   });
+  diagnostics.push(...urlRefs.map((found) => diagnoseUrlRef(file, rootUrl, found, source)));
   return { document, source, diagnostics };
 }
 

@@ -23,6 +23,32 @@ interface ParserFailure {
 
 const NOT_AN_API = 'not a Swagger 2.0 or OpenAPI 3.0/3.1 document';
 
+/**
+ * The parser's resolvers: its HTTP one off, and one that takes every URL with a scheme other than `file:` (however
+ * spelled: `HTTP:`, `//host`, `\\host` reach here resolved to `http(s):`) and refuses it, so that nothing an
+ * imported file names is ever fetched. Local files are read by the parser's own file resolver.
+ */
+const LOCAL_ONLY: SwaggerParser.Options = {
+  resolve: {
+    http: false,
+    refuseUrls: {
+      order: 1,
+      canRead: ({ url }: { url: string }) => isRemoteUrl(url),
+      read({ url }: { url: string }): never {
+        throw new Error(describeUrlRef(url));
+      },
+    },
+  },
+};
+
+/** A scheme other than `file:` (two letters at least: a Windows drive letter is a path). */
+function isRemoteUrl(url: string): boolean {
+  return /^[a-z][a-z\d+.-]+:/i.test(url) && !/^file:/i.test(url);
+}
+
+const describeUrlRef = (url: string): string =>
+  `${url} is a URL: rest-tool reads $refs only from local files, never over the network`;
+
 /** What swagger-parser threw, as one line that names the file as the user gave it. */
 function describeFailure(file: string, shown: string, err: unknown): string {
   const failure = (err ?? {}) as ParserFailure;
@@ -49,6 +75,9 @@ function describeFailure(file: string, shown: string, err: unknown): string {
       ];
       return `${shown}: cannot read it: ${reason ?? firstLine}`;
     }
+    // The parser keeps only the URL of what a resolver refused.
+    const unread = /^Error reading file "(.*)"$/.exec(firstLine);
+    if (unread && isRemoteUrl(unread[1])) return `${shown}: cannot resolve a $ref: ${describeUrlRef(unread[1])}`;
     return `${shown}: cannot resolve a $ref: ${firstLine}`;
   }
   if (failure.code === 'EMISSINGPOINTER' || failure.code === 'EUNMATCHEDRESOLVER') {
@@ -66,19 +95,23 @@ function describeFailure(file: string, shown: string, err: unknown): string {
 }
 
 /**
- * Reads a Swagger 2.0 or OpenAPI 3.0/3.1 file (YAML or JSON), pulls in the files its `$ref`s name, and validates it
- * against the official schemas, as the gateway does. Any problem is one OPENAPI_INVALID line naming the file.
+ * Reads a Swagger 2.0 or OpenAPI 3.0/3.1 file (YAML or JSON), pulls in the local files its `$ref`s name (a `$ref`
+ * to a URL is refused, never fetched), and validates it against the official schemas, as the gateway does. Any
+ * problem is one OPENAPI_INVALID line naming the file.
  */
 export async function readOpenApi(file: string, shown: string): Promise<OpenApiFile> {
   let document: Json;
   try {
-    document = (await SwaggerParser.bundle(file)) as unknown as Json;
+    document = (await SwaggerParser.bundle(file, LOCAL_ONLY)) as unknown as Json;
     if (!document || typeof document !== 'object' || Array.isArray(document)) {
       throw new RestbusError('OPENAPI_INVALID', `${shown}: ${NOT_AN_API}`);
     }
     // validate() dereferences what it is given: a copy, so that the document keeps its `$ref`s (and its cycles
     // stay pointers rather than becoming circular objects).
-    await SwaggerParser.validate(structuredClone(document) as never, { dereference: { circular: 'ignore' } });
+    await SwaggerParser.validate(structuredClone(document) as never, {
+      ...LOCAL_ONLY,
+      dereference: { circular: 'ignore' },
+    });
   } catch (err) {
     if (err instanceof RestbusError) throw err;
     throw new RestbusError('OPENAPI_INVALID', describeFailure(file, shown, err), { cause: err });
