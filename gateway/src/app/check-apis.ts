@@ -2,6 +2,8 @@ import type { Writable } from 'node:stream';
 import type { GatewayConfig } from '../config';
 import { countDiagnostics, formatDiagnostic } from '../openapi/diagnostic';
 import { readApis } from '../openapi/load-api';
+import { findMockWarnings } from '../mock/find-mock-warnings';
+import { createSourceLocator } from '../openapi/create-source-locator';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
 
 /**
@@ -9,7 +11,10 @@ import { assertSubjectPrefixes } from './assert-subject-prefixes';
  * start, then a summary; the exit code is 0 when the gateway would serve them, 1 when it would refuse.
  */
 export async function checkApis(
-  config: Pick<GatewayConfig, 'restApiPath' | 'allowOutsideRefs' | 'strict' | 'topicPrefix' | 'inboxPrefix'>,
+  config: Pick<
+    GatewayConfig,
+    'restApiPath' | 'allowOutsideRefs' | 'strict' | 'topicPrefix' | 'inboxPrefix' | 'enableMocking'
+  >,
   out: Writable,
 ): Promise<number> {
   // A prefix the gateway would refuse at start is refused here too (exit 2), and each subject counts it.
@@ -18,6 +23,8 @@ export async function checkApis(
     allowOutsideRefs: config.allowOutsideRefs,
     topicPrefix: config.topicPrefix,
   });
+  // With -m beside --check, what the mock could not answer as described is said too, as a started gateway says it.
+  if (config.enableMocking) diagnostics.push(...(await findMockWarnings(endpoints, { locate: createSourceLocator() })));
   for (const diagnostic of diagnostics) {
     const promoted =
       config.strict && diagnostic.severity === 'warning' ? { ...diagnostic, severity: 'error' as const } : diagnostic;

@@ -16,6 +16,8 @@ import { createMetrics } from '../observability/create-metrics';
 import { reportDiagnostics } from '../openapi/report-diagnostics';
 import { assertServable, readApis, type LoadOptions } from '../openapi/load-api';
 import { createApiLinter } from '../openapi/create-api-linter';
+import { findMockWarnings } from '../mock/find-mock-warnings';
+import { createSourceLocator } from '../openapi/create-source-locator';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
 import { coalesceRuns } from './coalesce-runs';
 
@@ -49,6 +51,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   };
   const loadEndpoints = async () => {
     const loaded = await readApis(config.restApiPath, loadOptions);
+    // What -m could not answer as described (a sample past its bound, a header HTTP cannot carry) is known now.
+    if (config.enableMocking)
+      loaded.diagnostics.push(...(await findMockWarnings(loaded.endpoints, { locate: createSourceLocator() })));
     // Said once per load: at start and on each reload, never per request.
     // Fatal ones are the error's message instead (--strict makes warnings fatal).
     reportDiagnostics(config.strict ? [] : loaded.diagnostics.filter(({ severity }) => severity === 'warning'), logger);

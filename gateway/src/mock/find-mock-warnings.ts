@@ -1,5 +1,6 @@
 import { validateHeaderName } from 'node:http';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import type { SourceLocator } from '../openapi/create-source-locator';
 import { formatPath, type Diagnostic } from '../openapi/diagnostic';
 import { canCarry, readHeaderValue } from './build-mock-response';
 import { createSchemaSampler, SAMPLE_LIMITS, type SampleLimits, type SchemaSampler } from './create-schema-sampler';
@@ -12,6 +13,8 @@ export interface MockWarningOptions {
    * remaining operations are left to be checked when they are asked for, and one warning says so. Default 2,000.
    */
   budgetMs?: number;
+  /** Places each warning in its file (the loaded document has no positions); without it they name only the path. */
+  locate?: SourceLocator;
 }
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -45,6 +48,8 @@ export async function findMockWarnings(
   const budgetMs = options.budgetMs ?? 2000;
   const sampler = createSchemaSampler(limits);
   const diagnostics: Diagnostic[] = [];
+  /** Each diagnostic's path as parts, for the locator. */
+  const where: Array<Array<string | number>> = [];
   const bound = `the bound is ${limits.maxBytes} bytes and ${limits.maxReads} steps`;
   const started = performance.now();
   for (const [index, endpoint] of endpoints.entries()) {
@@ -56,11 +61,13 @@ export async function findMockWarnings(
         path: '',
         message: `-m checked the answers of ${index} of ${endpoints.length} operations within ${budgetMs} ms; the others are checked when they are asked for`,
       });
+      where.push([]);
       break;
     }
     const warn = (path: Array<string | number>, message: string): void => {
-      const where = ['paths', endpoint.desc.uri, endpoint.desc.method, 'responses', ...path];
-      diagnostics.push({ severity: 'warning', file: endpoint.file, path: formatPath(where), message });
+      const parts = ['paths', endpoint.desc.uri, endpoint.desc.method, 'responses', ...path];
+      diagnostics.push({ severity: 'warning', file: endpoint.file, path: formatPath(parts), message });
+      where.push(parts);
     };
     const responses = isObject(endpoint.operation.responses) ? endpoint.operation.responses : {};
     for (const [key, response] of Object.entries(responses)) {
@@ -77,6 +84,12 @@ export async function findMockWarnings(
       }
     }
     await yieldToLoop();
+  }
+  if (options.locate) {
+    for (const [index, diagnostic] of diagnostics.entries()) {
+      const position = await options.locate(diagnostic.file, where[index]);
+      if (position) diagnostics[index] = { ...diagnostic, ...position };
+    }
   }
   return diagnostics;
 }

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { GATEWAY_MAIN } from '../__tests__/run-gateway';
+import { GATEWAY_MAIN, runGateway } from '../__tests__/run-gateway';
 
 /**
  * The edge cases of -m through the program as users run it (issue 29, item 10): odd security schemes, header names
@@ -84,6 +84,8 @@ const text = JSON.stringify(document).replace('"PROTO":', '"__proto__":');
 
 let dir: string;
 let gateway: { url: string; child: ChildProcess; stderr: string[]; exited: () => boolean };
+/** What the gateway logged before it listened: the load's warnings. */
+const startLog: Array<{ level?: number; msg?: string; path?: string }> = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'restbus-mock-edges-'));
@@ -104,6 +106,7 @@ beforeAll(async () => {
   child.on('exit', () => (exited = true));
   for await (const line of createInterface({ input: child.stdout })) {
     const entry = JSON.parse(line) as { msg?: string; port?: number };
+    startLog.push(entry);
     if (entry.msg === 'gateway listening') {
       gateway = { url: `http://127.0.0.1:${entry.port}`, child, stderr, exited: () => exited };
       return;
@@ -126,6 +129,22 @@ async function ask(path: string, headers: Record<string, string> = {}) {
 }
 
 describe('restbus-gateway -m on the edge cases of a document and of a request', () => {
+  it('warns at start, and under --check -m, of each answer it cannot build as described, naming the path', async () => {
+    // pino's level 40 is a warning; the diagnostic's message names the operation.
+    const warned = startLog.filter(({ level }) => level === 40).map((entry) => JSON.stringify(entry));
+    for (const path of ['/grid', '/many', '/long', '/headers']) {
+      expect(warned.some((line) => line.includes(path))).toBe(true);
+    }
+    const check = await runGateway(['--check', '-m', '-r', join(dir, 'edges.json')]);
+    expect(check.code).toBe(0);
+    for (const path of ['/grid', '/many', '/long']) expect(check.stdout).toContain(path);
+    // Each placed in the file, as a loading diagnostic is: file:line:col.
+    expect(check.stdout).toMatch(/edges\.json:1:\d+ {2}warning {2}paths\.\/many\.get/);
+    // Without -m the mock's limits are nobody's business.
+    const plain = await runGateway(['--check', '-r', join(dir, 'edges.json')]);
+    expect(plain.stdout).not.toContain('/grid');
+  });
+
   it('answers GET /grid (nested arrays of 2,000^3 items), which used to kill it, with 500 MOCK_UNAVAILABLE at once, and lives on', async () => {
     for (const path of ['/grid', '/many', '/long', '/grid']) {
       const answer = await ask(path);
