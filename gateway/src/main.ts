@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-import { createLogger, loadConfig, onShutdownSignal, runMain } from '@restbus/infra';
+import { allowLinearRegExpFallback, createLogger, loadConfig, onShutdownSignal, runMain } from '@restbus/infra';
 import { checkApis } from './app/check-apis';
 import { describeConfig } from './app/describe-config';
 import { startGateway } from './app/start-gateway';
 import { gatewayProgram, type GatewayConfig } from './config';
 
 runMain('restbus-gateway', async () => {
+  // A schema's pattern that backtracks catastrophically on a hostile value finishes in linear time (--validate).
+  allowLinearRegExpFallback();
   const config = loadConfig<GatewayConfig>(gatewayProgram, { argv: process.argv.slice(2), env: process.env });
   if (config.dumpConfig) process.stdout.write(describeConfig(config));
   if (config.check) {

@@ -1,6 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
-import { isJsonMediaType, type IncomingRequest, type RequestProblem } from '@restbus/infra';
+import { isJsonMediaType, linearPatternEngine, type IncomingRequest, type RequestProblem } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { addLinearUniqueItems } from './add-linear-unique-items';
 import { countExpandedNodes } from './count-expanded-nodes';
@@ -142,8 +142,10 @@ export function compileRequestChecks(endpoints: readonly ApiEndpoint[]): {
   skipped: string[];
 } {
   // Parameters arrive as text and are coerced for the check; a JSON body has its own types and is not.
-  const params = { allErrors: true, strict: false, coerceTypes: 'array', validateFormats: false } as const;
-  const body = { allErrors: true, strict: false, validateFormats: false } as const;
+  // Patterns compiled so that V8's linear-time fallback can take a catastrophic one over (see linearPatternEngine).
+  const code = { regExp: linearPatternEngine };
+  const params = { allErrors: true, strict: false, coerceTypes: 'array', validateFormats: false, code } as const;
+  const body = { allErrors: true, strict: false, validateFormats: false, code } as const;
   const draft7 = { params: addLinearUniqueItems(new Ajv(params)), body: addLinearUniqueItems(new Ajv(body)) };
   const draft2020 = {
     params: addLinearUniqueItems(new Ajv2020(params)),

@@ -67,3 +67,4 @@ export { describeListenError } from './http/describe-listen-error';
 export { createHttpServer, DEFAULT_HTTP_LIMITS } from './http/create-http-server';
 export type { CreateHttpServerOptions, HttpLimits } from './http/create-http-server';
 export type { ListenTarget } from './http/describe-listen-error';
+export { allowLinearRegExpFallback, linearPatternEngine } from './validation/linear-pattern-engine';
