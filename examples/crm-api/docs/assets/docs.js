@@ -1,7 +1,7 @@
 /* rest-tool docs: the sidebar's service search and the Try-it forms. A plain script, no library, nothing fetched but
    the API a form calls: the pages work opened from disk (file://, where Try-it cannot run and says so) and served by
    the mock server at /docs/. Everything shown is set as text, never as HTML. */
-/* global document, window, location, fetch, Headers, TextDecoder, AbortController, performance, setTimeout, clearTimeout */
+/* global document, window, location, fetch, Headers, TextDecoder, AbortController, performance, setTimeout, clearTimeout, URL */
 (() => {
   'use strict';
 
@@ -229,9 +229,20 @@
     const button = form.querySelector('button[type="submit"]');
     const method = form.getAttribute('data-method') || 'GET';
     let path;
-    const init = { method, credentials: 'same-origin', cache: 'no-store' };
+    let url;
+    // same-origin: the browser itself refuses to send it elsewhere, and to follow a redirect that leads elsewhere.
+    const init = { method, credentials: 'same-origin', cache: 'no-store', mode: 'same-origin' };
     try {
       path = requestPath(form, false);
+      // A template such as //host/x or /\host/x reads as another host: the form calls this site's API only.
+      try {
+        url = new URL(path, location.href);
+      } catch {
+        throw new Problem(`${path} is not a URL this page can call.`);
+      }
+      if (url.origin !== location.origin) {
+        throw new Problem(`${path} is not on this site (${url.origin}): Try it calls this site's API only.`);
+      }
       init.headers = requestHeaders(form);
       const body = form.querySelector('[data-body]');
       if (body && body.value !== '') init.body = body.value;
@@ -248,7 +259,7 @@
     const started = performance.now();
     let response;
     try {
-      response = await fetch(path, { ...init, signal: abort.signal });
+      response = await fetch(url, { ...init, signal: abort.signal });
       const bytes = await response.arrayBuffer();
       const status = element('p', 'try-it-status');
       status.append(
