@@ -92,6 +92,7 @@ runMain('restbus-mock', async () => {
     // The flag turns validation on; without it the environment's `validate` decides.
     validate: options.validate || undefined,
     bodyLimit: options.bodyLimit,
+    stateMemory: options.stateMemory,
     limits: toHttpLimits(options),
     logger,
   });

@@ -200,15 +200,17 @@ describe('loadProject', () => {
       'services/twin/service.yml': twin,
     });
     expect(problems).toEqual([
-      'services/twin/service.yml: GET /monitoring/isAlive is also served by services/monitoring/isAlive/service.yml',
+      'services/twin/service.yml:4: /uriTemplate: GET /monitoring/isAlive is also served by services/monitoring/isAlive/service.yml:4',
     ]);
   });
 
   // The mock server matches paths case-insensitively, with an optional trailing slash: these would shadow each other.
   it.each([
     ['in another case', '/Monitoring/IsAlive'],
+    ['in the case of one letter', '/monitoring/isalive'],
     ['with a trailing slash', '/monitoring/isAlive/'],
-  ])('refuses two services whose URIs differ only %s', async (_how, uriTemplate) => {
+    ['in case and a trailing slash', '/MONITORING/ISALIVE/'],
+  ])('refuses two services whose URIs differ only %s, naming both files and lines', async (_how, uriTemplate) => {
     const twin = IS_ALIVE.replace('name: isAlive', 'name: twin').replace(
       'uriTemplate: /monitoring/isAlive',
       `uriTemplate: ${uriTemplate}`,
@@ -219,7 +221,7 @@ describe('loadProject', () => {
       'services/twin/service.yml': twin,
     });
     expect(problems).toEqual([
-      `services/twin/service.yml: GET ${uriTemplate} is also served by services/monitoring/isAlive/service.yml`,
+      `services/twin/service.yml:4: /uriTemplate: GET ${uriTemplate} is also served by services/monitoring/isAlive/service.yml:4 as /monitoring/isAlive, the same route to the mock server (paths match without regard to case, parameter names or a trailing slash)`,
     ]);
   });
 

@@ -44,6 +44,13 @@ export interface Project {
 /** What all of a project's YAML may become once aliases are expanded: a hot reload holds two versions at once. */
 export const MAX_PROJECT_EXPANDED_BYTES = 64 * 1024 * 1024;
 
+/** The service that first took a route: its file, the line of its uriTemplate, the template as written. */
+interface RouteOwner {
+  file: string;
+  line: number;
+  uriTemplate: string;
+}
+
 const checkServer = createSchemaCheck(serverConfigSchema);
 const checkConfig = createSchemaCheck(projectConfigSchema);
 const checkService = createSchemaCheck(serviceSchema);
@@ -110,7 +117,8 @@ export async function loadProject(options: { projectDir: string; environment?: s
   const problems: string[] = [];
   const warnings: string[] = legacyProxy.warning ? [legacyProxy.warning] : [];
   const services: ServiceDescriptor[] = [];
-  const routes = new Map<string, string>();
+  // Each route's first service: its file, the line of its uriTemplate, the template as written.
+  const routes = new Map<string, RouteOwner>();
   let expanded = server.file.expandedSize + configFile.file.expandedSize;
   for (const path of config.services) {
     const filePath = join(projectRoot, config.servicesRoot, path, 'service.yml');
@@ -142,11 +150,31 @@ export async function loadProject(options: { projectDir: string; environment?: s
       problems.push(`${file.file.name}:${file.file.lineOf('/uriTemplate')}: /uriTemplate: ${templateProblem}`);
       continue;
     }
+    const owner: RouteOwner = {
+      file: file.file.name,
+      line: file.file.lineOf('/uriTemplate'),
+      uriTemplate: descriptor.uriTemplate,
+    };
+    // The methods whose route another service took, by that service: one line for each.
+    const taken = new Map<RouteOwner, string[]>();
     for (const method of Object.keys(descriptor.methods)) {
       const key = routeKey(method, descriptor.uriTemplate);
       const other = routes.get(key);
-      if (other) problems.push(`${file.file.name}: ${method} ${descriptor.uriTemplate} is also served by ${other}`);
-      else routes.set(key, file.file.name);
+      if (other) taken.set(other, [...(taken.get(other) ?? []), method]);
+      else routes.set(key, owner);
+    }
+    for (const [other, methods] of taken) {
+      // The mock server matches without regard to case, parameter names or a trailing slash: say so when the two
+      // templates are not written alike, or the second one looks like another route.
+      const alike = other.uriTemplate === descriptor.uriTemplate;
+      problems.push(
+        `${owner.file}:${owner.line}: /uriTemplate: ${methods.join(', ')} ${descriptor.uriTemplate} ` +
+          `${methods.length === 1 ? 'is' : 'are'} also served by ${other.file}:${other.line}` +
+          (alike
+            ? ''
+            : ` as ${other.uriTemplate}, the same route to the mock server (paths match without regard to case, ` +
+              'parameter names or a trailing slash)'),
+      );
     }
     services.push({ path, file: file.file.name, descriptor, lineOf: file.file.lineOf });
   }

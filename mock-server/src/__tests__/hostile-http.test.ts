@@ -3,8 +3,15 @@ import { resolve } from 'node:path';
 import { createSeededRandom, recordHostileCounts } from '@restbus/infra/testing';
 import { exchangeRaw, findErrorAnswerProblems, type RawExchange } from '../../../gateway/src/__tests__/raw-http';
 import type { MockServer } from '../server/start-mock-server';
-import { createHostileMockRequests, type HostileMockRequest } from './hostile-mock-requests';
-import { sampleFiles, serveProject, writeProject } from './sample-project';
+import {
+  createHostileMockRequests,
+  createHostileTemplateRequests,
+  HOSTILE_TEMPLATE,
+  HOSTILE_TEMPLATE_MEMBERS,
+  type HostileMockRequest,
+  type HostileTemplateRequest,
+} from './hostile-mock-requests';
+import { sampleFiles, serveProject, shopConfig, writeProject } from './sample-project';
 
 const REQUESTS = 300;
 const BATCH = 25;
@@ -57,6 +64,8 @@ const DECLARED_BODIES = new Set(
 let project: string;
 let open: MockServer;
 let secured: MockServer;
+let templateProject: string;
+let templated: MockServer;
 
 beforeAll(async () => {
   project = await writeProject(sampleFiles());
@@ -68,11 +77,27 @@ beforeAll(async () => {
   };
   open = await serveProject(project, options);
   secured = await serveProject(project, { ...options, environment: 'secured' });
+  templateProject = await writeProject({
+    'server/config.yml': 'environments:\n  default:\n    restapiRoot: ..\n',
+    'config.yml': shopConfig(['/shapes']),
+    'services/shapes/service.yml': `name: Shapes
+description: A template that shows request values everywhere
+style: RESOURCE
+uriTemplate: /shapes/{id}
+methods:
+  GET: { summary: Show, responses: [{ name: OK, statusCode: 200, reason: fine, mockBody: shape.json.hbs }] }
+  POST: { summary: Show, responses: [{ name: OK, statusCode: 200, reason: fine, mockBody: shape.json.hbs }] }
+`,
+    'services/shapes/shape.json.hbs': HOSTILE_TEMPLATE,
+  });
+  templated = await serveProject(templateProject, { watch: false, strict: true });
 });
 afterAll(async () => {
   await open?.close();
   await secured?.close();
+  await templated?.close();
   await rm(project, { recursive: true, force: true });
+  await rm(templateProject, { recursive: true, force: true });
 });
 
 interface Finding {
@@ -156,7 +181,97 @@ async function inBatches<T>(items: T[], run: (item: T) => Promise<Finding[]>): P
 
 const basic = `Basic ${Buffer.from('alice:s3cret:pass').toString('base64')}`;
 
+interface TemplateFinding {
+  kind: 'crashes' | 'invalidJson' | 'addedMembers' | 'wrongValues';
+  what: string;
+}
+
+const sameKeys = (value: unknown, keys: string[]): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  JSON.stringify(Object.keys(value).sort()) === JSON.stringify([...keys].sort());
+
+/** What is wrong with one rendering of the hostile template; nothing when it is JSON with the template's members. */
+async function judgeTemplate(request: HostileTemplateRequest): Promise<TemplateFinding[]> {
+  const response = await fetch(`${templated.url}${request.target}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  }).catch((err: unknown) => ({ failed: err }));
+  if ('failed' in response) return [{ kind: 'crashes', what: String(response.failed) }];
+  const text = await response.text();
+  if (response.status !== 200) return [{ kind: 'crashes', what: `${response.status} ${text.slice(0, 200)}` }];
+  let out: Record<string, unknown>;
+  try {
+    out = JSON.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    return [{ kind: 'invalidJson', what: `${(err as Error).message} in ${text.slice(0, 300)}` }];
+  }
+  const findings: TemplateFinding[] = [];
+  const keyed = out.keyed as Record<string, unknown>;
+  if (
+    !sameKeys(out, HOSTILE_TEMPLATE_MEMBERS) ||
+    !sameKeys(out.nested, ['inner', 'innerValue']) ||
+    Object.keys(keyed ?? {}).length !== 1 ||
+    !Array.isArray(out.list) ||
+    // JSON.parse makes `__proto__` an own member: an object that is not plain has gained one.
+    Object.getPrototypeOf(out) !== Object.prototype
+  ) {
+    findings.push({ kind: 'addedMembers', what: text.slice(0, 300) });
+  }
+  // A string value is shown exactly, wherever it is placed (a lone surrogate too: JSON carries it as an escape);
+  // any value goes through `json` unchanged.
+  if (request.name !== undefined) {
+    const expected = JSON.parse(JSON.stringify(request.name)) as unknown;
+    if (JSON.stringify(out.json) !== JSON.stringify(expected)) {
+      findings.push({ kind: 'wrongValues', what: `json ${text.slice(0, 200)}` });
+    }
+    const name = request.name;
+    const fromJsonText = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : undefined);
+    if (
+      typeof name === 'string' &&
+      (out.name !== name || out.rawInString !== name || fromJsonText(out.jsonInString) !== name)
+    ) {
+      findings.push({ kind: 'wrongValues', what: `name ${text.slice(0, 200)}` });
+    }
+  }
+  return findings;
+}
+
 describe('the mock server under hostile requests', () => {
+  it('renders a JSON template into JSON that parses, with only its own members, whatever 400 requests send', async () => {
+    const requests = createHostileTemplateRequests(createSeededRandom(20261126), 400);
+    const findings: TemplateFinding[] = [];
+    for (let i = 0; i < requests.length; i += BATCH) {
+      const batch = requests.slice(i, i + BATCH);
+      const results = await Promise.all(batch.map(judgeTemplate));
+      results.forEach((found, j) =>
+        findings.push(
+          ...found.map((finding) => ({
+            ...finding,
+            what: `${batch[j].kind} ${batch[j].method} ${batch[j].target.slice(0, 80)} ${String(batch[j].body).slice(0, 80)}: ${finding.what}`,
+          })),
+        ),
+      );
+    }
+    const count = (kind: TemplateFinding['kind']): number => findings.filter((finding) => finding.kind === kind).length;
+    recordHostileCounts('mock-templates', {
+      tried: { requests: requests.length },
+      found: {
+        crashes: count('crashes'),
+        invalidJson: count('invalidJson'),
+        addedMembers: count('addedMembers'),
+        wrongValues: count('wrongValues'),
+      },
+    });
+    expect({ invalidJson: count('invalidJson'), addedMembers: count('addedMembers') }).toEqual({
+      invalidJson: 0,
+      addedMembers: 0,
+    });
+    expect(findings.slice(0, 10)).toEqual([]);
+  });
+
   it(`answers ${REQUESTS} malformed requests, with and without login, with valid responses and JSON errors, and keeps serving`, async () => {
     const requests = createHostileMockRequests(createSeededRandom(20261210), REQUESTS);
     const findings: Finding[] = [];

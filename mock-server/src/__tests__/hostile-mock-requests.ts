@@ -482,3 +482,189 @@ export function createHostileMockRequests(random: SeededRandom, count: number): 
     return { kind, ...makers[kind]() };
   });
 }
+
+/** One request to the hostile template service: what fetch sends. */
+export interface HostileTemplateRequest {
+  kind: string;
+  method: 'GET' | 'POST';
+  /** Path and query, under the server's URL. */
+  target: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** The `name` the body carries, when it is JSON: the answer must show it exactly. */
+  name?: unknown;
+}
+
+/**
+ * A JSON template that places request values everywhere a template author might: in strings, as values, in a key,
+ * raw (`{{{...}}}`), through `json` and `default`, in `#each`. Whatever a client sends, it must render to JSON that
+ * parses, with exactly these members.
+ */
+export const HOSTILE_TEMPLATE = `{
+  "name": "{{request.body.name}}",
+  "nameValue": {{request.body.name}},
+  "rawInString": "{{{request.body.name}}}",
+  "rawValue": {{{request.body.name}}},
+  "json": {{json request.body.name}},
+  "jsonInString": "{{json request.body.name}}",
+  "q": "{{request.query.q}}",
+  "qValue": {{request.query.q}},
+  "qRaw": {{{request.query.q}}},
+  "header": "{{request.headers.x-value}}",
+  "headerValue": {{request.headers.x-value}},
+  "cookie": "{{request.cookies.c}}",
+  "param": "{{request.params.id}}",
+  "paramValue": {{request.params.id}},
+  "fallback": {{default request.query.limit 10}},
+  "keyed": { "{{request.query.key}}": 1 },
+  "list": [{{#each request.body.items}}"{{this}}", {{this}}{{#unless @last}}, {{/unless}}{{/each}}],
+  "nested": { "inner": "{{request.body.name}}", "innerValue": {{request.body.name}} },
+  "end": true
+}
+`;
+
+/** The members HOSTILE_TEMPLATE renders, at its top level. */
+export const HOSTILE_TEMPLATE_MEMBERS = [
+  'name',
+  'nameValue',
+  'rawInString',
+  'rawValue',
+  'json',
+  'jsonInString',
+  'q',
+  'qValue',
+  'qRaw',
+  'header',
+  'headerValue',
+  'cookie',
+  'param',
+  'paramValue',
+  'fallback',
+  'keyed',
+  'list',
+  'nested',
+  'end',
+];
+
+// Strings that break out of a JSON string or value when inserted as they are, or break what embeds the JSON.
+const HOSTILE_STRINGS = [
+  '"',
+  '\\',
+  '\\"',
+  '","admin":true,"x":"',
+  '1, "admin": true',
+  '1}, "admin": {"a": 1',
+  '"}], "admin": true, "z": [{"',
+  'line\nbreak\r\n',
+  'tab\there',
+  '\u0000\u0001\u001f\u007f',
+  '</script><script>alert(1)</script>',
+  '<!--',
+  ']]>',
+  '\u2028\u2029',
+  '\ud800',
+  '\udfff\ud800',
+  '😀',
+  '{{request.path}}',
+  '{{{request.body}}}',
+  '',
+  ' ',
+  'null',
+  'true',
+  '-0',
+  '1e999',
+  '007',
+  '0x10',
+  '1'.repeat(400),
+  '[1,2]',
+  '{"a":1}',
+  '__proto__',
+  'constructor',
+];
+const HOSTILE_VALUES: unknown[] = [
+  ...HOSTILE_STRINGS,
+  0,
+  -1.5,
+  1e300,
+  true,
+  false,
+  null,
+  {},
+  [],
+  { a: 1, '","admin":true,"': '"' },
+  ['a', '"', { b: ['</script>'] }],
+  [[[[]]]],
+  { __proto__: { polluted: true } },
+  JSON.parse('{"__proto__": {"polluted": true}}'),
+  { toString: 'x', valueOf: 1 },
+];
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** The string as UTF-8 carries it: a lone surrogate becomes U+FFFD. */
+export const toWellFormed = (value: string): string => value.replace(LONE_SURROGATE, '\ufffd');
+const encodeQuery = (value: string): string => encodeURIComponent(toWellFormed(value));
+// What a header can carry (latin-1, no control characters but tab), drawn from the hostile strings.
+const headerSafe = (value: string): string =>
+  // eslint-disable-next-line no-control-regex -- control characters are what a header cannot carry.
+  value.replace(/[\x00-\x08\x0a-\x1f\x7f]/g, ' ').replace(/[\u0100-\uffff]/g, '?');
+
+/**
+ * Requests to the hostile template (served at `/rest/shapes/{id}`): hostile strings, objects and arrays as JSON
+ * body fields, repeated query keys (a list) and odd query values, form and text bodies, hostile headers, cookies
+ * and path parameters.
+ */
+export function createHostileTemplateRequests(random: SeededRandom, count: number): HostileTemplateRequest[] {
+  const { pick, below } = random;
+  const aString = (): string => pick(HOSTILE_STRINGS);
+  const query = (): string => {
+    const parts: string[] = [];
+    const repeats = below(4);
+    // Repeated keys make a list; none leaves the value missing.
+    for (let i = 0; i < repeats; i++) parts.push(`q=${encodeQuery(aString())}`);
+    if (below(2) === 0) parts.push(`key=${encodeQuery(aString())}`);
+    if (below(3) === 0) parts.push(`limit=${encodeQuery(aString())}`);
+    if (below(4) === 0) parts.push(`q[a]=1`, `q%5Bb%5D=2`);
+    return parts.length ? `?${parts.join('&')}` : '';
+  };
+  // An encoded NUL in a path is refused before any service (400): the other strings reach the template.
+  const path = (): string => `/rest/shapes/${encodeQuery(aString().replace(/\0/g, '')) || 'x'}${query()}`;
+  const headers = (): Record<string, string> => ({
+    'x-value': headerSafe(aString()),
+    cookie: `c=${encodeQuery(aString())}; c2="${headerSafe(aString()).replace(/"/g, '')}"`,
+  });
+
+  const makers: Record<string, () => Omit<HostileTemplateRequest, 'kind'>> = {
+    'JSON body': () => {
+      const name = pick(HOSTILE_VALUES);
+      const items =
+        below(3) === 0 ? pick(HOSTILE_VALUES) : Array.from({ length: below(4) }, () => pick(HOSTILE_VALUES));
+      return {
+        method: 'POST',
+        target: path(),
+        headers: { ...headers(), 'content-type': 'application/json' },
+        body: JSON.stringify({ name, items }),
+        name,
+      };
+    },
+    'form body with repeated fields': () => ({
+      method: 'POST',
+      target: path(),
+      headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: Array.from({ length: 1 + below(3) }, () => `name=${encodeQuery(aString())}`)
+        .concat(`items=${encodeQuery(aString())}`)
+        .join('&'),
+    }),
+    'text body': () => ({
+      method: 'POST',
+      target: path(),
+      headers: { ...headers(), 'content-type': 'text/plain' },
+      body: aString(),
+    }),
+    'query, headers and path only': () => ({ method: 'GET', target: path(), headers: headers() }),
+  };
+  const kinds = Object.keys(makers);
+  return Array.from({ length: count }, (_, i) => {
+    const kind = kinds[i % kinds.length];
+    return { kind, ...makers[kind]() };
+  });
+}

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { eventually, sampleFiles, validSampleFiles, writeProject } from './sample-project';
+import { eventually, sampleFiles, shopConfig, validSampleFiles, writeProject } from './sample-project';
 import { MOCK_MAIN, runMockMain } from './run-mock-main';
 
 let project: string;
@@ -57,6 +57,26 @@ describe('restbus-mock', () => {
     expect(result.stderr).toBe(
       'restbus-mock: server/config.yml: unknown environment "staging"; known: default, development, secured\n',
     );
+  });
+
+  it('--check exits 1 naming both service.yml files and lines for routes that differ only in case or parameter names', async () => {
+    const service = (name: string, uriTemplate: string): string =>
+      `name: ${name}\ndescription: ${name}\nuriTemplate: ${uriTemplate}\nmethods:\n  GET: { summary: Read, responses: [{ name: OK, statusCode: 200, reason: fine }] }\n`;
+    const twins = await writeProject({
+      'server/config.yml': 'environments:\n  default:\n    restapiRoot: ..\n',
+      'config.yml': shopConfig(['/customers', '/people', '/a', '/b']),
+      'services/customers/service.yml': service('Customers', '/customers'),
+      'services/people/service.yml': service('People', '/Customers'),
+      'services/a/service.yml': service('A', '/a/{id}'),
+      'services/b/service.yml': service('B', '/A/{key}'),
+    });
+    const result = await runMockMain(['--project', twins, '--check']);
+    await rm(twins, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      'restbus-mock: services/people/service.yml:3: /uriTemplate: GET /Customers is also served by services/customers/service.yml:3 as /customers, the same route to the mock server (paths match without regard to case, parameter names or a trailing slash)',
+      'services/b/service.yml:3: /uriTemplate: GET /A/{key} is also served by services/a/service.yml:3 as /a/{id}, the same route to the mock server (paths match without regard to case, parameter names or a trailing slash)',
+    ]);
   });
 
   it('exits non-zero with a suggestion for an unknown option', async () => {

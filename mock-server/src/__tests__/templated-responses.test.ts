@@ -103,10 +103,46 @@ describe('templated mock responses (.hbs mock files)', () => {
     expect(await list('another')).not.toEqual(first);
   });
 
-  it('renders path parameters, and sends a triple-stash value as it is', async () => {
+  it('renders path parameters, and a triple-stash value as one JSON value too: the text a client sends never becomes JSON', async () => {
     const api = await serve(files());
-    const response = await fetch(`${api}/customers/c-42?raw=%5B1%2C2%5D`);
-    expect(await response.json()).toEqual({ id: 'c-42', plain: [1, 2] });
+    const plainOf = async (query: string) =>
+      (await (await fetch(`${api}/customers/c-42${query}`)).json()) as Record<string, unknown>;
+    expect(await plainOf('?raw=%5B1%2C2%5D')).toEqual({ id: 'c-42', plain: '[1,2]' });
+    expect(await plainOf(`?raw=${encodeURIComponent('1, "admin": true')}`)).toEqual({
+      id: 'c-42',
+      plain: '1, "admin": true',
+    });
+    expect(await plainOf('?raw=7')).toEqual({ id: 'c-42', plain: 7 });
+    expect(await plainOf('')).toEqual({ id: 'c-42', plain: null });
+  });
+
+  it('places a value outside quotes as one JSON value: a number stays one, other text is a string, a list a list', async () => {
+    const api = await serve(files());
+    const created = async (query: string) =>
+      (await (
+        await fetch(`${api}/customers${query}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: { nested: '"' }, tags: '</script>\u2028' }),
+        })
+      ).json()) as Record<string, unknown>;
+    const injected = await created(`?limit=${encodeURIComponent('5, "admin": true')}`);
+    expect(injected).toMatchObject({ limit: '5, "admin": true', name: '{"nested":"\\""}', tags: '</script>\u2028' });
+    expect(Object.keys(injected).sort()).toEqual(['agent', 'at', 'id', 'limit', 'name', 'session', 'tags']);
+    expect((await created('?limit=1&limit=2')).limit).toEqual(['1', '2']);
+    expect((await created('?limit=-2.5e3')).limit).toBe(-2500);
+  });
+
+  it('escapes <, >, & and the line separators in JSON output, so that a page may embed it', async () => {
+    const api = await serve(files());
+    const response = await fetch(`${api}/customers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: '</script>&\u2028', tags: ['<!--'] }),
+    });
+    const text = await response.text();
+    expect(text).not.toMatch(/[<>&\u2028]/);
+    expect(JSON.parse(text)).toMatchObject({ name: '</script>&\u2028', tags: ['<!--'] });
   });
 
   it('answers from the OK response with X-Mock-Warning when a helper fails at request time, never with a stack', async () => {

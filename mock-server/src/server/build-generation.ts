@@ -48,6 +48,8 @@ export interface GenerationOptions {
   strict?: boolean;
   /** Check requests against their descriptors; default: the environment's `validate`. */
   validate?: boolean;
+  /** What all stateful collections and sessions may hold together, in estimated bytes of memory. */
+  stateMemory?: number;
 }
 
 export async function buildGeneration(
@@ -62,7 +64,12 @@ export async function buildGeneration(
   const mockFiles = createMockFiles(project.environment.restapiRoot);
   const validate = options.validate ?? project.environment.validate === true;
   const requestChecks = validate ? await compileRequestChecks(project) : undefined;
-  const state = createStatefulServices({ project, mockFiles, warn: (message) => warnings.push(message) });
+  const state = createStatefulServices({
+    project,
+    mockFiles,
+    warn: (message) => warnings.push(message),
+    maxBytes: options.stateMemory,
+  });
   const services = createServiceRoutes({
     stateful: state,
     project,

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseCookies } from 'cookie';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type RequestHandler, type Response } from 'express';
@@ -102,7 +102,12 @@ export function createMockApp(deps: MockAppDeps): MockApp {
     // A body is read only where something uses it: an implementation function, or a POST's `_method` override.
     const isService = 'route' in found || found.allow.length > 0;
     const usesBody = req.method === 'POST' ? isService : 'route' in found && found.route.readsBody;
-    if (usesBody && hasBody(req)) await parseBody(req, res);
+    if (usesBody && hasBody(req)) {
+      await parseBody(req, res);
+      // Parsing, checking and answering a large body are each some milliseconds of work: other clients get a turn
+      // between them rather than waiting for all of it at once.
+      await yieldToLoop();
+    }
     if (overrideMethod(req)) found = generation.services.find(req.method, path);
 
     if ('route' in found) {

@@ -9,6 +9,7 @@ import {
   type ProgramSpec,
   type SettingSpec,
 } from '@restbus/infra';
+import { DEFAULT_STATE_MEMORY } from '../services/stateful/create-state-budget';
 
 export interface MockCommandLine extends HttpLimitConfig {
   environment?: string;
@@ -20,6 +21,7 @@ export interface MockCommandLine extends HttpLimitConfig {
   strict: boolean;
   validate: boolean;
   bodyLimit: number;
+  stateMemory: number;
   logLevel: string;
   logFormat?: LogFormat;
 }
@@ -110,6 +112,20 @@ export const mockProgram: ProgramSpec = {
       env: 'MOCK_BODY_LIMIT',
       description: 'largest request body an implementation function gets (413 above)',
       schema: { type: 'integer', minimum: 0, maximum: 64 * 1024 * 1024, default: 1024 * 1024 },
+    },
+    {
+      key: 'stateMemory',
+      flags: '--state-memory <bytes>',
+      env: 'MOCK_STATE_MEMORY',
+      description:
+        'what all stateful collections and sessions may hold together, in estimated bytes of memory; past it the ' +
+        'sessions used longest ago give way, then writes answer 507',
+      schema: {
+        type: 'integer',
+        minimum: 1024 * 1024,
+        maximum: 16 * 1024 * 1024 * 1024,
+        default: DEFAULT_STATE_MEMORY,
+      },
     },
     ...createHttpLimitSettings('MOCK'),
     logLevelSetting,

@@ -42,6 +42,11 @@ export interface MockServerOptions {
   /** Check requests against the descriptors (default: the environment's `validate`). */
   validate?: boolean;
   /**
+   * What all stateful collections and sessions may hold together, in estimated bytes of memory (default 64 MiB);
+   * past it the sessions used longest ago give way.
+   */
+  stateMemory?: number;
+  /**
    * Prints `Express server listening on port <N>` on stdout once listening, as upstream rest-tool's server did:
    * test harnesses written for it wait for that line (default true).
    */
@@ -65,7 +70,11 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   const logger = (options.logger ?? createLogger({ name: 'restbus-mock' })).child({ component: 'mock-server' });
   const load = async (): Promise<Generation> => {
     const project = await loadProject({ projectDir: options.projectDir, environment: options.environment });
-    return buildGeneration(project, logger, { strict: options.strict, validate: options.validate });
+    return buildGeneration(project, logger, {
+      strict: options.strict,
+      validate: options.validate,
+      stateMemory: options.stateMemory,
+    });
   };
   const report = (loaded: Generation): void => {
     for (const warning of [...loaded.project.warnings, ...loaded.warnings, ...loaded.uncheckedBodies]) {

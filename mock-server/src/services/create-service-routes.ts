@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { join, relative } from 'node:path';
 import type { Request, Response } from 'express';
 import { isRestbusError, RestbusError, type Logger } from '@restbus/infra';
@@ -148,6 +149,8 @@ function withCheck(route: ServiceRoute, check: RequestCheck | undefined): Servic
           details: { problems },
         });
       }
+      // A large body's check is some milliseconds of work: other clients get a turn before it is answered.
+      if (req.body !== undefined) await yieldToLoop();
       await route.handle(req, res);
     },
   };

@@ -1,6 +1,9 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeTempDir, runMockCheck, runTool } from './tool-helpers';
+import { makeTempDir, runMockCheck, runNode, runTool } from './tool-helpers';
+
+/** rest-tool as users run it: the built program (jest's global setup builds it). */
+const TOOL_MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 
 describe('rest-tool validate', () => {
   let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -125,6 +128,31 @@ describe('rest-tool validate', () => {
     const result = await runTool(project, ['validate']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/GET \/users is also served by services\/users\/service\.yml/);
+  });
+
+  it('refuses, through the built rest-tool and restbus-mock --check alike, two services whose paths differ only in case, naming both files and lines', async () => {
+    // rest-tool add refuses them; a hand edit (or a merge) does not.
+    await runTool(project, ['add', '-p', '/people', '-u', '/people', '-n', 'People']);
+    await runTool(project, ['add', '-p', '/a', '-u', '/a/{id}', '-n', 'A']);
+    await runTool(project, ['add', '-p', '/b', '-u', '/b/{key}', '-n', 'B']);
+    await edit('services/people/service.yml', 'uriTemplate: /people', 'uriTemplate: /Users');
+    await edit('services/b/service.yml', 'uriTemplate: /b/{key}', 'uriTemplate: /A/{key}');
+    const ours = await runNode(project, [TOOL_MAIN, 'validate']);
+    const mock = await runMockCheck(project);
+    expect(ours.code).toBe(1);
+    expect(mock.code).toBe(1);
+    const withoutPrefix = (text: string, prefix: string): string[] =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.replace(prefix, ''));
+    const sameRoute =
+      'the same route to the mock server (paths match without regard to case, parameter names or a trailing slash)';
+    expect(withoutPrefix(ours.stderr, 'rest-tool: ')).toEqual([
+      `services/people/service.yml:8: /uriTemplate: GET /Users is also served by services/users/service.yml:8 as /users, ${sameRoute}`,
+      `services/b/service.yml:8: /uriTemplate: GET, PUT, DELETE /A/{key} are also served by services/a/service.yml:8 as /a/{id}, ${sameRoute}`,
+    ]);
+    expect(withoutPrefix(mock.stderr, 'restbus-mock: ')).toEqual(withoutPrefix(ours.stderr, 'rest-tool: '));
   });
 
   it('refuses a config.yml that is not valid YAML, naming the line', async () => {

@@ -1,4 +1,5 @@
 import { createResourceState } from './create-resource-state';
+import { createStateBudget } from './create-state-budget';
 
 describe('createResourceState', () => {
   it('answers 507 STATE_FULL past its item bound, and takes items again once one is removed', async () => {
@@ -9,11 +10,52 @@ describe('createResourceState', () => {
     await expect(state.add({ name: 'fourth' })).resolves.toMatchObject({ id: 4 });
   });
 
-  it('answers 507 STATE_FULL past its byte bound, counting a replaced item once', async () => {
-    const state = createResourceState({ name: '/things', seed: async () => [], maxBytes: 200 });
+  it('answers 507 STATE_FULL past its memory bound, counting a replaced item once', async () => {
+    const state = createResourceState({ name: '/things', seed: async () => [], maxBytes: 1000 });
     const { id } = await state.add({ text: 'x'.repeat(100) });
     await state.replace(String(id), { text: 'y'.repeat(150) });
     await expect(state.add({ text: 'z'.repeat(60) })).rejects.toMatchObject({ code: 'STATE_FULL' });
+  });
+
+  it('counts an item by the memory it holds, not by its JSON text: empty objects fill a bound their text would not', async () => {
+    const state = createResourceState({ name: '/things', seed: async () => [], maxBytes: 1024 * 1024 });
+    const junk = Array.from({ length: 20_000 }, () => ({}));
+    expect(JSON.stringify({ junk }).length).toBeLessThan(64 * 1024);
+    await expect(state.add({ junk })).rejects.toMatchObject({
+      code: 'STATE_FULL',
+      message: '/things holds its maximum of 1 MiB of memory',
+    });
+  });
+
+  it('counts its items in its account, and gives their memory back when they are removed or the state is reset', async () => {
+    const budget = createStateBudget({ maxBytes: 1024 * 1024 });
+    const state = createResourceState({ name: '/things', seed: async () => [{ id: 1 }], account: budget.shared });
+    await state.list();
+    const seeded = budget.usedBytes;
+    expect(seeded).toBeGreaterThan(0);
+    await state.add({ text: 'x'.repeat(1000) });
+    expect(budget.usedBytes).toBeGreaterThan(seeded + 1000);
+    await state.remove('2');
+    expect(budget.usedBytes).toBe(seeded);
+    state.reset();
+    expect(budget.usedBytes).toBe(0);
+  });
+
+  it('assigns the next whole number after the largest id, also once the largest was removed', async () => {
+    const state = createResourceState({ name: '/things', seed: async () => [{ id: 1 }, { id: 7 }] });
+    expect((await state.add({})).id).toBe(8);
+    await state.remove('8');
+    await state.remove('7');
+    expect((await state.add({})).id).toBe(2);
+  });
+
+  it('seeds 10,000 items without ids in linear time', async () => {
+    const seed = Array.from({ length: 10_000 }, () => ({ name: 'x' }));
+    const state = createResourceState({ name: '/things', seed: async () => seed });
+    const started = performance.now();
+    const items = await state.list();
+    expect(items.at(-1)?.id).toBe(10_000);
+    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it('gives a UUID as the new id once an id is not a whole number', async () => {

@@ -3,7 +3,9 @@ import type { Request, Response } from 'express';
 import { RestbusError } from '@restbus/infra';
 import { findMethod, routeKey, type Project, type ServiceDescriptor } from '@restbus/project-format';
 import type { MockFiles } from '../create-mock-files';
-import { createResourceState, type Item, type ResourceState } from './create-resource-state';
+import { createResourceState, MAX_STATE_BYTES, type Item, type ResourceState } from './create-resource-state';
+import { createStateBudget, type StateAccount } from './create-state-budget';
+import { stringifyInChunks } from './stringify-in-chunks';
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
@@ -29,9 +31,6 @@ interface Role {
   idParameter?: string;
 }
 
-/** Sessions that may hold a state of their own at once; the one used longest ago gives its place up. */
-export const MAX_STATE_SESSIONS = 1000;
-
 /** The parameter a template ends with (`/customers/{id}` → `id`). */
 const lastParameterOf = (uriTemplate: string): string | undefined => /\/\{([^}/]+)\}\/?$/.exec(uriTemplate)?.[1];
 
@@ -54,8 +53,13 @@ export function createStatefulServices(deps: {
   project: Project;
   mockFiles: MockFiles;
   warn(message: string): void;
+  /** What all states together may hold, in estimated bytes of memory (default DEFAULT_STATE_MEMORY). */
+  maxBytes?: number;
 }): StatefulServices {
   const { project, mockFiles } = deps;
+  const budget = createStateBudget<ResourceState>({ maxBytes: deps.maxBytes });
+  // One collection may take the whole total, not more.
+  const maxCollectionBytes = Math.min(MAX_STATE_BYTES, budget.maxBytes);
   const prefix = project.config.serviceUrlPrefix.replace(/\/$/, '');
   const roles = new Map<ServiceDescriptor, Role>();
   const resets: Array<() => void> = [];
@@ -84,9 +88,11 @@ export function createStatefulServices(deps: {
     );
     const seedFile = findMethod(descriptor, 'GET')?.responses.find((response) => response.name === 'OK')?.mockBody;
     const serviceDir = join(project.environment.restapiRoot, project.config.servicesRoot, collection.path);
-    const newState = (): ResourceState =>
+    const newState = (account: StateAccount): ResourceState =>
       createResourceState({
         name: descriptor.uriTemplate,
+        maxBytes: maxCollectionBytes,
+        account,
         seed: async () => {
           if (typeof seedFile !== 'string' || !seedFile) return [];
           const mock = await mockFiles.read(serviceDir, seedFile);
@@ -109,21 +115,22 @@ export function createStatefulServices(deps: {
     const perSession = modeOf(collection) === 'session';
     let stateOf: Role['stateOf'];
     if (perSession) {
-      // Insertion order is use order: a session's state is moved to the end whenever it is used.
-      const bySession = new Map<string, ResourceState>();
+      const key = collection.path;
       stateOf = (req) => {
         // Touching the session marks it, so that express-session saves it and sets its cookie.
         (req.session as unknown as Record<string, unknown>).restbusState = true;
-        const key = req.sessionID;
-        const state = bySession.get(key) ?? newState();
-        bySession.delete(key);
-        bySession.set(key, state);
-        if (bySession.size > MAX_STATE_SESSIONS) bySession.delete(bySession.keys().next().value!);
+        // The session becomes the most recently used: the flood of new ones pushes out those used longest ago.
+        const { account, states } = budget.sessionStates(req.sessionID);
+        let state = states.get(key);
+        if (!state) {
+          state = newState(account);
+          states.set(key, state);
+        }
         return state;
       };
-      resets.push(() => bySession.clear());
+      resets.push(() => budget.clearSessions());
     } else {
-      const state = newState();
+      const state = newState(budget.shared);
       stateOf = () => state;
       resets.push(() => state.reset());
     }
@@ -135,8 +142,7 @@ export function createStatefulServices(deps: {
     }
   }
 
-  const sendJson = (res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-    const text = JSON.stringify(body);
+  const sendText = (res: Response, status: number, text: string, headers: Record<string, string> = {}): void => {
     res.writeHead(status, {
       ...headers,
       // As a JSON mock file is sent: generated tests compare the header exactly.
@@ -147,13 +153,18 @@ export function createStatefulServices(deps: {
     res.end(text);
   };
 
+  const sendJson = (res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void =>
+    sendText(res, status, JSON.stringify(body), headers);
+
   function handlerFor(service: ServiceDescriptor, method: string): Handler | undefined {
     const role = roles.get(service);
     if (!role) return undefined;
     const { stateOf, collectionUrl } = role;
     const locationOf = (item: Item): string => `${collectionUrl}/${encodeURIComponent(String(item.id))}`;
     if (role.kind === 'collection') {
-      if (method === 'GET') return async (req, res) => sendJson(res, 200, await stateOf(req).list());
+      if (method === 'GET') {
+        return async (req, res) => sendText(res, 200, await stringifyInChunks(await stateOf(req).list()));
+      }
       if (method === 'POST')
         return async (req, res) => {
           const item = await stateOf(req).add(readItem(req));

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
 import { RestbusError } from '@restbus/infra';
-import { JSON_STRING_HELPER, templateHelpers, toJsonStringContent, type TemplateRandom } from './template-helpers';
+import {
+  JSON_STRING_HELPER,
+  JSON_VALUE_HELPER,
+  templateHelpers,
+  toJsonStringContent,
+  toJsonValue,
+  type TemplateRandom,
+} from './template-helpers';
 
 /** How values are escaped: as JSON string content, as HTML, or not at all (plain text, CSV...). */
 export type TemplateEscaping = 'json' | 'html' | 'none';
@@ -30,43 +37,73 @@ export const TEMPLATE_EXTENSION = '.hbs';
 const handlebars = Handlebars.create();
 handlebars.registerHelper(templateHelpers);
 handlebars.registerHelper(JSON_STRING_HELPER, toJsonStringContent);
+handlebars.registerHelper(JSON_VALUE_HELPER, toJsonValue);
 const knownHelpers = Object.fromEntries(
-  [...Object.keys(templateHelpers), JSON_STRING_HELPER].map((name): [string, true] => [name, true]),
+  [...Object.keys(templateHelpers), JSON_STRING_HELPER, JSON_VALUE_HELPER].map((name): [string, true] => [name, true]),
 );
 
-type Node = hbs.AST.MustacheStatement;
 type Expression = hbs.AST.Expression;
+type Statement = hbs.AST.Statement;
+
+/** A mustache rewritten to pass its value through `helper`: `{{a.b}}` → `{{helper a.b}}`, `{{h x}}` → `{{helper (h x)}}`. */
+function throughHelper(node: hbs.AST.MustacheStatement, helper: string): hbs.AST.MustacheStatement {
+  const path = node.path as hbs.AST.PathExpression;
+  const callsHelper =
+    node.params.length > 0 || (node.hash?.pairs.length ?? 0) > 0 || Object.hasOwn(knownHelpers, path.original);
+  const value: Expression = callsHelper
+    ? ({ type: 'SubExpression', path, params: node.params, hash: node.hash, loc: node.loc } as hbs.AST.SubExpression)
+    : node.path;
+  const escaper: hbs.AST.PathExpression = {
+    type: 'PathExpression',
+    data: false,
+    depth: 0,
+    parts: [helper],
+    original: helper,
+    loc: node.loc,
+  };
+  return { ...node, path: escaper, params: [value], hash: undefined as unknown as hbs.AST.Hash, escaped: false };
+}
+
+/** Whether the JSON text `text` leaves a string open, given whether one was open where it starts. */
+function endsInString(text: string, inString: boolean): boolean {
+  let open = inString;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (!open) open = char === '"';
+    else if (char === '\\') i++;
+    else if (char === '"') open = false;
+  }
+  return open;
+}
 
 /**
- * In a JSON template `"name": "{{request.body.name}}"` must stay valid JSON whatever the client sent, so every
- * escaped `{{...}}` is rewritten to pass its value through the JSON string escaper instead of the HTML one.
- * `{{{...}}}` stays raw, as in any Handlebars template.
+ * In a JSON template a request value must stay one JSON value whatever the client sent, so every `{{...}}` (and
+ * `{{{...}}}`: a client's text is never JSON) is rewritten by where it stands in the JSON text around it: inside a
+ * string (`"name": "{{request.body.name}}"`) its value becomes string content; elsewhere
+ * (`"tags": {{request.body.tags}}`) one JSON value. The template's text is followed in document order, a block's
+ * body from where the block opens. Returns whether a string is open at the end.
  */
-class JsonEscaping extends Handlebars.Visitor {
-  constructor() {
-    super();
-    // Handlebars' visitor replaces a node by what its method returns only when mutating (not in its typings).
-    (this as unknown as { mutating: boolean }).mutating = true;
-  }
-
-  override MustacheStatement(node: Node): Node {
-    if (!node.escaped) return node;
-    const path = node.path as hbs.AST.PathExpression;
-    const callsHelper =
-      node.params.length > 0 || (node.hash?.pairs.length ?? 0) > 0 || Object.hasOwn(knownHelpers, path.original);
-    const value: Expression = callsHelper
-      ? ({ type: 'SubExpression', path, params: node.params, hash: node.hash, loc: node.loc } as hbs.AST.SubExpression)
-      : node.path;
-    const escaper: hbs.AST.PathExpression = {
-      type: 'PathExpression',
-      data: false,
-      depth: 0,
-      parts: [JSON_STRING_HELPER],
-      original: JSON_STRING_HELPER,
-      loc: node.loc,
-    };
-    return { ...node, path: escaper, params: [value], hash: undefined as unknown as hbs.AST.Hash, escaped: false };
-  }
+function escapeForJson(program: hbs.AST.Program, inString: boolean): boolean {
+  let open = inString;
+  program.body = program.body.map((statement: Statement): Statement => {
+    switch (statement.type) {
+      case 'ContentStatement':
+        open = endsInString((statement as hbs.AST.ContentStatement).value, open);
+        return statement;
+      case 'MustacheStatement':
+        return throughHelper(statement as hbs.AST.MustacheStatement, open ? JSON_STRING_HELPER : JSON_VALUE_HELPER);
+      case 'BlockStatement': {
+        const block = statement as hbs.AST.BlockStatement;
+        const afterBody = block.program ? escapeForJson(block.program, open) : open;
+        const afterInverse = block.inverse ? escapeForJson(block.inverse, open) : open;
+        open = block.program ? afterBody : afterInverse;
+        return block;
+      }
+      default:
+        return statement;
+    }
+  });
+  return open;
 }
 
 const firstLine = (text: string): string => text.split('\n')[0];
@@ -85,6 +122,15 @@ function describeTemplateError(name: string, err: unknown): RestbusError {
   return new RestbusError('MOCK_UNAVAILABLE', `${name}${line ? `:${line}` : ''}: template: ${what}`);
 }
 
+/**
+ * Faker, loaded on first use: it is large. Loading it takes some 70 ms of the event loop, so a template that names
+ * it loads it when it is compiled (at load), not within the first request that renders it.
+ */
+function loadFaker(): { faker: ReturnType<TemplateRandom['faker']> } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above.
+  return require('@faker-js/faker/locale/en') as { faker: ReturnType<TemplateRandom['faker']> };
+}
+
 /** A generator seeded from a string (mulberry32 over the string's hash): cheap, and the same for the same seed. */
 function createRandom(seed: string): TemplateRandom {
   let state = createHash('sha1').update(seed).digest().readUInt32LE(0);
@@ -98,8 +144,7 @@ function createRandom(seed: string): TemplateRandom {
   return {
     next,
     faker() {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: it is large.
-      const { faker } = require('@faker-js/faker/locale/en') as { faker: ReturnType<TemplateRandom['faker']> };
+      const { faker } = loadFaker();
       // One instance for the process: rendering is synchronous, so seeding it for this rendering is safe.
       if (!seeded) {
         faker.seed(Math.floor(next() * 2 ** 31));
@@ -117,12 +162,13 @@ function createRandom(seed: string): TemplateRandom {
 export function compileMockTemplate(source: string, name: string, escaping: TemplateEscaping): MockTemplate {
   let render: HandlebarsTemplateDelegate;
   try {
-    let ast = handlebars.parse(source);
-    if (escaping === 'json') ast = new JsonEscaping().accept(ast) as unknown as hbs.AST.Program;
+    const ast = handlebars.parse(source);
+    if (escaping === 'json') escapeForJson(ast, false);
     const options: CompileOptions = { knownHelpers, knownHelpersOnly: true, noEscape: escaping === 'none' };
     // compile() is lazy; precompile() runs the whole compiler now, so that its errors are load-time errors.
     handlebars.precompile(ast, options);
     render = handlebars.compile(ast, options);
+    if (/\bfaker\b/.test(source)) loadFaker();
   } catch (err) {
     throw describeTemplateError(name, err);
   }

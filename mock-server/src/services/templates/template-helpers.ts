@@ -50,6 +50,25 @@ const callFaker = (faker: FakerLike, path: string): unknown => {
   return (fn as () => unknown).call(group);
 };
 
+// Characters JSON allows as they are that break what embeds it: `</script>` and `<!--` in an HTML page, U+2028 and
+// U+2029 in JavaScript before ES2019. Outside strings JSON text has none of them, so they are escaped anywhere.
+const EMBED_UNSAFE = /[<>&\u2028\u2029]/g;
+const escapeForEmbedding = (json: string): string =>
+  json.replace(EMBED_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** A value as JSON text, safe to embed; JSON has no undefined, functions or symbols: they are null. */
+const toJsonText = (value: unknown): string => {
+  if (typeof value === 'bigint') return value.toString();
+  return escapeForEmbedding(JSON.stringify(value) ?? 'null');
+};
+
+/** A JSON text as the content of a JSON string (without its quotes). */
+const toStringContent = (text: string): string => escapeForEmbedding(JSON.stringify(text)).slice(1, -1);
+
+// Text that is a JSON number, true, false or null: as a value it stays one (`"limit": {{request.query.limit}}` with
+// `?limit=5` is 5), and it cannot add anything to the document.
+const JSON_SCALAR = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
+
 /**
  * The helpers a mock template may call, beside Handlebars' own (if, each, with, unless, lookup). Each is a name
  * templates are compiled against, so an unknown one is a load-time error.
@@ -70,8 +89,8 @@ export const templateHelpers: Record<string, Handlebars.HelperDelegate> = {
   },
   /** `{{faker "person.firstName"}}`: seeded fake data (https://fakerjs.dev/api/). */
   faker: (path: unknown, options: HelperOptions) => callFaker(randomOf(options).faker(), String(path)),
-  /** `{{json request.body}}`: a value as JSON, unescaped. */
-  json: (value: unknown) => new Handlebars.SafeString(JSON.stringify(value ?? null)),
+  /** `{{json request.body}}`: a value as JSON, unescaped (`<`, `>`, `&`, U+2028 and U+2029 as \u escapes). */
+  json: (value: unknown) => new Handlebars.SafeString(toJsonText(value ?? null)),
   /** `{{default request.query.limit 10}}`: the first value when present, else the second. */
   default: (value: unknown, fallback: unknown) =>
     value === undefined || value === null || value === '' ? fallback : value,
@@ -79,12 +98,31 @@ export const templateHelpers: Record<string, Handlebars.HelperDelegate> = {
   eq: (a: unknown, b: unknown) => a === b || String(a) === String(b),
 };
 
-/** Turns any value into the content of a JSON string, so that a value in `"{{...}}"` keeps the JSON valid. */
+/**
+ * Turns any value into the content of a JSON string, so that a value in `"{{...}}"` keeps the JSON valid: a text as
+ * it reads, a number or boolean as written, an object or a list as its JSON text.
+ */
 export const JSON_STRING_HELPER = 'restbusJsonString';
 export const toJsonStringContent = (value: unknown): string => {
-  // A helper that writes JSON on purpose (json) returns a SafeString: it goes out as it is.
-  if (value instanceof Handlebars.SafeString) return value.toString();
   if (value === undefined || value === null) return '';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return JSON.stringify(String(value)).slice(1, -1);
+  // A helper that writes JSON on purpose (json) returns a SafeString: inside a string it is that text.
+  if (value instanceof Handlebars.SafeString) return toStringContent(value.toString());
+  if (typeof value === 'string') return toStringContent(value);
+  if (typeof value !== 'object') return toStringContent(String(value));
+  const json = toJsonText(value);
+  // An object that serialises as a string (a Date) reads as that string.
+  return json.startsWith('"') ? json.slice(1, -1) : toStringContent(json);
+};
+
+/**
+ * Turns any value into one JSON value, for `{{...}}` where the template expects a value rather than a string: text
+ * that is a JSON number, boolean or null as that, other text as a string, objects and lists as JSON, a missing value
+ * as null. Whatever the request holds, it is one value: it never adds a member.
+ */
+export const JSON_VALUE_HELPER = 'restbusJsonValue';
+export const toJsonValue = (value: unknown): string => {
+  if (value === undefined || value === null) return 'null';
+  if (value instanceof Handlebars.SafeString) return value.toString();
+  if (typeof value === 'string') return JSON_SCALAR.test(value) ? value : toJsonText(value);
+  return toJsonText(value);
 };

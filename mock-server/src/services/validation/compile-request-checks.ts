@@ -12,6 +12,7 @@ import {
   type RequestParameter,
   type ServiceDescriptor,
 } from '@restbus/project-format';
+import { useLinearUniqueItems } from './use-linear-unique-items';
 
 /** The problems of one request against its method's declarations; none when it matches. */
 export interface RequestCheck {
@@ -150,8 +151,9 @@ export async function compileRequestChecks(project: Project): Promise<RequestChe
   const ajv: Compilers = {
     params: new Ajv({ ...options, coerceTypes: 'array' }),
     fields: new Ajv(options),
-    draft7: new Ajv(options),
-    draft2020: new Ajv2020(options),
+    // A body is checked in time linear in its size: ajv's uniqueItems compares every pair of objects.
+    draft7: useLinearUniqueItems(new Ajv(options)),
+    draft2020: useLinearUniqueItems(new Ajv2020(options)),
   };
   const checks = new Map<ServiceDescriptor, Map<string, RequestCheck>>();
   // One compilation per file: methods may share a schema, and ajv refuses a second schema with the same $id.

@@ -1,0 +1,240 @@
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { describeCost, measureCost, recordCost, type CostReport } from '@restbus/infra/testing';
+import { shopConfig, writeProject, type Files } from './sample-project';
+import { startMockProgram, type RunningMockProgram } from './start-mock-program';
+
+// Each request path at 1x and 8x its input (64 KB and 512 KB bodies, 1,000 and 8,000 items): linear paths take
+// about 8x the time, so more than 10x is a path that grows faster than its input.
+const MAX_TIME_RATIO = 10;
+// What another client may wait while one request is worked on.
+const MAX_STALL_MS = 100;
+// What the server's resident memory may grow by while it works on the 8x input: parsed JSON of small objects is
+// some 20 times its text, and V8 collects the garbage of each request some requests later.
+const maxRssGrowth = (inputBytes: number): number => 64 * inputBytes + 64 * 1024 * 1024;
+const BASE_BYTES = 64 * 1024;
+
+const resource = (name: string, uriTemplate: string, methods: string): string =>
+  `name: ${name}\ndescription: ${name}\nstyle: RESOURCE\nuriTemplate: ${uriTemplate}\nmethods:\n${methods}`;
+
+const listItems = (count: number): string =>
+  JSON.stringify(Array.from({ length: count }, (_, i) => ({ id: i + 1, name: `customer ${i}`, tags: ['a', 'b'] })));
+
+const files = (): Files => ({
+  'server/config.yml': 'environments:\n  default:\n    restapiRoot: ..\n    validate: true\n',
+  'config.yml': shopConfig(['/ping', '/orders', '/echo', '/notes', '/notes/note', '/list1', '/list8']),
+  // What the probe asks for while a large request is worked on: how long it waits is the server's stall.
+  'services/ping/service.yml': resource(
+    'Ping',
+    '/ping',
+    '  GET: { summary: Ping, responses: [{ name: OK, statusCode: 200, reason: fine, mockBody: pong.json }] }\n',
+  ),
+  'services/ping/pong.json': '{"pong":true}\n',
+  // --validate: a body schema whose array of objects must hold no duplicates.
+  'services/orders/service.yml': resource(
+    'Orders',
+    '/orders',
+    `  POST:
+    summary: Add
+    request: { validationSchema: order-schema.json }
+    responses: [{ name: OK, statusCode: 201, reason: created, mockBody: created.json }]
+`,
+  ),
+  'services/orders/order-schema.json': JSON.stringify({
+    type: 'object',
+    required: ['lines'],
+    properties: {
+      lines: {
+        type: 'array',
+        uniqueItems: true,
+        items: { type: 'object', required: ['sku'], properties: { sku: { type: 'string' }, n: { type: 'integer' } } },
+      },
+    },
+  }),
+  'services/orders/created.json': '{"ok":true}\n',
+  // A template that shows the body whole, a long string of it, and each of its items.
+  'services/echo/service.yml': resource(
+    'Echo',
+    '/echo',
+    `  POST:
+    summary: Echo
+    responses: [{ name: OK, statusCode: 200, reason: fine, mockBody: echo.json.hbs }]
+`,
+  ),
+  'services/echo/echo.json.hbs':
+    '{ "text": "{{request.body.text}}", "all": {{json request.body}}, ' +
+    '"skus": [{{#each request.body.lines}}"{{sku}}"{{#unless @last}},{{/unless}}{{/each}}] }\n',
+  // Stateful: one collection written to, two read whole.
+  'services/notes/service.yml': `name: Notes\ndescription: Notes\nstyle: COLLECTION\nuriTemplate: /notes\nstateful: true
+methods:
+  GET: { summary: List, responses: [{ name: OK, statusCode: 200, reason: fine, mockBody: seed.json }] }
+  POST: { summary: Add, responses: [{ name: OK, statusCode: 201, reason: created }] }
+`,
+  'services/notes/seed.json': '[{"id":1,"text":"seed"}]\n',
+  'services/notes/note/service.yml': resource(
+    'Note',
+    '/notes/{noteId}',
+    '  PUT: { summary: Replace, responses: [{ name: OK, statusCode: 200, reason: fine }] }\n',
+  ),
+  'services/list1/service.yml': `name: List1\ndescription: List\nstyle: COLLECTION\nuriTemplate: /list1\nstateful: true
+methods:
+  GET: { summary: List, responses: [{ name: OK, statusCode: 200, reason: fine, mockBody: seed.json }] }
+`,
+  'services/list1/seed.json': listItems(1000),
+  'services/list8/service.yml': `name: List8\ndescription: List\nstyle: COLLECTION\nuriTemplate: /list8\nstateful: true
+methods:
+  GET: { summary: List, responses: [{ name: OK, statusCode: 200, reason: fine, mockBody: seed.json }] }
+`,
+  'services/list8/seed.json': listItems(8000),
+});
+
+/** Distinct order lines filling about `bytes` of JSON: each one is compared with the others by uniqueItems. */
+const orderLines = (bytes: number): Array<{ sku: string; n: number }> =>
+  Array.from({ length: Math.floor(bytes / 24) }, (_, i) => ({ sku: `s${String(i).padStart(6, '0')}`, n: i }));
+
+let dir: string;
+let program: RunningMockProgram;
+beforeAll(async () => {
+  dir = await writeProject(files());
+});
+// The real program in a process of its own, one per path: its stalls and memory are its own, not those of the test
+// process nor of the garbage another path left behind.
+beforeEach(async () => {
+  program = await startMockProgram(['--project', dir, '--no-watch', '--body-limit', String(4 * 1024 * 1024)]);
+}, 30_000);
+afterEach(async () => {
+  await program?.stop();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const residentBytes = (pid: number): number =>
+  Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
+/** Sends a prepared body; resolves once the whole answer is read, failing on a status it did not expect. */
+async function send(method: string, path: string, body: string | undefined, status: number): Promise<void> {
+  const response = await fetch(`${program.url}/rest${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body,
+  });
+  const text = await response.text();
+  if (response.status !== status) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+}
+
+/** The bodies of each scale, made before the measurement so that building them is not measured. */
+const bodiesOf = (make: (scale: number) => string): Map<number, string> =>
+  new Map([1, 8].map((scale) => [scale, make(scale)]));
+
+interface Measured {
+  report: CostReport;
+  /** The longest a small request waited for its answer while the runs were worked on. */
+  stallMs: number;
+  /** The most the server's resident memory grew above where it was before the runs. */
+  rssGrowthBytes: number;
+}
+
+/**
+ * measureCost against the server in its own process, with a probe beside it: one small GET after another, for as
+ * long as the runs take. The longest a probe waits is what another client waits while a request is worked on (a
+ * measure taken in this process would count the test's own work and garbage collection instead). Two runs at each
+ * scale go first, unmeasured: the first large inputs pay once for compiling the code that handles them (the JIT's
+ * optimised code), which is no cost of their size.
+ */
+async function measureWithProbe(path: string, work: (scale: number) => Promise<void>): Promise<Measured> {
+  for (const scale of [1, 8, 1, 8]) await work(scale);
+  const pid = program.child.pid!;
+  const start = residentBytes(pid);
+  let stallMs = 0;
+  let rssPeak = start;
+  let running = true;
+  const probe = (async () => {
+    while (running) {
+      const sent = performance.now();
+      await send('GET', '/ping', undefined, 200);
+      stallMs = Math.max(stallMs, performance.now() - sent);
+      rssPeak = Math.max(rssPeak, residentBytes(pid));
+    }
+  })();
+  try {
+    const report = await measureCost(path, work, { repeats: 5 });
+    return { report, stallMs, rssGrowthBytes: rssPeak - start };
+  } finally {
+    running = false;
+    await probe;
+  }
+}
+
+function expectLinear({ report, stallMs, rssGrowthBytes }: Measured, inputBytes: number): void {
+  // measureCost's heap and stall figures are this process's (the client's): the server's go into the line's name.
+  const server = `server: longest probe wait ${stallMs.toFixed(0)} ms, RSS +${(rssGrowthBytes / 1048576).toFixed(0)} MB`;
+  recordCost('mock-server', { ...report, path: `${report.path} (${server})` });
+  expect({ path: report.path, timeRatio: report.timeRatio, above10: report.timeRatio > MAX_TIME_RATIO }).toMatchObject({
+    above10: false,
+  });
+  expect({ cost: describeCost(report), server, stallOver100ms: stallMs > MAX_STALL_MS }).toMatchObject({
+    stallOver100ms: false,
+  });
+  expect(rssGrowthBytes).toBeLessThan(maxRssGrowth(inputBytes));
+}
+
+describe('the mock server, each request path at 1x and 8x its input', () => {
+  it('validates uniqueItems on an array of objects in time linear in the array', async () => {
+    const bodies = bodiesOf((scale) => JSON.stringify({ lines: orderLines(BASE_BYTES * scale) }));
+    const measured = await measureWithProbe('mock --validate uniqueItems (objects)', (scale) =>
+      send('POST', '/orders', bodies.get(scale), 201),
+    );
+    expectLinear(measured, bodies.get(8)!.length);
+  }, 120_000);
+
+  it('refuses a duplicate far down a large array with 400 REQUEST_INVALID naming both items', async () => {
+    const lines = orderLines(BASE_BYTES * 8);
+    lines.push({ ...lines[3] });
+    const response = await fetch(`${program.url}/rest/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ lines }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      code: 'REQUEST_INVALID',
+      problems: [
+        {
+          location: 'body/lines',
+          message: `must NOT have duplicate items (items ## 3 and ${lines.length - 1} are identical)`,
+        },
+      ],
+    });
+  });
+
+  it('renders a JSON template from a body in time linear in the body', async () => {
+    const bodies = bodiesOf((scale) =>
+      JSON.stringify({
+        text: 'a"\\\n</script>'.repeat((BASE_BYTES * scale) / 32),
+        lines: orderLines((BASE_BYTES * scale) / 2),
+      }),
+    );
+    const measured = await measureWithProbe('mock template {{json}} {{string}} #each', (scale) =>
+      send('POST', '/echo', bodies.get(scale), 200),
+    );
+    expectLinear(measured, bodies.get(8)!.length);
+  }, 60_000);
+
+  it('stores and replaces items of a stateful collection in time linear in the item', async () => {
+    const bodies = bodiesOf((scale) =>
+      JSON.stringify(Object.fromEntries(orderLines(BASE_BYTES * scale).map(({ sku, n }) => [sku, n]))),
+    );
+    const measured = await measureWithProbe('mock stateful PUT (an item of many members)', (scale) =>
+      send('PUT', '/notes/1', bodies.get(scale), 200),
+    );
+    expectLinear(measured, bodies.get(8)!.length);
+  }, 60_000);
+
+  it('lists a stateful collection in time linear in its items', async () => {
+    const measured = await measureWithProbe('mock stateful GET (1,000 and 8,000 items)', (scale) =>
+      send('GET', `/list${scale}`, undefined, 200),
+    );
+    expectLinear(measured, 8000 * 50);
+  }, 60_000);
+});
