@@ -1,7 +1,15 @@
 #!/usr/bin/env node
 // restbus-mock [environment] [--project <dir>] [--port <n>] [--host <h>] [--no-watch] [--check] [--log-level <l>]
 // restbus-mock record [environment] --target <url> [--project <dir>] [--port <n>] [--record-secrets]
-import { createLogger, loadConfig, onShutdownSignal, runMain, toHttpLimits, type Logger } from '@restbus/infra';
+import {
+  allowLinearRegExpFallback,
+  createLogger,
+  loadConfig,
+  onShutdownSignal,
+  runMain,
+  toHttpLimits,
+  type Logger,
+} from '@restbus/infra';
 import { loadProject } from '@restbus/project-format';
 import { startRecorder, type RecorderOptions } from './record/start-recorder';
 import { checkProject } from './server/check-project';
@@ -34,6 +42,8 @@ async function record(options: RecorderOptions): Promise<void> {
 }
 
 runMain('restbus-mock', async () => {
+  // A schema's pattern that backtracks catastrophically on a hostile value finishes in linear time (--validate).
+  allowLinearRegExpFallback();
   const argv = process.argv.slice(2);
   // loadConfig has no subcommands, and the first positional is otherwise the environment: a first word `record` is
   // the mode (an environment named `record` is served with `restbus-mock -- record`).

@@ -49,6 +49,8 @@ const files = (): Files => ({
         uniqueItems: true,
         items: { type: 'object', required: ['sku'], properties: { sku: { type: 'string' }, n: { type: 'integer' } } },
       },
+      // Backtracks 2^n steps on n a's and a stranger.
+      code: { type: 'string', pattern: '^(a+)+$' },
     },
   }),
   'services/orders/created.json': '{"ok":true}\n',
@@ -207,6 +209,21 @@ describe('the mock server, each request path at 1x and 8x its input', () => {
       ],
     });
   });
+
+  it('refuses at once a value on which a schema pattern backtracks catastrophically, serving others meanwhile', async () => {
+    const started = performance.now();
+    const response = await fetch(`${program.url}/rest/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ lines: [], code: `${'a'.repeat(40)}!` }),
+    });
+    const ms = performance.now() - started;
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'REQUEST_INVALID', problems: [{ location: 'body/code' }] });
+    // 2^40 backtracking steps would take days.
+    expect(ms).toBeLessThan(1000);
+    await send('POST', '/orders', JSON.stringify({ lines: [], code: 'aaaa' }), 201);
+  }, 60_000);
 
   it('renders a JSON template from a body in time linear in the body', async () => {
     const bodies = bodiesOf((scale) =>

@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import type { Request } from 'express';
-import { isJsonMediaType, type RequestProblem } from '@restbus/infra';
+import { isJsonMediaType, linearPatternEngine, type RequestProblem } from '@restbus/infra';
 import {
   isInside,
   listMethods,
@@ -147,7 +147,9 @@ function compileSchema(schema: Record<string, unknown>, ajv: Compilers): Validat
  * `request.validationSchema` names. Schemas are read and compiled once, here, at load.
  */
 export async function compileRequestChecks(project: Project): Promise<RequestChecks> {
-  const options = { allErrors: true, strict: false, validateFormats: false } as const;
+  // Patterns compiled so that V8's linear-time fallback can take a catastrophic one over (see linearPatternEngine).
+  const code = { regExp: linearPatternEngine };
+  const options = { allErrors: true, strict: false, validateFormats: false, code } as const;
   const ajv: Compilers = {
     params: new Ajv({ ...options, coerceTypes: 'array' }),
     fields: new Ajv(options),
