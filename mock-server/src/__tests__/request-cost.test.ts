@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { describeCost, measureCost, recordCost, type CostReport } from '@restbus/infra/testing';
+import { describeCost, measureWithProbe, recordCost, type ProbedCost } from '@restbus/infra/testing';
 import { shopConfig, writeProject, type Files } from './sample-project';
 import { startMockProgram, type RunningMockProgram } from './start-mock-program';
 
@@ -111,9 +110,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const residentBytes = (pid: number): number =>
-  Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-
 /** Sends a prepared body; resolves once the whole answer is read, failing on a status it did not expect. */
 async function send(method: string, path: string, body: string | undefined, status: number): Promise<void> {
   const response = await fetch(`${program.url}/rest${path}`, {
@@ -129,46 +125,11 @@ async function send(method: string, path: string, body: string | undefined, stat
 const bodiesOf = (make: (scale: number) => string): Map<number, string> =>
   new Map([1, 8].map((scale) => [scale, make(scale)]));
 
-interface Measured {
-  report: CostReport;
-  /** The longest a small request waited for its answer while the runs were worked on. */
-  stallMs: number;
-  /** The most the server's resident memory grew above where it was before the runs. */
-  rssGrowthBytes: number;
-}
+/** measureWithProbe against this test's program, probed with the smallest GET it serves. */
+const measure = (path: string, work: (scale: number) => Promise<void>): Promise<ProbedCost> =>
+  measureWithProbe(path, work, { pid: program.child.pid!, probe: () => send('GET', '/ping', undefined, 200) });
 
-/**
- * measureCost against the server in its own process, with a probe beside it: one small GET after another, for as
- * long as the runs take. The longest a probe waits is what another client waits while a request is worked on (a
- * measure taken in this process would count the test's own work and garbage collection instead). Two runs at each
- * scale go first, unmeasured: the first large inputs pay once for compiling the code that handles them (the JIT's
- * optimised code), which is no cost of their size.
- */
-async function measureWithProbe(path: string, work: (scale: number) => Promise<void>): Promise<Measured> {
-  for (const scale of [1, 8, 1, 8]) await work(scale);
-  const pid = program.child.pid!;
-  const start = residentBytes(pid);
-  let stallMs = 0;
-  let rssPeak = start;
-  let running = true;
-  const probe = (async () => {
-    while (running) {
-      const sent = performance.now();
-      await send('GET', '/ping', undefined, 200);
-      stallMs = Math.max(stallMs, performance.now() - sent);
-      rssPeak = Math.max(rssPeak, residentBytes(pid));
-    }
-  })();
-  try {
-    const report = await measureCost(path, work, { repeats: 5 });
-    return { report, stallMs, rssGrowthBytes: rssPeak - start };
-  } finally {
-    running = false;
-    await probe;
-  }
-}
-
-function expectLinear({ report, stallMs, rssGrowthBytes }: Measured, inputBytes: number): void {
+function expectLinear({ report, stallMs, rssGrowthBytes }: ProbedCost, inputBytes: number): void {
   // measureCost's heap and stall figures are this process's (the client's): the server's go into the line's name.
   const server = `server: longest probe wait ${stallMs.toFixed(0)} ms, RSS +${(rssGrowthBytes / 1048576).toFixed(0)} MB`;
   recordCost('mock-server', { ...report, path: `${report.path} (${server})` });
@@ -184,7 +145,7 @@ function expectLinear({ report, stallMs, rssGrowthBytes }: Measured, inputBytes:
 describe('the mock server, each request path at 1x and 8x its input', () => {
   it('validates uniqueItems on an array of objects in time linear in the array', async () => {
     const bodies = bodiesOf((scale) => JSON.stringify({ lines: orderLines(BASE_BYTES * scale) }));
-    const measured = await measureWithProbe('mock --validate uniqueItems (objects)', (scale) =>
+    const measured = await measure('mock --validate uniqueItems (objects)', (scale) =>
       send('POST', '/orders', bodies.get(scale), 201),
     );
     expectLinear(measured, bodies.get(8)!.length);
@@ -232,7 +193,7 @@ describe('the mock server, each request path at 1x and 8x its input', () => {
         lines: orderLines((BASE_BYTES * scale) / 2),
       }),
     );
-    const measured = await measureWithProbe('mock template {{json}} {{string}} #each', (scale) =>
+    const measured = await measure('mock template {{json}} {{string}} #each', (scale) =>
       send('POST', '/echo', bodies.get(scale), 200),
     );
     expectLinear(measured, bodies.get(8)!.length);
@@ -242,14 +203,14 @@ describe('the mock server, each request path at 1x and 8x its input', () => {
     const bodies = bodiesOf((scale) =>
       JSON.stringify(Object.fromEntries(orderLines(BASE_BYTES * scale).map(({ sku, n }) => [sku, n]))),
     );
-    const measured = await measureWithProbe('mock stateful PUT (an item of many members)', (scale) =>
+    const measured = await measure('mock stateful PUT (an item of many members)', (scale) =>
       send('PUT', '/notes/1', bodies.get(scale), 200),
     );
     expectLinear(measured, bodies.get(8)!.length);
   }, 60_000);
 
   it('lists a stateful collection in time linear in its items', async () => {
-    const measured = await measureWithProbe('mock stateful GET (1,000 and 8,000 items)', (scale) =>
+    const measured = await measure('mock stateful GET (1,000 and 8,000 items)', (scale) =>
       send('GET', `/list${scale}`, undefined, 200),
     );
     expectLinear(measured, 8000 * 50);

@@ -18,6 +18,8 @@ export { createSeededRandom } from './hostile/seeded-random';
 export type { SeededRandom } from './hostile/seeded-random';
 export { describeCost, measureCost, recordCost } from './cost/measure-cost';
 export type { CostReport, CostRun, MeasureCostOptions } from './cost/measure-cost';
+export { measureWithProbe } from './cost/measure-with-probe';
+export type { ProbedCost, ProbeOptions } from './cost/measure-with-probe';
 export { recordHostileCounts } from './hostile/record-hostile-counts';
 export type { HostileCounts } from './hostile/record-hostile-counts';
 export {

@@ -70,25 +70,35 @@ export async function measureCost(
   return { path, runs, timeRatio, growth: timeRatio / (last.scale / first.scale) };
 }
 
+/** How often the event-loop delay is sampled. */
+const LOOP_RESOLUTION_MS = 5;
+
 async function measureOnce(scale: number, work: (scale: number) => unknown): Promise<CostRun> {
-  const delay = monitorEventLoopDelay({ resolution: 5 });
+  const delay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   const heapAtStart = process.memoryUsage().heapUsed;
   let heapPeak = heapAtStart;
   const sampler = setInterval(() => {
     heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
   }, 5);
   delay.enable();
+  // The histogram measures each tick from the one before: its first tick only sets where it starts from, so the
+  // work waits for it (a stall at once read as none).
+  await new Promise((resolve) => setTimeout(resolve, LOOP_RESOLUTION_MS + 1));
   const started = process.hrtime.bigint();
+  let ms = 0;
   try {
     await work(scale);
+    ms = Number(process.hrtime.bigint() - started) / 1e6;
+    // The histogram records a stall when its timer finally fires, after the stall: one more tick lets it see the
+    // last one (a stall just before the answer arrived read as none).
+    await new Promise((resolve) => setTimeout(resolve, 2 * LOOP_RESOLUTION_MS));
   } finally {
     delay.disable();
     clearInterval(sampler);
   }
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
   heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
   // The histogram counts the timer's own resolution into every delay.
-  const maxLoopDelayMs = Math.max(0, delay.max / 1e6 - 5);
+  const maxLoopDelayMs = Math.max(0, delay.max / 1e6 - LOOP_RESOLUTION_MS);
   return { scale, ms, heapGrowthBytes: Math.max(0, heapPeak - heapAtStart), maxLoopDelayMs };
 }
 
