@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  coalesceRuns,
   createHttpServer,
   createNatsLink,
   describeListenError,
@@ -19,7 +20,6 @@ import { createApiLinter } from '../openapi/create-api-linter';
 import { findMockWarnings } from '../mock/find-mock-warnings';
 import { createSourceLocator } from '../openapi/create-source-locator';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
-import { coalesceRuns } from './coalesce-runs';
 
 /** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
 const ENVELOPE_ROOM = 64 * 1024;

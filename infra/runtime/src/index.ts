@@ -1,6 +1,7 @@
 // What the other packages use of infra, and nothing more: the rest is infra's own (the tests reach it by path).
 export { runMain, onShutdownSignal } from './app/run-main';
 export { readPackageVersion } from './app/read-version';
+export { coalesceRuns } from './app/coalesce-runs';
 export { loadConfig } from './config/load-config';
 export { toNatsServersAndAuth } from './nats/nats-connect-options';
 export {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import session from 'express-session';
 import httpProxy from 'http-proxy';
 import {
+  coalesceRuns,
   createHttpServer,
   createLogger,
   describeListenError,
@@ -60,7 +61,10 @@ export interface MockServer {
   url: string;
   port: number;
   project(): Project;
-  /** Loads the project again; on failure the last good version keeps serving and the problems are returned. */
+  /**
+   * Loads the project again; on failure the last good version keeps serving and the problems are returned. Calls made
+   * while a load runs share one queued load.
+   */
   reload(): Promise<{ ok: true } | { ok: false; problems: string }>;
   close(): Promise<void>;
 }
@@ -133,36 +137,33 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
     limits: options.limits,
   });
 
-  let reloading: Promise<unknown> = Promise.resolve();
-  const reload: MockServer['reload'] = () => {
-    const next = reloading.then(async () => {
-      try {
-        const fresh = await load();
-        // A module that loaded before and fails now was most likely caught mid-save, or broken by the edit: the
-        // last good version keeps serving rather than answering 500 for its services.
-        const broken = fresh.failedModules.filter((name) => !generation.failedModules.includes(name));
-        if (broken.length) {
-          const lines = [...fresh.problems, ...fresh.missingPackages].filter((problem) =>
-            broken.some((name) => problem.startsWith(`server/${name}.js:`)),
-          );
-          throw new RestbusError('PROJECT_INVALID', lines.join('\n'));
-        }
-        report(fresh);
-        if (fresh.project.environment.port !== environment.port) {
-          logger.warn('the port changed in server/config.yml: it takes effect on the next start');
-        }
-        generation = fresh;
-        logger.info({ services: fresh.project.services.length }, 'project reloaded');
-        return { ok: true as const };
-      } catch (err) {
-        const problems = isRestbusError(err) ? err.message : String(err);
-        logger.error({ problems }, 'the project has errors: the last good version keeps serving');
-        return { ok: false as const, problems };
+  // A burst of file events or calls costs at most two loads: one at a time, one queued that later calls join, so
+  // each call is still answered by a load that started after it (and saw the files as they were when it called).
+  const reload: MockServer['reload'] = coalesceRuns(async () => {
+    try {
+      const fresh = await load();
+      // A module that loaded before and fails now was most likely caught mid-save, or broken by the edit: the
+      // last good version keeps serving rather than answering 500 for its services.
+      const broken = fresh.failedModules.filter((name) => !generation.failedModules.includes(name));
+      if (broken.length) {
+        const lines = [...fresh.problems, ...fresh.missingPackages].filter((problem) =>
+          broken.some((name) => problem.startsWith(`server/${name}.js:`)),
+        );
+        throw new RestbusError('PROJECT_INVALID', lines.join('\n'));
       }
-    });
-    reloading = next;
-    return next;
-  };
+      report(fresh);
+      if (fresh.project.environment.port !== environment.port) {
+        logger.warn('the port changed in server/config.yml: it takes effect on the next start');
+      }
+      generation = fresh;
+      logger.info({ services: fresh.project.services.length }, 'project reloaded');
+      return { ok: true as const };
+    } catch (err) {
+      const problems = isRestbusError(err) ? err.message : String(err);
+      logger.error({ problems }, 'the project has errors: the last good version keeps serving');
+      return { ok: false as const, problems };
+    }
+  });
   const stopWatching =
     options.watch === false ? () => undefined : watchProject(generation.project.root, () => void reload(), logger);
 

@@ -14,6 +14,17 @@ const fold =
     ? (path: string): string => path.toLowerCase()
     : (path: string): string => path;
 
+/** Mock bodies and schemas are data, never pages: opened in a browser they run no script and reach no cookie. */
+const SERVICES_HEADERS: Record<string, string> = { 'content-security-policy': 'sandbox' };
+/**
+ * The policy of the meta tag in the generated docs' pages (tool/templates/docs/page-head.mustache; a test keeps the
+ * two equal): the docs' own scripts run, nothing else does, even on a page whose tag was removed.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'self'";
+const DOCS_HEADERS: Record<string, string> = { 'content-security-policy': DOCS_CONTENT_SECURITY_POLICY };
+
 const realOrNull = (path: string): string | null => {
   try {
     return realpathSync(path);
@@ -47,9 +58,21 @@ export function createProjectStatics(project: Project, warn: (message: string) =
     { within, warn },
   );
 
+  // By where the file really is, not by the URL's folder: a documentRoot inside the services folder (or a symlink
+  // into it) serves its files sandboxed too. The deeper folder wins, so docs inside a services folder of `.` work.
+  const policies = [
+    { dir: realOrNull(join(restapiRoot, project.config.servicesRoot)), headers: SERVICES_HEADERS },
+    { dir: realOrNull(join(restapiRoot, 'docs')), headers: DOCS_HEADERS },
+  ]
+    .filter((policy): policy is { dir: string; headers: Record<string, string> } => policy.dir !== null)
+    .map((policy) => ({ ...policy, dir: fold(policy.dir) }))
+    .sort((a, b) => b.dir.length - a.dir.length);
+  const headersFor = (realPath: string): Record<string, string> =>
+    policies.find((policy) => isInside(policy.dir, fold(realPath)))?.headers ?? {};
+
   const realServerDir = realOrNull(serverDir);
   const projectConfig = realOrNull(join(restapiRoot, 'config.yml'));
-  if (realServerDir === null) return createStaticFiles(mounts);
+  if (realServerDir === null) return createStaticFiles(mounts, { headersFor });
   const server = fold(realServerDir);
   const isExcluded = (realPath: string): boolean => {
     const path = fold(realPath);
@@ -68,5 +91,5 @@ export function createProjectStatics(project: Project, warn: (message: string) =
         'config.yml are not served',
     );
   }
-  return createStaticFiles(mounts, { isExcluded });
+  return createStaticFiles(mounts, { isExcluded, headersFor });
 }

@@ -31,6 +31,8 @@ export interface MountScope {
 export interface StaticFileRules {
   /** Files (by real path) that are never served although they are inside a mount: answered as if absent. */
   isExcluded?(realPath: string): boolean;
+  /** Headers the file (by real path) goes out with, beside `X-Content-Type-Options: nosniff`, which every file has. */
+  headersFor?(realPath: string): Record<string, string>;
 }
 
 export interface StaticFiles {
@@ -75,6 +77,7 @@ const hasDotSegment = (root: string, real: string): boolean =>
  */
 export function createStaticFiles(mounts: StaticMount[], rules: StaticFileRules = {}): StaticFiles {
   const isExcluded = rules.isExcluded ?? (() => false);
+  const headersFor = rules.headersFor ?? (() => ({}));
 
   async function serveFrom(mount: StaticMount, relativePath: string, req: Request, res: Response): Promise<boolean> {
     let decoded: string;
@@ -100,6 +103,7 @@ export function createStaticFiles(mounts: StaticMount[], rules: StaticFileRules 
     const info = await stat(real);
     if (info.isDirectory()) {
       if (!req.path.endsWith('/')) {
+        res.setHeader('x-content-type-options', 'nosniff');
         const query = req.originalUrl.indexOf('?');
         res.redirect(301, `${req.path}/${query >= 0 ? req.originalUrl.slice(query) : ''}`);
         return true;
@@ -117,9 +121,12 @@ export function createStaticFiles(mounts: StaticMount[], rules: StaticFileRules 
       return false;
     }
     const file = real;
+    // These folders are on the API's own origin: a browser must not guess a type (a .txt that looks like HTML), and
+    // what headersFor adds (a sandbox, a script policy) keeps a file there from running script as the API's origin.
+    const headers = { ...headersFor(file), 'x-content-type-options': 'nosniff' };
     await new Promise<void>((resolve, reject) => {
       // The root option makes `send` check only the part below the folder (a project under `~/.x/` still works).
-      res.sendFile(file.slice(mount.root.length + 1), { root: mount.root, dotfiles: 'allow' }, (err) =>
+      res.sendFile(file.slice(mount.root.length + 1), { root: mount.root, dotfiles: 'allow', headers }, (err) =>
         err && !res.headersSent ? reject(err as Error) : resolve(),
       );
     });
