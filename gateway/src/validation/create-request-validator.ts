@@ -1,10 +1,15 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
-import { isJsonMediaType, linearPatternEngine, type IncomingRequest, type RequestProblem } from '@restbus/infra';
+import {
+  addLinearUniqueItems,
+  isJsonMediaType,
+  linearPatternEngine,
+  measureJsonDepth,
+  type IncomingRequest,
+  type RequestProblem,
+} from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import { addLinearUniqueItems } from './add-linear-unique-items';
 import { countExpandedNodes } from './count-expanded-nodes';
-import { measureJsonDepth } from './measure-json-depth';
 
 type Json = Record<string, unknown>;
 

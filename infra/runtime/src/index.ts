@@ -69,3 +69,5 @@ export { createHttpServer, DEFAULT_HTTP_LIMITS } from './http/create-http-server
 export type { CreateHttpServerOptions, HttpLimits } from './http/create-http-server';
 export type { ListenTarget } from './http/describe-listen-error';
 export { allowLinearRegExpFallback, linearPatternEngine } from './validation/linear-pattern-engine';
+export { addLinearUniqueItems } from './validation/add-linear-unique-items';
+export { measureJsonDepth } from './validation/measure-json-depth';

@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import type { Request } from 'express';
-import { isJsonMediaType, linearPatternEngine, type RequestProblem } from '@restbus/infra';
+import { addLinearUniqueItems, isJsonMediaType, linearPatternEngine, type RequestProblem } from '@restbus/infra';
 import {
   isInside,
   listMethods,
@@ -12,7 +12,6 @@ import {
   type RequestParameter,
   type ServiceDescriptor,
 } from '@restbus/project-format';
-import { useLinearUniqueItems } from './use-linear-unique-items';
 
 /** The problems of one request against its method's declarations; none when it matches. */
 export interface RequestCheck {
@@ -154,8 +153,8 @@ export async function compileRequestChecks(project: Project): Promise<RequestChe
     params: new Ajv({ ...options, coerceTypes: 'array' }),
     fields: new Ajv(options),
     // A body is checked in time linear in its size: ajv's uniqueItems compares every pair of objects.
-    draft7: useLinearUniqueItems(new Ajv(options)),
-    draft2020: useLinearUniqueItems(new Ajv2020(options)),
+    draft7: addLinearUniqueItems(new Ajv(options)),
+    draft2020: addLinearUniqueItems(new Ajv2020(options)),
   };
   const checks = new Map<ServiceDescriptor, Map<string, RequestCheck>>();
   // One compilation per file: methods may share a schema, and ajv refuses a second schema with the same $id.

@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
 import { createSeededRandom } from '@restbus/infra/testing';
 import { addLinearUniqueItems } from './add-linear-unique-items';
 import { measureJsonDepth } from './measure-json-depth';
@@ -75,5 +76,62 @@ describe('toCanonicalJson and measureJsonDepth', () => {
     expect(measureJsonDepth('{"a":[1,{"b":"[[[\\"[["}]}', 10)).toBe(3);
     expect(measureJsonDepth('[[[[[[', 3)).toBe(4);
     expect(measureJsonDepth('"unterminated [[[', 3)).toBe(0);
+  });
+});
+
+describe('the linear uniqueItems keyword on values that look alike', () => {
+  it.each<[string, unknown[], [number, number] | undefined]>([
+    [
+      'objects whose members come in another order',
+      [
+        { a: 1, b: [1, { c: 2 }] },
+        { b: [1, { c: 2 }], a: 1 },
+      ],
+      [0, 1],
+    ],
+    ['numbers that JSON writes alike', [0, 1, 1.0], [1, 2]],
+    ['zero and minus zero', [-0, 0], [0, 1]],
+    [
+      'lists in order',
+      [
+        [1, 2],
+        [2, 1],
+        [1, 2],
+      ],
+      [0, 2],
+    ],
+    ['a text and the number it spells', ['1', 1], undefined],
+    ['a text that reads like an object and the object', ['{}', {}], undefined],
+    ['null, false, 0 and the empty text', [null, false, 0, ''], undefined],
+    [
+      'objects with number-like keys in any order',
+      [{ 10: 1, 2: 1, a: 1, b: 1 }, JSON.parse('{"b":1,"a":1,"2":1,"10":1}')],
+      [0, 1],
+    ],
+    [
+      'objects whose __proto__ members differ',
+      [JSON.parse('{"__proto__":{"a":1},"z":1}'), JSON.parse('{"z":1,"__proto__":{"a":2}}')],
+      undefined,
+    ],
+    [
+      'objects whose __proto__ members are equal',
+      [JSON.parse('{"z":1,"__proto__":{"a":1}}'), JSON.parse('{"__proto__":{"a":1},"z":1}')],
+      [0, 1],
+    ],
+    ['nested objects that differ deep inside', [{ a: { b: { c: 1 } } }, { a: { b: { c: 2 } } }], undefined],
+  ])('judges %s as JSON Schema does, and as ajv does', (_name, items, expected) => {
+    const schema = { type: 'array', uniqueItems: true };
+    const check = addLinearUniqueItems(new Ajv(options)).compile(schema);
+    expect(check(items)).toBe(expected === undefined);
+    expect(check(items)).toBe(new Ajv(options).compile(schema)(items));
+  });
+
+  it('gives a 2020-12 ajv the error ajv gives, at the same place', () => {
+    const schema = { type: 'object', properties: { lines: { type: 'array', uniqueItems: true } } };
+    const linear = addLinearUniqueItems(new Ajv2020(options)).compile(schema);
+    const own = new Ajv2020(options).compile(schema);
+    const data = { lines: [{ a: 1 }, { b: 2 }, { a: 1 }] };
+    expect([linear(data), own(data)]).toEqual([false, false]);
+    expect(linear.errors).toEqual(own.errors);
   });
 });

@@ -1,6 +1,15 @@
-import type Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
 import { toCanonicalJson } from './to-canonical-json';
+
+/**
+ * What is used of an ajv instance (draft-07 or 2020-12): each program has its own copy of ajv, whose classes TypeScript
+ * would not take for one another.
+ */
+interface KeywordHost {
+  removeKeyword(keyword: string): unknown;
+  // `never`: any ajv's addKeyword takes it; the definition below is ajv's function-keyword shape.
+  addKeyword(definition: never): unknown;
+}
 
 type Json = Record<string, unknown>;
 type Check = ((data: unknown) => boolean) & { errors?: Array<Partial<ErrorObject>> };
@@ -38,6 +47,48 @@ const duplicate = (i: number, j: number): Array<Partial<ErrorObject>> => [
   },
 ];
 
+/** ajv's function-keyword definition of the linear check (see addLinearUniqueItems). */
+const linearUniqueItems = {
+  keyword: 'uniqueItems',
+  type: 'array',
+  schemaType: 'boolean',
+  errors: true,
+  compile(unique: boolean, parentSchema: Json) {
+    const types = declaredItemTypes(parentSchema);
+    const scalar = types.length > 0 && !types.some((type) => type === 'object' || type === 'array');
+    const check: Check = (data) => {
+      check.errors = undefined;
+      if (!unique || !Array.isArray(data) || data.length < 2) return true;
+      const seen = new Map<string, number>();
+      if (scalar) {
+        for (let i = data.length - 1; i >= 0; i -= 1) {
+          const item: unknown = data[i];
+          if (!types.some((type) => isOfType(type, item))) continue;
+          const key = toCanonicalJson(item);
+          const later = seen.get(key);
+          if (later !== undefined) {
+            check.errors = duplicate(i, later);
+            return false;
+          }
+          seen.set(key, i);
+        }
+        return true;
+      }
+      let found: [number, number] | undefined;
+      for (let i = 0; i < data.length; i += 1) {
+        const key = toCanonicalJson(data[i]);
+        const earlier = seen.get(key);
+        if (earlier !== undefined) found = [i, earlier];
+        seen.set(key, i);
+      }
+      if (!found) return true;
+      check.errors = duplicate(...found);
+      return false;
+    };
+    return check;
+  },
+};
+
 /**
  * Replaces ajv's `uniqueItems`, which compares every pair of items with a deep equal when they may be objects or
  * arrays (8,000 objects: seconds), by one pass that keys each item by its canonical JSON: time and memory linear in
@@ -45,46 +96,8 @@ const duplicate = (i: number, j: number): Array<Partial<ErrorObject>> => [
  * types the nearest later copy of the first repeated item from the end (ajv's hash loop, which skips items of other
  * types), otherwise the last item that repeats an earlier one and the nearest such earlier one (its pairwise loop).
  */
-export function addLinearUniqueItems(ajv: Ajv): Ajv {
+export function addLinearUniqueItems<T extends KeywordHost>(ajv: T): T {
   ajv.removeKeyword('uniqueItems');
-  return ajv.addKeyword({
-    keyword: 'uniqueItems',
-    type: 'array',
-    schemaType: 'boolean',
-    errors: true,
-    compile(unique: boolean, parentSchema: Json) {
-      const types = declaredItemTypes(parentSchema);
-      const scalar = types.length > 0 && !types.some((type) => type === 'object' || type === 'array');
-      const check: Check = (data) => {
-        check.errors = undefined;
-        if (!unique || !Array.isArray(data) || data.length < 2) return true;
-        const seen = new Map<string, number>();
-        if (scalar) {
-          for (let i = data.length - 1; i >= 0; i -= 1) {
-            const item: unknown = data[i];
-            if (!types.some((type) => isOfType(type, item))) continue;
-            const key = toCanonicalJson(item);
-            const later = seen.get(key);
-            if (later !== undefined) {
-              check.errors = duplicate(i, later);
-              return false;
-            }
-            seen.set(key, i);
-          }
-          return true;
-        }
-        let found: [number, number] | undefined;
-        for (let i = 0; i < data.length; i += 1) {
-          const key = toCanonicalJson(data[i]);
-          const earlier = seen.get(key);
-          if (earlier !== undefined) found = [i, earlier];
-          seen.set(key, i);
-        }
-        if (!found) return true;
-        check.errors = duplicate(...found);
-        return false;
-      };
-      return check;
-    },
-  });
+  ajv.addKeyword(linearUniqueItems as never);
+  return ajv;
 }
