@@ -125,9 +125,21 @@ async function send(method: string, path: string, body: string | undefined, stat
 const bodiesOf = (make: (scale: number) => string): Map<number, string> =>
   new Map([1, 8].map((scale) => [scale, make(scale)]));
 
-/** measureWithProbe against this test's program, probed with the smallest GET it serves. */
-const measure = (path: string, work: (scale: number) => Promise<void>): Promise<ProbedCost> =>
-  measureWithProbe(path, work, { pid: program.child.pid!, probe: () => send('GET', '/ping', undefined, 200) });
+/**
+ * measureWithProbe against this test's program, probed with the smallest GET it serves. On a shared 2-core machine
+ * another process can take the CPU in the middle of a run: a path fails only when three measurements in a row say
+ * so, which a real quadratic path or a real stall always does.
+ */
+async function measure(path: string, work: (scale: number) => Promise<void>): Promise<ProbedCost> {
+  const once = () =>
+    measureWithProbe(path, work, { pid: program.child.pid!, probe: () => send('GET', '/ping', undefined, 200) });
+  let measured = await once();
+  for (let attempt = 1; attempt < 3; attempt += 1) {
+    if (measured.report.timeRatio <= MAX_TIME_RATIO && measured.stallMs <= MAX_STALL_MS) break;
+    measured = await once();
+  }
+  return measured;
+}
 
 function expectLinear({ report, stallMs, rssGrowthBytes }: ProbedCost, inputBytes: number): void {
   // measureCost's heap and stall figures are this process's (the client's): the server's go into the line's name.
