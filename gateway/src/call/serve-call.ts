@@ -145,12 +145,12 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
       try {
         if (endpoint.validate) {
           const request = toIncomingRequest(req, call.query, call.params, await readBody(req, deps.bodyLimit()));
-          const problems = endpoint.validate(request);
-          if (problems?.length) {
+          const refusal = await endpoint.validate(request);
+          if (refusal) {
             // As Prism: 422 when only the body is wrong, 400 when the path, query or headers are.
-            const status = problems.every((problem) => problem.location.startsWith('body')) ? 422 : 400;
-            sendError(res, 'REQUEST_INVALID', 'the request does not match the API description', headers, {
-              details: { problems },
+            const status = refusal.problems.every((problem) => problem.location.startsWith('body')) ? 422 : 400;
+            sendError(res, 'REQUEST_INVALID', refusal.message, headers, {
+              details: { problems: refusal.problems },
               status,
             });
             return;
@@ -166,11 +166,9 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
     let reply: ResponseMessage;
     try {
       const request = toIncomingRequest(req, call.query, call.params, await readBody(req, deps.bodyLimit()));
-      const problems = endpoint.validate?.(request);
-      if (problems?.length) {
-        sendError(res, 'REQUEST_INVALID', 'the request does not match the API description', headers, {
-          details: { problems },
-        });
+      const refusal = await endpoint.validate?.(request);
+      if (refusal) {
+        sendError(res, 'REQUEST_INVALID', refusal.message, headers, { details: { problems: refusal.problems } });
         return;
       }
       reply = await forward(endpoint, request, call.trace);

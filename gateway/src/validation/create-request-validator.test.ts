@@ -18,7 +18,9 @@ const put: ApiEndpoint = testEndpoint('put', '/persons/{personId}', {
   requestBody: { required: true, content: { 'application/json': { schema: person } } },
 });
 
-const validate = compileRequestChecks([put]).checks.get(put)!;
+const check = compileRequestChecks([put]).checks.get(put)!;
+/** The problems the check finds, none when it lets the call through. */
+const validate = async (call: IncomingRequest) => (await check(call))?.problems ?? [];
 
 function request(overrides: {
   uri?: Record<string, string>;
@@ -35,16 +37,16 @@ function request(overrides: {
 }
 
 describe('compileRequestChecks', () => {
-  it('finds nothing wrong with a call that matches its operation, coercing query text to numbers', () => {
-    expect(validate(request({ query: { limit: '7' } }))).toEqual([]);
+  it('finds nothing wrong with a call that matches its operation, coercing query text to numbers', async () => {
+    expect(await check(request({ query: { limit: '7' } }))).toBeUndefined();
   });
 
-  it('accepts null where an OAS 3.0 schema says nullable', () => {
-    expect(validate(request({ body: '{"id":"luke","familyName":"S","age":null}' }))).toEqual([]);
+  it('accepts null where an OAS 3.0 schema says nullable', async () => {
+    expect(await validate(request({ body: '{"id":"luke","familyName":"S","age":null}' }))).toEqual([]);
   });
 
-  it('lists each problem with its location', () => {
-    const problems = validate(
+  it('lists each problem with its location', async () => {
+    const problems = await validate(
       request({
         uri: { personId: 'lu' },
         query: { limit: '70' },
@@ -63,9 +65,46 @@ describe('compileRequestChecks', () => {
     );
   });
 
-  it('reports a missing required body and a body that is not JSON', () => {
-    expect(validate(request({ body: '' }))).toEqual([{ location: 'body', message: 'is required' }]);
-    expect(validate(request({ body: '{nope' }))).toEqual([{ location: 'body', message: 'is not valid JSON' }]);
+  it('reports a missing required body and a body that is not JSON', async () => {
+    expect(await validate(request({ body: '' }))).toEqual([{ location: 'body', message: 'is required' }]);
+    expect(await validate(request({ body: '{nope' }))).toEqual([{ location: 'body', message: 'is not valid JSON' }]);
+  });
+
+  describe('a large body', () => {
+    const list = testEndpoint('post', '/people', {
+      requestBody: { content: { 'application/json': { schema: { type: 'array', items: person } } } },
+    });
+    const checkList = compileRequestChecks([list]).checks.get(list)!;
+    const people = (count: number, member: string) => `[${Array.from({ length: count }, () => member).join(',')}]`;
+
+    it('lets a valid body of many items through', async () => {
+      expect(await checkList(request({ body: people(20_000, '{"id":"luke","familyName":"S"}') }))).toBeUndefined();
+    });
+
+    it('lists at most 100 problems and says how many there were', async () => {
+      const refusal = await checkList(request({ body: people(3_000, '{"id":"luke"}') }));
+      expect(refusal?.message).toBe(
+        'the request does not match the API description (the first 100 of 3,000 problems are listed)',
+      );
+      expect(refusal?.problems).toHaveLength(100);
+    });
+
+    it('over 64 KiB, names its first problem and says that only the first was looked for', async () => {
+      const body = people(40_000, '{"id":"luke"}');
+      expect(body.length).toBeGreaterThan(64 * 1024);
+      expect(await checkList(request({ body }))).toEqual({
+        message:
+          'the request does not match the API description (the body is over 64 KiB: the first of its problems is listed)',
+        problems: [{ location: 'body/0', message: "must have required property 'familyName'" }],
+      });
+    });
+
+    it('that is not JSON is refused as a short one is', async () => {
+      const body = `${people(40_000, '{"id":"luke"}').slice(0, -1)},]`;
+      expect((await checkList(request({ body })))?.problems).toEqual([
+        { location: 'body', message: 'is not valid JSON' },
+      ]);
+    });
   });
 
   it('leaves an operation whose schema does not compile unchecked, and says so', () => {
@@ -77,7 +116,7 @@ describe('compileRequestChecks', () => {
     expect(partial.checks.has(broken)).toBe(false);
   });
 
-  it('leaves an operation whose schemas expand exponentially unchecked, and says so, instead of compiling for seconds', () => {
+  it('leaves an operation whose schemas expand exponentially unchecked, and says so, instead of compiling for seconds', async () => {
     // Each level uses the one below twice, as a dereferenced OpenAPI file with $refs does: 2^24 nodes to compile.
     let schema: Record<string, unknown> = { type: 'string' };
     for (let level = 0; level < 24; level++) {
@@ -90,6 +129,6 @@ describe('compileRequestChecks', () => {
     expect(partial.skipped).toEqual([
       'POST /deep: its schemas expand to more than 20000 nodes once their $refs are resolved',
     ]);
-    expect(partial.checks.get(put)!(request({}))).toEqual([]);
+    expect(await partial.checks.get(put)!(request({}))).toBeUndefined();
   });
 });

@@ -61,6 +61,7 @@ export { describeInvalidId } from './store/record-id';
 export type { StoreKind } from './store/open-store';
 export { readJsonBody } from './wire/read-json-body';
 export { MAX_JSON_DEPTH, isNestedDeeperThan } from './wire/find-json-depth';
+export { JSON_SLICE_LENGTH, parseJsonInSlices } from './wire/parse-json-in-slices';
 export type { Parsed } from './wire/read-json-body';
 export { sendError } from './http/send-error';
 export { isJsonMediaType } from './http/is-json-media-type';
@@ -70,4 +71,10 @@ export type { CreateHttpServerOptions, HttpLimits } from './http/create-http-ser
 export type { ListenTarget } from './http/describe-listen-error';
 export { allowLinearRegExpFallback, linearPatternEngine } from './validation/linear-pattern-engine';
 export { addLinearUniqueItems } from './validation/add-linear-unique-items';
-export { measureJsonDepth } from './validation/measure-json-depth';
+export {
+  LISTED_TEXT_LENGTH,
+  MAX_LISTED_PROBLEMS,
+  describeRequestProblems,
+  findSchemaErrors,
+} from './validation/find-schema-errors';
+export type { ValidatorPair } from './validation/find-schema-errors';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { join, relative } from 'node:path';
 import type { Request, Response } from 'express';
-import { isRestbusError, RestbusError, type Logger } from '@restbus/infra';
+import { describeRequestProblems, isRestbusError, RestbusError, type Logger } from '@restbus/infra';
+import { readBodyLength } from '../request/parse-body';
 import {
   compileUriTemplate,
   findMethod,
@@ -143,11 +144,10 @@ function withCheck(route: ServiceRoute, check: RequestCheck | undefined): Servic
     ...route,
     readsBody: route.readsBody || check.readsBody,
     async handle(req, res) {
-      const problems = check(req);
+      const { problems, partial } = check(req, readBodyLength(req));
       if (problems.length) {
-        throw new RestbusError('REQUEST_INVALID', 'the request does not match its descriptor', {
-          details: { problems },
-        });
+        const refusal = describeRequestProblems('the request does not match its descriptor', problems, partial);
+        throw new RestbusError('REQUEST_INVALID', refusal.message, { details: { problems: refusal.problems } });
       }
       // A large body's check is some milliseconds of work: other clients get a turn before it is answered.
       if (req.body !== undefined) await yieldToLoop();

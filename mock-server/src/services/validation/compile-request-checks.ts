@@ -3,7 +3,14 @@ import { join, relative, resolve } from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import type { Request } from 'express';
-import { addLinearUniqueItems, isJsonMediaType, linearPatternEngine, type RequestProblem } from '@restbus/infra';
+import {
+  addLinearUniqueItems,
+  findSchemaErrors,
+  isJsonMediaType,
+  linearPatternEngine,
+  type RequestProblem,
+  type ValidatorPair,
+} from '@restbus/infra';
 import {
   isInside,
   listMethods,
@@ -13,9 +20,12 @@ import {
   type ServiceDescriptor,
 } from '@restbus/project-format';
 
-/** The problems of one request against its method's declarations; none when it matches. */
+/**
+ * The problems of one request against its method's declarations, none when it matches; `bodyLength` is the length of
+ * the body's text, `partial` says that only the first problem of a large body was looked for (findSchemaErrors).
+ */
 export interface RequestCheck {
-  (req: Request): RequestProblem[];
+  (req: Request, bodyLength: number): { problems: RequestProblem[]; partial: boolean };
   /** Whether the check reads the body (the server parses it first). */
   readsBody: boolean;
 }
@@ -71,11 +81,16 @@ const contentTypeOf = (req: Request): string =>
 interface Compilers {
   params: Ajv;
   fields: Ajv;
-  draft7: Ajv;
-  draft2020: Ajv2020;
+  /** Body schemas: the first compiler stops at the first error, the second lists them all. */
+  draft7: [Ajv, Ajv];
+  draft2020: [Ajv2020, Ajv2020];
 }
 
-function compileCheck(method: MethodDescriptor, bodySchema: ValidateFunction | undefined, ajv: Compilers) {
+function compileCheck(
+  method: MethodDescriptor,
+  bodySchema: ValidatorPair<ValidateFunction> | undefined,
+  ajv: Compilers,
+) {
   const declared = method.request?.parameters ?? [];
   const parameters: Array<{ location: Location; validate: ValidateFunction }> = [];
   for (const location of ['path', 'query', 'header'] as const) {
@@ -92,8 +107,9 @@ function compileCheck(method: MethodDescriptor, bodySchema: ValidateFunction | u
     : undefined;
   if (parameters.length === 0 && !fields && !bodySchema) return undefined;
 
-  const check = ((req: Request) => {
+  const check = ((req: Request, bodyLength: number) => {
     const problems: RequestProblem[] = [];
+    let partial = false;
     const values = { path: req.params, query: req.query, header: req.headers };
     for (const { location, validate } of parameters) {
       // Coercion turns "7" into 7 for the check; it works on a copy, an implementation still gets the text.
@@ -103,14 +119,18 @@ function compileCheck(method: MethodDescriptor, bodySchema: ValidateFunction | u
     if (bodySchema) {
       if (body === undefined) problems.push({ location: 'body', message: 'is required' });
       else if (!isJsonMediaType(contentTypeOf(req))) problems.push({ location: 'body', message: 'must be JSON' });
-      else if (!bodySchema(body)) problems.push(...toProblems('body', bodySchema.errors));
+      else {
+        const found = findSchemaErrors(bodySchema, body, bodyLength);
+        problems.push(...toProblems('body', found.errors));
+        partial = found.partial;
+      }
     }
     // BODY parameters are fields of an object body; a schema, when there is one, says the rest.
     if (fields && isPlainObject(body) && !fields(body)) problems.push(...toProblems('body', fields.errors));
     else if (fields && !bodySchema && body === undefined && bodyParameters.some((parameter) => parameter.required)) {
       problems.push({ location: 'body', message: 'is required' });
     }
-    return problems;
+    return { problems, partial };
   }) as RequestCheck;
   check.readsBody = fields !== undefined || bodySchema !== undefined;
   return check;
@@ -130,14 +150,15 @@ async function readSchema(file: string): Promise<Record<string, unknown>> {
   return schema as Record<string, unknown>;
 }
 
-function compileSchema(schema: Record<string, unknown>, ajv: Compilers): ValidateFunction {
+/** A body schema compiled twice (see ValidatorPair): listing every error is bounded to small bodies. */
+function compileSchema(schema: Record<string, unknown>, ajv: Compilers): ValidatorPair<ValidateFunction> {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (DRAFT_2020.test(dialect)) return ajv.draft2020.compile(schema);
+  const [first, all] = DRAFT_2020.test(dialect) ? ajv.draft2020 : ajv.draft7;
   if (DRAFT_04.test(dialect)) {
     const { $schema: _draft04, ...rest } = schema;
-    return ajv.draft7.compile(rest);
+    return { first: first.compile(rest), all: all.compile(rest) };
   }
-  return ajv.draft7.compile(schema);
+  return { first: first.compile(schema), all: all.compile(schema) };
 }
 
 /**
@@ -149,23 +170,24 @@ export async function compileRequestChecks(project: Project): Promise<RequestChe
   // Patterns compiled so that V8's linear-time fallback can take a catastrophic one over (see linearPatternEngine).
   const code = { regExp: linearPatternEngine };
   const options = { allErrors: true, strict: false, validateFormats: false, code } as const;
+  const first = { ...options, allErrors: false } as const;
   const ajv: Compilers = {
     params: new Ajv({ ...options, coerceTypes: 'array' }),
     fields: new Ajv(options),
     // A body is checked in time linear in its size: ajv's uniqueItems compares every pair of objects.
-    draft7: addLinearUniqueItems(new Ajv(options)),
-    draft2020: addLinearUniqueItems(new Ajv2020(options)),
+    draft7: [addLinearUniqueItems(new Ajv(first)), addLinearUniqueItems(new Ajv(options))],
+    draft2020: [addLinearUniqueItems(new Ajv2020(first)), addLinearUniqueItems(new Ajv2020(options))],
   };
   const checks = new Map<ServiceDescriptor, Map<string, RequestCheck>>();
   // One compilation per file: methods may share a schema, and ajv refuses a second schema with the same $id.
-  const compiled = new Map<string, Promise<ValidateFunction>>();
+  const compiled = new Map<string, Promise<ValidatorPair<ValidateFunction>>>();
   const problems: string[] = [];
   const servicesDir = join(project.environment.restapiRoot, project.config.servicesRoot);
   for (const service of project.services) {
     const own = new Map<string, RequestCheck>();
     for (const [method, definition] of listMethods(service.descriptor)) {
       const named = definition.request?.validationSchema;
-      let bodySchema: ValidateFunction | undefined;
+      let bodySchema: ValidatorPair<ValidateFunction> | undefined;
       if (named) {
         const pointer = `/methods/${method}/request/validationSchema`;
         const file = resolve(join(servicesDir, service.path), named);
