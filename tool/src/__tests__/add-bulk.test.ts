@@ -121,7 +121,8 @@ describe('rest-tool add-bulk', () => {
     const result = await runTool(temp.dir, ['add-bulk', '-s', 'none.json']);
     expect(result).toMatchObject({
       code: 1,
-      stderr: `rest-tool: not a project folder (no config.yml in ${temp.dir})\n`,
+      stderr:
+        'rest-tool: not a project folder (no config.yml in the current folder): run rest-tool in a project folder, name its config.yml with -c, or make one with rest-tool create <name>\n',
     });
   });
 });

@@ -136,9 +136,9 @@ describe('rest-tool add', () => {
   it('lists every file written and the config edit with -v', async () => {
     const result = await runTool(project, ['add', '-v', '-t', 'OPERATION', '-p', '/run', '-u', '/run', '-n', 'Run']);
     expect(result.stdout.split('\n')).toEqual([
-      `wrote ${join(project, 'services', 'run', 'service.yml')}`,
-      `wrote ${join(project, 'services', 'run', 'postOperation-requestBody.json')}`,
-      `wrote ${join(project, 'services', 'run', 'postOperation-responseBody.json')}`,
+      `wrote ${join('services', 'run', 'service.yml')}`,
+      `wrote ${join('services', 'run', 'postOperation-requestBody.json')}`,
+      `wrote ${join('services', 'run', 'postOperation-responseBody.json')}`,
       'listed /run in config.yml',
       'added the OPERATION service /run (/run) to config.yml',
       '',
@@ -185,7 +185,7 @@ describe('rest-tool add', () => {
       [
         'a config.yml in a folder that is not a project',
         ['add', '-c', '../config.yml', '-p', '/x', '-u', '/x', '-n', 'X'],
-        /^rest-tool: not a project folder \(no config\.yml in \S+\)\n$/,
+        /^rest-tool: not a project folder \(no config\.yml in \S+\): .+ rest-tool create <name>\n$/,
       ],
     ])('%s', async (_case, args, message) => {
       const before = await snapshotTree(temp.dir);

@@ -104,7 +104,9 @@ describe('the rest-tool command line', () => {
 
   it('exits 1 with one line per problem and no stack trace when a command fails', () => {
     expect(results.failing.code).toBe(1);
-    expect(results.failing.stderr).toBe(`rest-tool: not a project folder (no config.yml in ${temp.dir})\n`);
+    expect(results.failing.stderr).toBe(
+      'rest-tool: not a project folder (no config.yml in the current folder): run rest-tool in a project folder, name its config.yml with -c, or make one with rest-tool create <name>\n',
+    );
   });
 
   it('exits 0 when a command succeeds', () => {
@@ -131,7 +133,8 @@ describe('rest-tool outside a project folder', () => {
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: `rest-tool: not a project folder (no config.yml in ${temp.dir})\n`,
+      stderr:
+        'rest-tool: not a project folder (no config.yml in the current folder): run rest-tool in a project folder, name its config.yml with -c, or make one with rest-tool create <name>\n',
     });
     expect(await snapshotTree(temp.dir)).toEqual({});
   });

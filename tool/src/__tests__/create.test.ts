@@ -161,7 +161,7 @@ describe('rest-tool create', () => {
       code: 0,
       stderr: '',
       stdout: [
-        `created the project ${join(temp.dir, 'demo')}`,
+        'created the project demo',
         'next steps:',
         '  cd demo',
         '  rest-tool add -t COLLECTION -p /users -u /users -n Users',
@@ -173,14 +173,17 @@ describe('rest-tool create', () => {
   });
 
   it('prints next steps for the host of its container when RESTBUS_TOOL_CONTAINER=1, as the README runs it', async () => {
-    const result = await runTool(temp.dir, ['create', 'my api'], undefined, { RESTBUS_TOOL_CONTAINER: '1' });
+    const result = await runTool(temp.dir, ['create', 'my api', '--port', '3017'], undefined, {
+      RESTBUS_TOOL_CONTAINER: '1',
+    });
     const compose = 'docker compose -f <restbus>/docker-compose.yml';
-    const serve = `${compose} run --rm -p 127.0.0.1:3017:3007 --entrypoint node tool server/server --port 3007`;
+    // Published on the project's own port, the one its tests and docs call.
+    const serve = `${compose} run --rm -p 127.0.0.1:3017:3017 --entrypoint node tool server/server --port 3017`;
     expect(result).toEqual({
       code: 0,
       stderr: '',
       stdout: [
-        `created the project ${join(temp.dir, 'my api')}`,
+        'created the project my api',
         'next steps, on the host (<restbus>: your restbus checkout; compose v1: docker-compose for docker compose):',
         "  cd 'my api'",
         `  ${compose} run --rm tool add -t COLLECTION -p /users -u /users -n Users`,
@@ -194,11 +197,17 @@ describe('rest-tool create', () => {
     const readme = await readFile(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
     const asInReadme = (command: string): string => command.replace('<restbus>', '~/restbus');
     expect(readme).toContain(asInReadme(serve));
-    expect(readme).toContain(asInReadme(`${compose} run --rm tool create demo`));
+    expect(readme).toContain(asInReadme(`${compose} run --rm tool create demo --port 3017`));
+  });
+
+  it("warns in its next steps, in the container, that 3007 is also the port of the compose stack's gateway", async () => {
+    const result = await runTool(temp.dir, ['create', 'demo'], undefined, { RESTBUS_TOOL_CONTAINER: '1' });
+    expect(result.stdout).toContain('-p 127.0.0.1:3007:3007 --entrypoint node tool server/server --port 3007\n');
+    expect(result.stdout).toMatch(/^note: port 3007 is also the gateway's in the compose stack; .*--port 3017/m);
   });
 
   it('lists every file it writes with -v', async () => {
     const result = await runTool(temp.dir, ['create', 'p', '-v']);
-    expect(result.stdout).toContain(`wrote ${join(temp.dir, 'p', 'server', 'monitoring.js')}\n`);
+    expect(result.stdout).toContain(`wrote ${join('p', 'server', 'monitoring.js')}\n`);
   });
 });

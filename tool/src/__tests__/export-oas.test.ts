@@ -27,7 +27,7 @@ describe('rest-tool export-oas', () => {
   it('writes OpenAPI 3.1 with a path per service, parameters, examples from the mocks and responses', async () => {
     const result = await runTool(project, ['export-oas', '-o', 'api.yml']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toBe(`wrote 5 paths to ${join(project, 'api.yml')}\n`);
+    expect(result.stdout).toBe('wrote 5 paths to api.yml\n');
     const api = parse(await readFile(join(project, 'api.yml'), 'utf8')) as OpenApi;
     expect(api.openapi).toBe('3.1.0');
     expect(api.info).toMatchObject({ title: 'p', version: 'v0.0.0' });

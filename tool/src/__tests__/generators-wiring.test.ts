@@ -1,3 +1,5 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestbusError } from '@restbus/infra';
 import type { Generators } from '../cli/program-deps';
@@ -17,34 +19,48 @@ describe('rest-tool docs and test', () => {
         written: ['test/a.mjs'],
         skipped: ['test/b.mjs'],
         warnings: ['services/a/service.yml: /methods/PUT/testCases/0: request body b.json does not exist'],
+        baseUrl: 'http://localhost:3017/rest',
       };
     },
   };
+  // The command context refuses a folder without config.yml before calling a generator: a real project folder.
+  let work: string;
+  let api: string;
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'rest-tool-wiring-'));
+    api = join(work, 'api');
+    await mkdir(api);
+    await writeFile(join(api, 'config.yml'), 'projectName: api\n');
+  });
+  afterAll(() => rm(work, { recursive: true, force: true }));
   beforeEach(() => {
     calls.length = 0;
   });
 
-  it('hand the project of -c (relative to the current folder) to the generators, with -v progress and warnings on stderr', async () => {
-    const docs = await runTool('/work', ['docs', '-u', '-v', '-c', 'api/config.yml'], generators);
+  it('hand the project of -c (relative to the current folder) to the generators, with -v progress and warnings on stderr, and say where the tests call', async () => {
+    const docs = await runTool(work, ['docs', '-u', '-v', '-c', 'api/config.yml'], generators);
     expect(docs).toEqual({
       code: 0,
       stdout: 'rendered index.html\nwrote 3 documentation files into docs/\n',
       stderr: '',
     });
-    const test = await runTool('/work/api', ['test', '--update'], generators);
-    expect(test.stdout).toBe('wrote 1 test file into test/\nkept 1 existing file: test/b.mjs\n');
+    const test = await runTool(api, ['test', '--update'], generators);
+    expect(test.stdout).toBe(
+      'wrote 1 test file into test/\nkept 1 existing file: test/b.mjs\n' +
+        'the tests call http://localhost:3017/rest (baseUrl in config.yml)\n',
+    );
     expect(test.stderr).toBe(
       'rest-tool: warning: services/a/service.yml: /methods/PUT/testCases/0: request body b.json does not exist\n',
     );
     expect(calls).toEqual([
       {
         command: 'docs',
-        projectDir: '/work/api',
-        configFile: join('/work/api', 'config.yml'),
+        projectDir: api,
+        configFile: join(api, 'config.yml'),
         verbose: true,
         force: false,
       },
-      { command: 'test', projectDir: '/work/api', configFile: join('/work/api', 'config.yml'), verbose: false },
+      { command: 'test', projectDir: api, configFile: join(api, 'config.yml'), verbose: false },
     ]);
   });
 
@@ -54,7 +70,7 @@ describe('rest-tool docs and test', () => {
       generateTests: () =>
         Promise.reject(new RestbusError('PROJECT_INVALID', 'config.yml:3: /a: bad\nx.yml:1: /: bad')),
     };
-    const result = await runTool('/work', ['test', '-u'], failing);
+    const result = await runTool(api, ['test', '-u'], failing);
     expect(result).toEqual({
       code: 1,
       stdout: '',

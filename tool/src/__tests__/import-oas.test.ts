@@ -182,7 +182,7 @@ describe.each(FIXTURE_CASES)('rest-tool import-oas $file', (fixture) => {
     expect(imported.code).toBe(0);
     expect(imported.stdout).toMatch(
       new RegExp(
-        `^imported .*${fixture.file.replace(/\./g, '\\.')} \\(${fixture.version}\\) into ${project}: \\d+ services, \\d+ methods`,
+        `^imported .*${fixture.file.replace(/\./g, '\\.')} \\(${fixture.version}\\) into ${fixture.folder}: \\d+ services, \\d+ methods`,
       ),
     );
     for (const warning of fixture.warnings) {
@@ -207,7 +207,7 @@ describe.each(FIXTURE_CASES)('rest-tool import-oas $file', (fixture) => {
 
   it('passes rest-tool validate', async () => {
     const result = await runTool(project, ['validate']);
-    expect(result).toMatchObject({ code: 0, stdout: `${project} is valid: ${fixture.services.length} services\n` });
+    expect(result).toMatchObject({ code: 0, stdout: `the project is valid: ${fixture.services.length} services\n` });
   });
 
   it('exports (export-oas) the same operations, parameters, request and response schemas as the original', async () => {
@@ -482,10 +482,10 @@ describe('rest-tool import-oas: cycles, styles and where it writes', () => {
     expect(full).toEqual({
       code: 1,
       stdout: '',
-      stderr: `rest-tool: ${join(temp.dir, 'full')} exists and is not empty; nothing was written\n`,
+      stderr: 'rest-tool: full exists and is not empty; nothing was written\n',
     });
     const file = await runTool(temp.dir, ['import-oas', join(FIXTURES, 'petstore.yaml'), 'file']);
-    expect(file.stderr).toBe(`rest-tool: ${join(temp.dir, 'file')} exists and is not a folder; nothing was written\n`);
+    expect(file.stderr).toBe('rest-tool: file exists and is not a folder; nothing was written\n');
     const again = await runTool(temp.dir, ['import-oas', join(FIXTURES, 'petstore.yaml'), 'empty']);
     expect(again.code).toBe(1);
     const outside = await runTool(temp.dir, ['import-oas', join(FIXTURES, 'petstore.yaml'), '../elsewhere']);

@@ -68,7 +68,7 @@ describe('a project made by rest-tool 0.5, unchanged', () => {
     const result = await runTool(project, ['validate']);
     expect(result).toEqual({
       code: 0,
-      stdout: `${project} is valid: 3 services\n`,
+      stdout: 'the project is valid: 3 services\n',
       stderr: `rest-tool: warning: ${DANGLING_SCHEMA}\n`,
     });
     const check = await runMockCheck(project);
@@ -147,7 +147,7 @@ describe('a project made by rest-tool 0.5, unchanged', () => {
     const original = await readFile(config, 'utf8');
     await writeFile(config, original.replace('baseUrl: http://localhost:3007/rest', `baseUrl: ${baseUrl}`));
     const result = await runTool(project, ['test', '--update'], generators);
-    expect(result.stdout).toBe('wrote 6 test files into test/\n');
+    expect(result.stdout).toBe(`wrote 6 test files into test/\nthe tests call ${baseUrl} (baseUrl in config.yml)\n`);
     expect((await readdir(join(project, 'test'))).sort()).toEqual([
       'Create one instance of Customer.js',
       'Delete Customer.js',

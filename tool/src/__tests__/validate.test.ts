@@ -23,7 +23,7 @@ describe('rest-tool validate', () => {
 
   it('exits 0 for a created project with added services', async () => {
     const result = await runTool(project, ['validate']);
-    expect(result).toEqual({ code: 0, stdout: `${project} is valid: 2 services\n`, stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: 'the project is valid: 2 services\n', stderr: '' });
   });
 
   it('validates the project of another config file with -c', async () => {
@@ -96,7 +96,7 @@ describe('rest-tool validate', () => {
     );
     const result = await runTool(project, ['validate']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`${project} is valid: 2 services\n`);
+    expect(result.stdout).toBe('the project is valid: 2 services\n');
     expect(result.stderr).toMatch(
       /^rest-tool: warning: services\/users\/service\.yml:\d+: \/methods\/GET\/responses\/0\/validationSchema: the file gone-schema\.json does not exist \(only documentation and generated tests read it\)\n$/,
     );
@@ -153,6 +153,62 @@ describe('rest-tool validate', () => {
       `services/b/service.yml:8: /uriTemplate: GET, PUT, DELETE /A/{key} are also served by services/a/service.yml:8 as /a/{id}, ${sameRoute}`,
     ]);
     expect(withoutPrefix(mock.stderr, 'restbus-mock: ')).toEqual(withoutPrefix(ours.stderr, 'rest-tool: '));
+  });
+
+  describe('the port the project is served on and the one its tests and docs call', () => {
+    // config.yml of `rest-tool create`: servicePort on line 10, baseUrl on line 11; server/config.yml: the
+    // development environment's port on line 19.
+    it('warns, naming config.yml and its lines, when baseUrl names another port than servicePort', async () => {
+      await edit('config.yml', 'baseUrl: http://localhost:3007/rest', 'baseUrl: http://localhost:3017/rest');
+      const result = await runTool(project, ['validate']);
+      expect(result).toEqual({
+        code: 0,
+        stdout: 'the project is valid: 2 services\n',
+        stderr:
+          'rest-tool: warning: config.yml:11: /baseUrl: http://localhost:3017/rest names port 3017, but servicePort ' +
+          '(config.yml:10) is 3007: the generated tests and docs call baseUrl, the mock server listens on servicePort; ' +
+          'give both the same port\n',
+      });
+    });
+
+    it('warns, naming server/config.yml and its line, when the environment node server/server starts listens elsewhere', async () => {
+      await edit('config.yml', 'servicePort: 3007', 'servicePort: 3017');
+      await edit('config.yml', 'baseUrl: http://localhost:3007/rest', 'baseUrl: http://localhost:3017/rest');
+      const result = await runTool(project, ['validate']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe(
+        'rest-tool: warning: server/config.yml:19: /environments/development/port: the development environment ' +
+          '(the one node server/server starts) listens on 3007, but servicePort (config.yml:10) is 3017: the generated ' +
+          'tests and docs call http://localhost:3017/rest; give both the same port\n',
+      );
+    });
+
+    it("counts the port a URL leaves out as its scheme's: https://api.example.com is port 443", async () => {
+      await edit('config.yml', 'servicePort: 3007', 'servicePort: 443');
+      await edit('config.yml', 'baseUrl: http://localhost:3007/rest', 'baseUrl: https://api.example.com/rest');
+      await edit('server/config.yml', /port: 3007/g, 'port: 443');
+      expect(await runTool(project, ['validate'])).toMatchObject({ code: 0, stderr: '' });
+    });
+
+    it('warns when baseUrl is not a URL the generated tests can call', async () => {
+      await edit('config.yml', 'baseUrl: http://localhost:3007/rest', 'baseUrl: localhost:3007/rest');
+      const result = await runTool(project, ['validate']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe(
+        'rest-tool: warning: config.yml:11: /baseUrl: "localhost:3007/rest" is not an http(s) URL such as ' +
+          'http://localhost:3007/rest; the generated tests and docs call it\n',
+      );
+    });
+
+    it('exits 1 on a port that disagrees with --strict', async () => {
+      await edit('config.yml', 'baseUrl: http://localhost:3007/rest', 'baseUrl: http://localhost:3017/rest');
+      const result = await runTool(project, ['validate', '--strict']);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /^rest-tool: config\.yml:11: \/baseUrl: .* give both the same port \(an error with --strict\)\n$/,
+      );
+    });
   });
 
   it('refuses a config.yml that is not valid YAML, naming the line', async () => {

@@ -1,7 +1,7 @@
 import { RestbusError } from '@restbus/infra';
 import { readProjectConfig } from '../project/project-config';
 import { readExistingRoutes } from './read-existing-routes';
-import { planService, type PlannedService } from './plan-service';
+import { planService, type PlanContext, type PlannedService } from './plan-service';
 import { writeServices } from './write-services';
 import type { ServiceSpec } from './service-spec';
 
@@ -17,12 +17,20 @@ export interface AddServicesOptions {
   /** Problems found before (an add-bulk file's malformed entries): reported with the others, and nothing is added. */
   problems?: ReadonlyArray<{ order: number; text: string }>;
   verbose?: (line: string) => void;
+  /** How the user gives a service's path, for the hints (default `-p/--path`). */
+  pathOption?: string;
 }
 
 /** Checks every service first and writes them only when all of them can be added (all or nothing). */
 export async function addServices(options: AddServicesOptions): Promise<PlannedService[]> {
   const config = await readProjectConfig(options.cwd, options.configFile);
-  const context = { config, routes: await readExistingRoutes(config), planned: [] };
+  const context: PlanContext = {
+    config,
+    routes: await readExistingRoutes(config),
+    planned: [],
+    plannedFiles: new Set(),
+    pathOption: options.pathOption,
+  };
   const problems = [...(options.problems ?? [])];
   const planned: PlannedService[] = [];
   for (const [index, spec] of options.specs.entries()) {

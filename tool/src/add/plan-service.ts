@@ -6,7 +6,9 @@ import { isInside, listReferencedFiles, routeKey } from '@restbus/project-format
 import type { ProjectConfig } from '../project/project-config';
 import { renderYamlTemplate, stringifyYaml } from '../project/render-yaml-template';
 import { parseServicePath, sameServicePath } from '../project/service-path';
+import { showPath } from '../project/show-path';
 import { declareUriParameters, keepMethods, keyOf } from './edit-service-document';
+import { describeService } from './describe-service';
 import { findTemplateDir } from './find-template-dir';
 import { checkUriTemplate, type ServiceSpec } from './service-spec';
 import { capitalise, toIdentifier } from './to-identifier';
@@ -21,7 +23,10 @@ export interface PlannedService {
   spec: ServiceSpec;
   /** The services[] entry. */
   entry: string;
-  /** The absolute folder to create. */
+  /**
+   * The absolute folder of its service.yml. It may exist by the time the service is written, holding only other
+   * services' folders (a COLLECTION /orders added after its RESOURCE /orders/order): the files go in beside them.
+   */
   dir: string;
   files: PlannedFile[];
 }
@@ -32,13 +37,13 @@ export interface PlanContext {
   routes: Map<string, string>;
   /** Entries planned before this one in the same run (add-bulk). */
   planned: string[];
+  /** The files planned before this one in the same run, absolute. */
+  plannedFiles: Set<string>;
+  /** How the user gives a service's path, for the hints: `-p/--path` (add), `"path"` (add-bulk). */
+  pathOption?: string;
 }
 
-const exists = (path: string): Promise<boolean> =>
-  lstat(path).then(
-    () => true,
-    () => false,
-  );
+const lstatOf = (path: string) => lstat(path).catch(() => undefined);
 
 /**
  * Checks one service to add and renders its files, touching nothing on disk. Returns every problem found (so that
@@ -63,16 +68,30 @@ export async function planService(
     return { problems };
   }
   const dir = join(config.servicesDir, ...path.segments);
+  const show = (file: string): string => showPath(config.cwd, file);
+  const otherPath = `give the new service another ${context.pathOption ?? '-p/--path'}`;
+  const descriptor = join(dir, 'service.yml');
+  const found = await lstatOf(dir);
   if (context.config.services.some((listed) => sameServicePath(listed, path.entry))) {
-    problem(`${path.entry} is already listed in ${config.name}`);
+    problem(
+      `${path.entry} is already listed in ${config.name} (${await describeService(descriptor, show)}): ` +
+        `${otherPath}, or edit ${show(descriptor)} instead`,
+    );
   } else if (context.planned.some((listed) => sameServicePath(listed, path.entry))) {
     problem(`${path.entry} is given twice`);
-  } else if (await exists(dir)) {
-    problem(`the folder ${join(config.servicesDir, ...path.segments)} exists already`);
+  } else if (found && !found.isDirectory()) {
+    const what = found.isSymbolicLink() ? 'is a symbolic link' : 'exists and is not a folder';
+    problem(`${show(dir)} ${what}: ${otherPath}, or move it away first`);
+  } else if (found && (await lstatOf(descriptor))) {
+    problem(
+      `${show(descriptor)} exists already (${await describeService(descriptor, show)}) but ${path.entry} is not ` +
+        `listed in ${config.name}: to serve that service, add "- ${path.entry}" to services in ${config.name}; ` +
+        `to add a new one, ${otherPath} or remove that service.yml first`,
+    );
   } else {
     // A symbolic link on the way could still lead out of servicesRoot.
-    let ancestor = dirname(dir);
-    while (!(await exists(ancestor)) && ancestor !== dirname(ancestor)) ancestor = dirname(ancestor);
+    let ancestor = dir;
+    while (!(await lstatOf(ancestor)) && ancestor !== dirname(ancestor)) ancestor = dirname(ancestor);
     const root = await realpath(config.servicesDir).catch(() => config.servicesDir);
     const real = await realpath(ancestor).catch(() => ancestor);
     if (!isInside(root, real) && isInside(config.servicesDir, ancestor)) {
@@ -83,10 +102,10 @@ export async function planService(
 
   const templateDir = await findTemplateDir(config.projectDir, spec.type);
   const names = await readdir(templateDir).catch(() => {
-    throw new RestbusError('PROJECT_INVALID', `${label}the template folder ${templateDir} cannot be read`);
+    throw new RestbusError('PROJECT_INVALID', `${label}the template folder ${show(templateDir)} cannot be read`);
   });
   if (!names.includes('service.yml')) {
-    throw new RestbusError('PROJECT_INVALID', `${label}the template folder ${templateDir} has no service.yml`);
+    throw new RestbusError('PROJECT_INVALID', `${label}the template folder ${show(templateDir)} has no service.yml`);
   }
   const values = {
     name: spec.name,
@@ -100,11 +119,11 @@ export async function planService(
   const rendered = renderYamlTemplate(
     await readFile(join(templateDir, 'service.yml'), 'utf8'),
     values,
-    join(templateDir, 'service.yml'),
+    show(join(templateDir, 'service.yml')),
   );
   const methods = rendered.document.get('methods', true);
   if (!isMap(methods)) {
-    throw new RestbusError('PROJECT_INVALID', `${label}${join(templateDir, 'service.yml')} has no methods map`);
+    throw new RestbusError('PROJECT_INVALID', `${label}${show(join(templateDir, 'service.yml'))} has no methods map`);
   }
   const offered = methods.items.map((pair) => keyOf(pair));
   let skipped = new Set<string>();
@@ -143,6 +162,18 @@ export async function planService(
     if (!(await stat(source)).isFile()) continue;
     files.push({ name, data: await readFile(source) });
   }
+  // Into a folder that exists (or that a service planned before makes), beside what is there: never over it.
+  const { plannedFiles } = context;
+  for (const file of files) {
+    const target = join(dir, file.name);
+    if (plannedFiles.has(target) || (found && (await lstatOf(target)))) {
+      problem(
+        `${show(target)} exists already, and the new service would write it: ${otherPath}, or move it away first`,
+      );
+    }
+  }
+  if (problems.length) return { problems };
+  for (const file of files) plannedFiles.add(join(dir, file.name));
   for (const method of spec.methods ?? offered) context.routes.set(routeKey(method, spec.uriTemplate), path.entry);
   context.planned.push(path.entry);
   return { planned: { spec, entry: path.entry, dir, files } };

@@ -1,10 +1,15 @@
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { assertConfigFolder } from '../project/project-config';
+import { showPath } from '../project/show-path';
 import type { ProgramDeps, Verbose } from './program-deps';
 
 /** What every command's action reports through, built once per program. */
 export interface CommandContext {
+  /** The program's deps; its generators refuse a folder that is not a project first, as every command does. */
   deps: ProgramDeps;
+  /** A path as the user should read it: relative to the current folder when inside it (see showPath). */
+  show(path: string): string;
   /** A line on stdout. */
   say(line: string): void;
   /** A line on stderr, `rest-tool: warning: …`. */
@@ -17,8 +22,16 @@ export interface CommandContext {
 
 export function createCommandContext(deps: ProgramDeps): CommandContext {
   const say = (line: string): void => deps.stdout(`${line}\n`);
+  // docs and test get an absolute config file (projectOf): the check names its folder relative to the current one.
+  const inProject =
+    <T extends { projectDir: string; configFile?: string }, R>(generate: (options: T) => Promise<R>) =>
+    async (options: T): Promise<R> => {
+      await assertConfigFolder(deps.cwd, resolve(options.projectDir, options.configFile ?? 'config.yml'));
+      return generate(options);
+    };
   return {
-    deps,
+    deps: { ...deps, generateDocs: inProject(deps.generateDocs), generateTests: inProject(deps.generateTests) },
+    show: (path) => showPath(deps.cwd, path),
     say,
     warn: (line) => deps.stderr(`rest-tool: warning: ${line}\n`),
     verboseFor: (enabled) => (enabled ? say : undefined),

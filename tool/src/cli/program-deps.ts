@@ -12,7 +12,7 @@ export interface Generators {
     projectDir: string;
     configFile?: string;
     verbose?: Verbose;
-  }): Promise<{ written: string[]; skipped: string[]; warnings: string[] }>;
+  }): Promise<{ written: string[]; skipped: string[]; warnings: string[]; baseUrl: string }>;
 }
 
 export interface ProgramDeps extends Generators {

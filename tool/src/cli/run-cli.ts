@@ -1,4 +1,6 @@
 import { CommanderError } from 'commander';
+import { describeFileError } from '../project/describe-file-error';
+import { showPath } from '../project/show-path';
 import { createProgram } from './create-program';
 import type { ProgramDeps } from './program-deps';
 
@@ -29,7 +31,8 @@ export async function runCli(argv: readonly string[], deps: ProgramDeps): Promis
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
       return USAGE_ERRORS.has(err.code) ? 2 : err.exitCode || 1;
     }
-    const message = err instanceof Error ? err.message : String(err);
+    // A file error nothing caught names its paths as the user reads them: in the container, not /work/….
+    const message = describeFileError(err, (path) => showPath(deps.cwd, path));
     for (const line of message.split('\n')) deps.stderr(`rest-tool: ${line}\n`);
     return 1;
   }

@@ -4,12 +4,20 @@ import { RestbusError } from '@restbus/infra';
 import { hasControlCharacter } from '../project/has-control-character';
 import { isInside } from '@restbus/project-format';
 import { toolTemplatesDir } from '../project/paths';
+import { describeFileError } from '../project/describe-file-error';
+import { showPath } from '../project/show-path';
 import { siblingTempPath } from '@restbus/project-format';
 import { renderProjectFile } from './render-project-file';
+import { DEFAULT_SERVICE_PORT, setProjectPort } from './set-project-port';
 
 export interface CreateProjectOptions {
   cwd: string;
   name: string;
+  /**
+   * Where the project's API is served and called: its servicePort and baseUrl, and the port of the server
+   * environments that serve on servicePort (default 3007, as the specification makes a new project).
+   */
+  port?: number;
   verbose?: (line: string) => void;
 }
 
@@ -65,7 +73,11 @@ async function renderTree(
 }
 
 /** The values the project templates are filled with: `{{projectName}}`, `{{packageName}}`, `{{apiVersion}}`... */
-export function projectTemplateValues(projectName: string, apiVersion: string): Record<string, string> {
+export function projectTemplateValues(
+  projectName: string,
+  apiVersion: string,
+  servicePort = DEFAULT_SERVICE_PORT,
+): Record<string, string> {
   return {
     projectName,
     packageName:
@@ -74,6 +86,7 @@ export function projectTemplateValues(projectName: string, apiVersion: string): 
         .replace(/[^a-z0-9._-]+/g, '-')
         .replace(/^[._-]+/, '') || 'api',
     apiVersion,
+    servicePort: String(servicePort),
     restbusMock: findRestbusMock(),
   };
 }
@@ -104,7 +117,7 @@ export async function writeProjectFiles(
  * templates, a README and a .gitignore. Everything is written into a temporary folder beside the target and renamed
  * into place at the end, so a failure leaves nothing behind.
  */
-export async function createProject(options: CreateProjectOptions): Promise<{ dir: string }> {
+export async function createProject(options: CreateProjectOptions): Promise<{ dir: string; port: number }> {
   const cwd = resolve(options.cwd);
   const problem = checkProjectName(cwd, options.name);
   if (problem) throw new RestbusError('BAD_REQUEST', `${problem}; nothing was written`);
@@ -113,28 +126,38 @@ export async function createProject(options: CreateProjectOptions): Promise<{ di
     () => true,
     () => false,
   );
-  if (exists) throw new RestbusError('BAD_REQUEST', `${dir} exists already; nothing was written`);
+  if (exists) throw new RestbusError('BAD_REQUEST', `${showPath(cwd, dir)} exists already; nothing was written`);
   const parent = dirname(dir);
   const parentIsDir = await stat(parent).then(
     (info) => info.isDirectory(),
     () => false,
   );
-  if (!parentIsDir) throw new RestbusError('BAD_REQUEST', `the folder ${parent} does not exist; nothing was written`);
+  if (!parentIsDir) {
+    throw new RestbusError('BAD_REQUEST', `the folder ${showPath(cwd, parent)} does not exist; nothing was written`);
+  }
 
-  const values = projectTemplateValues(basename(dir), 'v0.0.0');
+  const port = options.port ?? DEFAULT_SERVICE_PORT;
+  const values = projectTemplateValues(basename(dir), 'v0.0.0', port);
   const verbose = options.verbose ?? (() => undefined);
   // mkdir (unlike mkdtemp) gives the folder the user's usual permissions.
   const staging = siblingTempPath(dir);
   await mkdir(staging);
   try {
-    await writeProjectFiles(staging, dir, values, verbose);
+    await writeProjectFiles(staging, showPath(cwd, dir), values, verbose);
+    // The templates are written for the default port: only another one is an edit.
+    if (port !== DEFAULT_SERVICE_PORT) await setProjectPort(staging, port);
     await rename(staging, dir);
   } catch (err) {
     await rm(staging, { recursive: true, force: true });
     if (err instanceof RestbusError) throw err;
-    throw new RestbusError('INTERNAL', `cannot create ${dir}: ${(err as Error).message}; nothing was written`, {
-      cause: err,
-    });
+    const show = (path: string): string => showPath(cwd, path);
+    throw new RestbusError(
+      'INTERNAL',
+      `cannot create ${show(dir)}: ${describeFileError(err, show)}; nothing was written`,
+      {
+        cause: err,
+      },
+    );
   }
-  return { dir };
+  return { dir, port };
 }

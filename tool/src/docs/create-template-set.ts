@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 export interface TemplateSet {
+  /** The project folder: messages name the folders and files relative to it (showPath). */
+  root: string;
   /** The folders searched, the project's first. */
   dirs: string[];
   /** A template's text from the first folder that has it, or undefined. */
@@ -36,6 +38,7 @@ export function createTemplateSet(
     return undefined;
   };
   return {
+    root: projectRoot,
     dirs,
     read(name) {
       let found = cache.get(name);

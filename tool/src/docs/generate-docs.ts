@@ -17,6 +17,7 @@ import { createMarkdownRenderer, escapeHtml } from './render-markdown';
 import { readFileStart } from './preview-file';
 import { SERVICE_LIST_FILE, toServiceListScript } from './service-list';
 import { writeFileAtomic } from '@restbus/project-format';
+import { showPath } from '../project/show-path';
 
 export interface GenerateDocsOptions {
   projectDir: string;
@@ -73,7 +74,7 @@ async function renderOwnDocs(
   verbose: (line: string) => void,
 ): Promise<Map<string, string | { from: string }>> {
   const templateSet = createTemplateSet(projectRoot, 'docs');
-  verbose(`templates: ${templateSet.dirs.join(', then ')}`);
+  verbose(`templates: ${templateSet.dirs.map((dir) => showPath(projectRoot, dir)).join(', then ')}`);
   const { templates, partials } = await loadTemplates(templateSet, ['index', 'service'], 'docs');
   const outputs = new Map<string, string | { from: string }>();
   for (const [path, source] of await listAssets(templateSet.dirs)) outputs.set(path, { from: source });
@@ -129,7 +130,7 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
   // Everything to write, path inside docs/ → content or the file to copy it from.
   let outputs: Map<string, string | { from: string }>;
   if (upstream) {
-    verbose(`templates: rest-tool 0.5's, in ${join(project.root, 'templates', 'docs')} (${UPSTREAM_SERVICE_TEMPLATE})`);
+    verbose(`templates: rest-tool 0.5's, in ${join('templates', 'docs')} (${UPSTREAM_SERVICE_TEMPLATE})`);
     outputs = await renderUpstreamDocs(project, pages, { markdown, escaping: htmlEscaping });
   } else {
     outputs = await renderOwnDocs(project.root, pages, config, verbose);
@@ -193,7 +194,7 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
     if (path.endsWith('.html')) verbose(`wrote ${path}`);
   });
   const written = plan.toWrite.length;
-  verbose(`${written} files written into ${docsDir}, ${current.size - written} unchanged`);
+  verbose(`${written} files written into ${showPath(project.root, docsDir)}, ${current.size - written} unchanged`);
   await removeStaleFiles(docsDir, previous, current, verbose);
   await writeManifest(docsDir, current);
   return { written };

@@ -1,5 +1,6 @@
 import Mustache from 'mustache';
 import { RestbusError } from '@restbus/infra';
+import { showPath } from '../project/show-path';
 import type { TemplateSet } from './create-template-set';
 
 export interface LoadedTemplates {
@@ -54,7 +55,8 @@ export async function loadTemplates(
     const found = await set.read(file);
     if (!found) {
       const where = usedBy ? ` (used by ${usedBy})` : '';
-      throw new RestbusError('PROJECT_INVALID', `templates/${kind}: no ${file}${where} in ${set.dirs.join(' or ')}`);
+      const dirs = set.dirs.map((dir) => showPath(set.root, dir)).join(' or ');
+      throw new RestbusError('PROJECT_INVALID', `templates/${kind}: no ${file}${where} in ${dirs}`);
     }
     const refused = options.refuse?.(found.text, found.file) ?? [];
     if (refused.length) throw new RestbusError('PROJECT_INVALID', refused.join('\n'));
@@ -64,11 +66,13 @@ export async function loadTemplates(
         .filter((token) => token[0] === '>')
         .map((token) => token[1]);
     } catch (err) {
-      throw new RestbusError('PROJECT_INVALID', `${found.file}: ${(err as Error).message}`);
+      throw new RestbusError('PROJECT_INVALID', `${showPath(set.root, found.file)}: ${(err as Error).message}`);
     }
     if (usedBy === undefined) loaded.templates[name] = found.text;
     else loaded.partials[name] = found.text;
-    for (const use of uses) if (!(use in loaded.partials)) pending.push({ name: use, usedBy: found.file });
+    for (const use of uses) {
+      if (!(use in loaded.partials)) pending.push({ name: use, usedBy: showPath(set.root, found.file) });
+    }
   }
   return loaded;
 }

@@ -1,6 +1,9 @@
 import { extname, resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { RestbusError } from '@restbus/infra';
 import { writeFileAtomic } from '@restbus/project-format';
+import { describeFileError } from '../project/describe-file-error';
+import { showPath } from '../project/show-path';
 import { inspectProject } from '../validate/validate-project';
 import { toOpenApi } from './to-openapi';
 
@@ -17,9 +20,13 @@ export interface ExportOptions {
  * Validates the project as `validate` does, then writes (or returns) its OpenAPI 3.1 document; a documentation-only
  * file that does not exist (a warning) is left out of the document.
  */
-export async function exportOpenApi(
-  options: ExportOptions,
-): Promise<{ text: string; paths: number; file?: string; warnings: string[] }> {
+export async function exportOpenApi(options: ExportOptions): Promise<{
+  text: string;
+  paths: number;
+  /** The file written, as messages name it (showPath: relative to cwd when inside it). */
+  file?: string;
+  warnings: string[];
+}> {
   const { project, warnings } = await inspectProject(options);
   const document = await toOpenApi(project);
   const json = options.output !== undefined && extname(options.output).toLowerCase() === '.json';
@@ -30,6 +37,11 @@ export async function exportOpenApi(
   const paths = Object.keys(document.paths as object).length;
   if (options.output === undefined) return { text, paths, warnings };
   const file = resolve(options.cwd, options.output);
-  await writeFileAtomic(file, text);
-  return { text, paths, file, warnings };
+  const show = (path: string): string => showPath(options.cwd, path);
+  await writeFileAtomic(file, text).catch((err: unknown) => {
+    throw new RestbusError('BAD_REQUEST', `cannot write ${show(file)}: ${describeFileError(err, show)}`, {
+      cause: err,
+    });
+  });
+  return { text, paths, file: show(file), warnings };
 }

@@ -3,10 +3,13 @@ import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { isJsonMediaType, RestbusError } from '@restbus/infra';
 import { listMethods, type MethodDescriptor, type Project, type RequestParameter } from '@restbus/project-format';
+import { showPath } from '../project/show-path';
 import { embedSchema, type SchemaComponents } from './embed-schema';
 import { isTextType, mediaTypeOf } from './media-type';
 
 type Json = Record<string, unknown>;
+/** A project file as messages name it (showPath from the project folder). */
+type Show = (file: string) => string;
 
 /** Headers OpenAPI describes elsewhere (content negotiation, security) and tells tools to ignore as parameters. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
@@ -17,27 +20,28 @@ export function toOpenApiPath(prefix: string, uriTemplate: string): string {
 }
 
 /** A mock or schema file's content as an example: JSON parsed, text as text, anything else left out. */
-async function readExample(file: string, mediaType: string): Promise<unknown> {
-  if (isJsonMediaType(mediaType)) return readParsed(file, JSON.parse);
+async function readExample(file: string, mediaType: string, show: Show): Promise<unknown> {
+  if (isJsonMediaType(mediaType)) return readParsed(file, JSON.parse, show);
   if (isTextType(mediaType)) return readFile(file, 'utf8').catch(() => undefined);
   return undefined;
 }
 
-async function readParsed(file: string, parser: (text: string) => unknown): Promise<unknown> {
+async function readParsed(file: string, parser: (text: string) => unknown, show: Show): Promise<unknown> {
   try {
     return parser(await readFile(file, 'utf8'));
   } catch (err) {
     // A documentation-only file that is not there was a warning already: the document goes without it.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new RestbusError('PROJECT_INVALID', `${file}: ${(err as Error).message.split('\n')[0]}`);
+    throw new RestbusError('PROJECT_INVALID', `${show(file)}: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 
 /** A schema file as a schema of the document (its definitions moved to `components`: see embedSchema). */
-async function readSchema(file: string, components: SchemaComponents): Promise<Json | undefined> {
-  const schema = (await readParsed(file, parse)) as Json | undefined;
+async function readSchema(file: string, components: SchemaComponents, show: Show): Promise<Json | undefined> {
+  const schema = (await readParsed(file, parse, show)) as Json | undefined;
   if (schema === undefined) return undefined;
-  if (!schema || typeof schema !== 'object') throw new RestbusError('PROJECT_INVALID', `${file}: is not a schema`);
+  if (!schema || typeof schema !== 'object')
+    throw new RestbusError('PROJECT_INVALID', `${show(file)}: is not a schema`);
   // The dialect of an OpenAPI 3.1 schema is the document's; an older draft's "$schema" would contradict it.
   const { $schema: _dialect, ...rest } = schema;
   return embedSchema(rest, components, basename(file));
@@ -102,6 +106,7 @@ async function toRequestBody(
   method: MethodDescriptor,
   serviceDir: string,
   components: SchemaComponents,
+  show: Show,
 ): Promise<Json | undefined> {
   const request = method.request ?? {};
   const mockBody = typeof request.mockBody === 'string' ? request.mockBody : undefined;
@@ -109,9 +114,9 @@ async function toRequestBody(
   if (!mockBody && !schemaFile) return undefined;
   const mediaType = mediaTypeOf(request.headers, mockBody ?? schemaFile);
   const media: Json = {};
-  const schema = schemaFile ? await readSchema(resolve(serviceDir, schemaFile), components) : undefined;
+  const schema = schemaFile ? await readSchema(resolve(serviceDir, schemaFile), components, show) : undefined;
   if (schema) media.schema = schema;
-  const example = mockBody ? await readExample(resolve(serviceDir, mockBody), mediaType) : undefined;
+  const example = mockBody ? await readExample(resolve(serviceDir, mockBody), mediaType, show) : undefined;
   if (example !== undefined) media.example = example;
   return {
     ...(typeof request.description === 'string' ? { description: request.description } : {}),
@@ -119,7 +124,12 @@ async function toRequestBody(
   };
 }
 
-async function toResponses(method: MethodDescriptor, serviceDir: string, components: SchemaComponents): Promise<Json> {
+async function toResponses(
+  method: MethodDescriptor,
+  serviceDir: string,
+  components: SchemaComponents,
+  show: Show,
+): Promise<Json> {
   const responses: Record<string, Json> = {};
   for (const response of method.responses) {
     const status = String(response.statusCode);
@@ -145,11 +155,11 @@ async function toResponses(method: MethodDescriptor, serviceDir: string, compone
     const media = (content[mediaType] ??= {});
     // Two responses with one status (an OK and a named variant): the first one's example is kept.
     if (mockBody && media.example === undefined) {
-      const example = await readExample(resolve(serviceDir, mockBody), mediaType);
+      const example = await readExample(resolve(serviceDir, mockBody), mediaType, show);
       if (example !== undefined) media.example = example;
     }
     if (schemaFile && media.schema === undefined) {
-      const schema = await readSchema(resolve(serviceDir, schemaFile), components);
+      const schema = await readSchema(resolve(serviceDir, schemaFile), components, show);
       if (schema) media.schema = schema;
     }
     entry.content = content;
@@ -168,6 +178,7 @@ export async function toOpenApi(project: Project): Promise<Json> {
   const paths: Record<string, Json> = {};
   const tags: Json[] = [];
   const components: SchemaComponents = {};
+  const show: Show = (file) => showPath(project.root, file);
   for (const service of project.services) {
     const { descriptor } = service;
     const serviceDir = join(project.environment.restapiRoot, config.servicesRoot, service.path);
@@ -178,14 +189,14 @@ export async function toOpenApi(project: Project): Promise<Json> {
     const item = (paths[toOpenApiPath(config.serviceUrlPrefix, descriptor.uriTemplate)] ??= {});
     for (const [name, method] of listMethods(descriptor)) {
       const parameters = toParameters(method, descriptor.uriTemplate);
-      const requestBody = await toRequestBody(method, serviceDir, components);
+      const requestBody = await toRequestBody(method, serviceDir, components, show);
       item[name.toLowerCase()] = {
         tags: [descriptor.name],
         summary: method.summary,
         ...(typeof method.notes === 'string' ? { description: method.notes } : {}),
         ...(parameters.length ? { parameters } : {}),
         ...(requestBody ? { requestBody } : {}),
-        responses: await toResponses(method, serviceDir, components),
+        responses: await toResponses(method, serviceDir, components, show),
       };
     }
   }

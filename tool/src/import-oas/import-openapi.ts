@@ -8,6 +8,8 @@ import { checkProjectName, projectTemplateValues, writeProjectFiles } from '../c
 import { appendServices } from '@restbus/project-format';
 import { stringifyYaml } from '../project/render-yaml-template';
 import { siblingTempPath } from '@restbus/project-format';
+import { describeFileError } from '../project/describe-file-error';
+import { showPath } from '../project/show-path';
 import { planImport, type ImportPlan } from './plan-import';
 import { readOpenApi } from './read-openapi';
 
@@ -41,20 +43,20 @@ const toFolderName = (text: string): string =>
 
 type Target = 'absent' | 'empty';
 
-async function checkTarget(dir: string): Promise<Target> {
+async function checkTarget(dir: string, show: (path: string) => string): Promise<Target> {
   const info = await lstat(dir).catch(() => undefined);
   if (!info) {
     const parent = await stat(dirname(dir)).catch(() => undefined);
     if (!parent?.isDirectory()) {
-      throw new RestbusError('BAD_REQUEST', `the folder ${dirname(dir)} does not exist; nothing was written`);
+      throw new RestbusError('BAD_REQUEST', `the folder ${show(dirname(dir))} does not exist; nothing was written`);
     }
     return 'absent';
   }
   if (!info.isDirectory()) {
-    throw new RestbusError('BAD_REQUEST', `${dir} exists and is not a folder; nothing was written`);
+    throw new RestbusError('BAD_REQUEST', `${show(dir)} exists and is not a folder; nothing was written`);
   }
   if ((await readdir(dir)).length > 0) {
-    throw new RestbusError('BAD_REQUEST', `${dir} exists and is not empty; nothing was written`);
+    throw new RestbusError('BAD_REQUEST', `${show(dir)} exists and is not empty; nothing was written`);
   }
   return 'empty';
 }
@@ -89,11 +91,12 @@ function editConfig(text: string, plan: ImportPlan): string {
   return appendServices(stringifyYaml({ document, filled }, 'config.yml'), entries);
 }
 
-async function writeServices(staging: string, dir: string, plan: ImportPlan, verbose: (line: string) => void) {
+/** Writes the services into `staging`; `shown` is the project folder as messages name it. */
+async function writeServices(staging: string, shown: string, plan: ImportPlan, verbose: (line: string) => void) {
   const servicesDir = join(staging, 'services');
   if (plan.replacesMonitoring) {
     await rm(join(servicesDir, 'monitoring'), { recursive: true, force: true });
-    verbose(`removed ${join(dir, 'services', 'monitoring')}/ (the API describes GET /monitoring/isAlive itself)`);
+    verbose(`removed ${join(shown, 'services', 'monitoring')}/ (the API describes GET /monitoring/isAlive itself)`);
   }
   for (const service of plan.services) {
     const folder = join(servicesDir, ...service.segments);
@@ -101,12 +104,12 @@ async function writeServices(staging: string, dir: string, plan: ImportPlan, ver
     for (const file of service.files) {
       // `wx`: a name given twice would fail here rather than replace a file.
       await writeFile(join(folder, file.name), file.data, { flag: 'wx' });
-      verbose(`wrote ${join(dir, 'services', ...service.segments, file.name)}`);
+      verbose(`wrote ${join(shown, 'services', ...service.segments, file.name)}`);
     }
   }
   const configFile = join(staging, 'config.yml');
   await writeFile(configFile, editConfig(await readFile(configFile, 'utf8'), plan));
-  verbose(`listed ${plan.services.length} services in ${join(dir, 'config.yml')}`);
+  verbose(`listed ${plan.services.length} services in ${join(shown, 'config.yml')}`);
 }
 
 /** Moves the finished project into place: a new folder, or over an empty one (whose permissions it takes). */
@@ -136,7 +139,8 @@ async function moveIntoPlace(staging: string, dir: string, target: Target): Prom
  */
 export async function importOpenApi(options: ImportOptions): Promise<ImportResult> {
   const cwd = resolve(options.cwd);
-  const api = await readOpenApi(resolve(cwd, options.file), options.file);
+  const show = (path: string): string => showPath(cwd, path);
+  const api = await readOpenApi(resolve(cwd, options.file), options.file, show);
   const plan = planImport(api, { shown: options.file, styles: options.styles });
   const folder =
     options.folder ??
@@ -144,15 +148,15 @@ export async function importOpenApi(options: ImportOptions): Promise<ImportResul
   const problem = checkProjectName(cwd, folder);
   if (problem) throw new RestbusError('BAD_REQUEST', `${problem}; nothing was written`);
   const dir = resolve(cwd, folder);
-  const target = await checkTarget(dir);
+  const target = await checkTarget(dir, show);
   const verbose = options.verbose ?? (() => undefined);
 
   const staging = siblingTempPath(dir);
   await mkdir(staging);
   const warnings = [...plan.warnings];
   try {
-    await writeProjectFiles(staging, dir, projectTemplateValues(plan.projectName, plan.apiVersion), verbose);
-    await writeServices(staging, dir, plan, verbose);
+    await writeProjectFiles(staging, show(dir), projectTemplateValues(plan.projectName, plan.apiVersion), verbose);
+    await writeServices(staging, show(dir), plan, verbose);
     let check: Awaited<ReturnType<typeof checkProject>>;
     try {
       // As `rest-tool validate` checks it, and every request schema compiled as `restbus-mock --validate` needs.
@@ -174,9 +178,13 @@ export async function importOpenApi(options: ImportOptions): Promise<ImportResul
         ? err
         : new RestbusError(err.code, `${err.message}; nothing was written`, { cause: err });
     }
-    throw new RestbusError('INTERNAL', `cannot write ${dir}: ${(err as Error).message}; nothing was written`, {
-      cause: err,
-    });
+    throw new RestbusError(
+      'INTERNAL',
+      `cannot write ${show(dir)}: ${describeFileError(err, show)}; nothing was written`,
+      {
+        cause: err,
+      },
+    );
   }
   return { dir, folder, plan, warnings };
 }

@@ -49,8 +49,8 @@ function isRemoteUrl(url: string): boolean {
 const describeUrlRef = (url: string): string =>
   `${url} is a URL: rest-tool reads $refs only from local files, never over the network`;
 
-/** What swagger-parser threw, as one line that names the file as the user gave it. */
-function describeFailure(file: string, shown: string, err: unknown): string {
+/** What swagger-parser threw, as one line that names the file as the user gave it (and the others by `show`). */
+function describeFailure(file: string, shown: string, err: unknown, show: (path: string) => string): string {
   const failure = (err ?? {}) as ParserFailure;
   const absolute = resolve(file);
   const message = String(failure.message ?? err)
@@ -62,7 +62,7 @@ function describeFailure(file: string, shown: string, err: unknown): string {
     // "Error parsing <file>: <reason> (<line>:<column>)"
     const parsed = /^Error parsing (.*?): (.*?)(?: \((\d+):(\d+)\))?$/m.exec(message);
     if (parsed) {
-      const where = parsed[1] === shown || !parsed[3] ? shown : parsed[1];
+      const where = parsed[1] === shown || !parsed[3] ? shown : show(parsed[1]);
       return `${where}${parsed[3] ? `:${parsed[3]}` : ''}: not valid YAML or JSON: ${parsed[2]}`;
     }
     return `${shown}: not valid YAML or JSON: ${firstLine}`;
@@ -78,7 +78,8 @@ function describeFailure(file: string, shown: string, err: unknown): string {
     // The parser keeps only the URL of what a resolver refused.
     const unread = /^Error reading file "(.*)"$/.exec(firstLine);
     if (unread && isRemoteUrl(unread[1])) return `${shown}: cannot resolve a $ref: ${describeUrlRef(unread[1])}`;
-    return `${shown}: cannot resolve a $ref: ${firstLine}`;
+    const reason = opening ? firstLine.split(opening[1]).join(show(opening[1])) : firstLine;
+    return `${shown}: cannot resolve a $ref: ${reason}`;
   }
   if (failure.code === 'EMISSINGPOINTER' || failure.code === 'EUNMATCHEDRESOLVER') {
     return `${shown}: cannot resolve a $ref: ${firstLine}`;
@@ -99,7 +100,11 @@ function describeFailure(file: string, shown: string, err: unknown): string {
  * to a URL is refused, never fetched), and validates it against the official schemas, as the gateway does. Any
  * problem is one OPENAPI_INVALID line naming the file.
  */
-export async function readOpenApi(file: string, shown: string): Promise<OpenApiFile> {
+export async function readOpenApi(
+  file: string,
+  shown: string,
+  show: (path: string) => string = (path) => path,
+): Promise<OpenApiFile> {
   let document: Json;
   try {
     document = (await SwaggerParser.bundle(file, LOCAL_ONLY)) as unknown as Json;
@@ -114,7 +119,7 @@ export async function readOpenApi(file: string, shown: string): Promise<OpenApiF
     });
   } catch (err) {
     if (err instanceof RestbusError) throw err;
-    throw new RestbusError('OPENAPI_INVALID', describeFailure(file, shown, err), { cause: err });
+    throw new RestbusError('OPENAPI_INVALID', describeFailure(file, shown, err, show), { cause: err });
   }
   if (document.swagger === '2.0') return { document, dialect: '2.0', version: 'Swagger 2.0' };
   const openapi = String(document.openapi);

@@ -2,9 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
 import { assertProjectFolder, readYamlFile } from '@restbus/project-format';
+import { showPath } from './show-path';
 
 /** What `add` needs from a project's config.yml, with its text for editing. */
 export interface ProjectConfig {
+  /** The folder rest-tool runs in: messages name paths relative to it (showPath). */
+  cwd: string;
   /** Absolute path of config.yml. */
   file: string;
   /** How messages name it (as the user gave it). */
@@ -18,12 +21,23 @@ export interface ProjectConfig {
 }
 
 /**
- * Refuses a config.yml in a folder that is not a project, with one line instead of a missing file's name. Another
- * file name than config.yml is the user's own choice: a missing one is reported by name when it is read.
+ * Refuses a config.yml in a folder that is not a project, with one line instead of a missing file's name, naming the
+ * folder as the user knows it and what to do. Another file name than config.yml is the user's own choice: a missing
+ * one is reported by name when it is read.
  */
 export async function assertConfigFolder(cwd: string, configFile: string): Promise<void> {
   const file = resolve(cwd, configFile);
-  if (basename(file) === 'config.yml') await assertProjectFolder(dirname(file));
+  if (basename(file) !== 'config.yml') return;
+  const dir = dirname(file);
+  await assertProjectFolder(dir).catch(() => {
+    const shown = showPath(cwd, dir);
+    const where = shown === '.' ? 'the current folder' : shown;
+    throw new RestbusError(
+      'PROJECT_INVALID',
+      `not a project folder (no config.yml in ${where}): run rest-tool in a project folder, ` +
+        'name its config.yml with -c, or make one with rest-tool create <name>',
+    );
+  });
 }
 
 /**
@@ -53,6 +67,7 @@ export async function readProjectConfig(cwd: string, configFile: string): Promis
   if (problems.length) throw new RestbusError('PROJECT_INVALID', problems.join('\n'));
   const projectDir = dirname(file);
   return {
+    cwd: resolve(cwd),
     file,
     name: configFile,
     // Read again as text: the edit keeps every byte that is not the new entries.

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { RestbusError, createLogger } from '@restbus/infra';
@@ -56,7 +57,7 @@ describe('generateTests', () => {
     const dir = await createProject();
     const lines: string[] = [];
     const result = await generateTests({ projectDir: dir, verbose: (line) => lines.push(line) });
-    expect(result).toEqual({ written: ALL_FILES, skipped: [], warnings: [] });
+    expect(result).toEqual({ written: ALL_FILES, skipped: [], warnings: [], baseUrl: 'http://localhost:3007/rest' });
     expect((await readdir(join(dir, 'test'))).sort()).toEqual(ALL_FILES.map((file) => file.slice(5)).sort());
     expect(lines).toContain('wrote test/Get Orders.mjs');
     for (const file of ALL_FILES) await run(process.execPath, ['--check', join(dir, file)]);
@@ -80,7 +81,12 @@ describe('generateTests', () => {
     expect(result.skipped).toEqual(['test/Get Orders.mjs']);
     expect(result.written).toHaveLength(ALL_FILES.length - 1);
     expect(await readFile(join(dir, 'test/Get Orders.mjs'), 'utf8')).toBe('// mine\n');
-    expect(await generateTests({ projectDir: dir })).toEqual({ written: [], skipped: ALL_FILES, warnings: [] });
+    expect(await generateTests({ projectDir: dir })).toEqual({
+      written: [],
+      skipped: ALL_FILES,
+      warnings: [],
+      baseUrl: 'http://localhost:3007/rest',
+    });
   });
 
   it("uses the project's own test templates before the tool's", async () => {
@@ -211,6 +217,35 @@ describe('the generated tests', () => {
       `Get the list of orders: GET ${url}/rest/orders got no answer (connect ECONNREFUSED`,
     );
     expect(result.output).toContain('is the server running?');
+    expect(result.output).toContain(`(base URL ${url}/rest, from API_BASE_URL)`);
+  }, 30_000);
+
+  it("fail naming config.yml's baseUrl as where the URL came from, and API_BASE_URL as the way to call another server", async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const dir = await createProject({
+      ...servable,
+      'config.yml': FIXTURE_FILES['config.yml'].replace(
+        'baseUrl: http://localhost:3007/rest',
+        `baseUrl: http://127.0.0.1:${closed}/rest`,
+      ),
+    });
+    await generateTests({ projectDir: dir });
+    const env = { ...process.env };
+    delete env.API_BASE_URL;
+    const result = await run(process.execPath, ['--test', join(dir, 'test/Get Orders.mjs')], { cwd: root, env }).then(
+      () => ({ code: 0, output: '' }),
+      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, output: err.stdout + err.stderr }),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(
+      `(base URL http://127.0.0.1:${closed}/rest, from baseUrl in config.yml; API_BASE_URL=<url> calls another server)`,
+    );
   }, 30_000);
 });
 

@@ -6,6 +6,7 @@ import { listMethods, type TestCase } from '@restbus/project-format';
 import { createTemplateSet } from '../docs/create-template-set';
 import { loadTemplates, type LoadedTemplates } from '../docs/load-templates';
 import { readProject } from '../docs/read-project';
+import { showPath } from '../project/show-path';
 import { toContentPath } from '../project/to-content-path';
 import { createFileAtomic } from '@restbus/project-format';
 import { buildTestView, type TestCaseInput } from './build-test-view';
@@ -52,12 +53,12 @@ const noEscaping = { escape: (value: unknown): string => String(value) };
  */
 export async function generateTests(
   options: GenerateTestsOptions,
-): Promise<{ written: string[]; skipped: string[]; warnings: string[] }> {
+): Promise<{ written: string[]; skipped: string[]; warnings: string[]; baseUrl: string }> {
   const verbose = options.verbose ?? ((): void => undefined);
   const project = await readProject(options);
   const testDir = join(project.root, 'test');
   const templateSet = createTemplateSet(project.root, 'test');
-  verbose(`templates: ${templateSet.dirs.join(', then ')}`);
+  verbose(`templates: ${templateSet.dirs.map((dir) => showPath(project.root, dir)).join(', then ')}`);
 
   const cases: TestCaseInput[] = [];
   for (const service of project.services) {
@@ -137,5 +138,5 @@ export async function generateTests(
       verbose(`skipped ${shown}: it exists`);
     }
   }
-  return { written, skipped, warnings: [...new Set(allWarnings)] };
+  return { written, skipped, warnings: [...new Set(allWarnings)], baseUrl: project.config.baseUrl };
 }

@@ -1,6 +1,9 @@
 import { dirname, resolve } from 'node:path';
 import type { Project } from '@restbus/project-format';
+import { RestbusError } from '@restbus/infra';
 import { checkProject } from '@restbus/mock-server/check';
+import { assertConfigFolder } from '../project/project-config';
+import { findPortMismatches } from './find-port-mismatches';
 
 export interface ProjectInspection {
   project: Project;
@@ -20,6 +23,7 @@ export async function inspectProject(options: {
   strict?: boolean;
 }): Promise<ProjectInspection> {
   const projectDir = dirname(resolve(options.cwd, options.configFile));
+  await assertConfigFolder(options.cwd, options.configFile);
   const { project, warnings } = await checkProject({ projectDir, strict: options.strict });
   return { project, projectDir, warnings };
 }
@@ -31,17 +35,24 @@ export interface ValidationReport {
   warnings: string[];
 }
 
-/** `rest-tool validate`: the inspection, summed up. */
+/**
+ * `rest-tool validate`: the inspection, summed up, and whether the project is served where its generated tests and
+ * docs call it (findPortMismatches: warnings, errors with `strict`).
+ */
 export async function validateProject(options: {
   cwd: string;
   configFile: string;
   strict?: boolean;
 }): Promise<ValidationReport> {
   const { project, warnings } = await inspectProject(options);
+  const ports = await findPortMismatches(project);
+  if (options.strict && ports.length) {
+    throw new RestbusError('PROJECT_INVALID', ports.map((warning) => `${warning} (an error with --strict)`).join('\n'));
+  }
   return {
     root: project.root,
     services: project.services.length,
     environment: project.environment.name,
-    warnings,
+    warnings: [...warnings, ...ports],
   };
 }

@@ -26,6 +26,7 @@ export function addAddBulkCommand(program: Command, context: CommandContext): vo
         labels: bulk.labels,
         order: bulk.order,
         problems: bulk.problems,
+        pathOption: '"path"',
         verbose: verboseFor(options.verbose),
       });
       for (const service of added)

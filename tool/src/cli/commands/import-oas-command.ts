@@ -23,7 +23,7 @@ interface ImportOasOptions {
 }
 
 export function addImportOasCommand(program: Command, context: CommandContext): void {
-  const { deps, say, warn, verboseFor } = context;
+  const { deps, say, show, warn, verboseFor } = context;
   program
     .command('import-oas')
     .description('create a project from an OpenAPI 2.0, 3.0 or 3.1 file (YAML or JSON): a service per path, with mocks')
@@ -50,7 +50,7 @@ export function addImportOasCommand(program: Command, context: CommandContext): 
       const { counts } = plan;
       result.warnings.forEach(warn);
       say(
-        `imported ${file} (${plan.version}) into ${result.dir}: ${count(plan.services.length, 'service')}, ` +
+        `imported ${file} (${plan.version}) into ${show(result.dir)}: ${count(plan.services.length, 'service')}, ` +
           `${count(counts.methods, 'method')}, ${count(counts.parameters, 'parameter')}, ` +
           `${count(counts.responses, 'response')}, ${count(counts.mockFiles, 'mock file')}, ` +
           `${count(counts.schemaFiles, 'schema file')}, ${count(counts.testCases, 'test case')}` +

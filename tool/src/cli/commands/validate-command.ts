@@ -3,7 +3,7 @@ import { validateProject } from '../../validate/validate-project';
 import { count, withConfigOption, withStrictOption, type CommandContext } from '../command-context';
 
 export function addValidateCommand(program: Command, context: CommandContext): void {
-  const { deps, say, warn } = context;
+  const { deps, say, show, warn } = context;
   const command = program
     .command('validate')
     .description(
@@ -12,6 +12,7 @@ export function addValidateCommand(program: Command, context: CommandContext): v
   withStrictOption(withConfigOption(command)).action(async (options: { config: string; strict?: boolean }) => {
     const report = await validateProject({ cwd: deps.cwd, configFile: options.config, strict: options.strict });
     report.warnings.forEach(warn);
-    say(`${report.root} is valid: ${count(report.services, 'service')}`);
+    const where = show(report.root);
+    say(`the project${where === '.' ? '' : ` in ${where}`} is valid: ${count(report.services, 'service')}`);
   });
 }

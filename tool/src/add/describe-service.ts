@@ -1,0 +1,21 @@
+import { readYamlFile } from '@restbus/project-format';
+
+/**
+ * An existing service as a message names it, from its service.yml: `the COLLECTION service "Orders service" at
+ * /orders, in services/orders/service.yml`, so that a refusal says which service is in the way. A descriptor that does
+ * not read is named by its file only: `rest-tool validate` reports what is wrong with it.
+ */
+export async function describeService(file: string, show: (path: string) => string): Promise<string> {
+  const read = await readYamlFile(file, show(file));
+  if (!read.ok) return `its service.yml, ${show(file)}, cannot be read`;
+  const value = read.file.value as Record<string, unknown> | null;
+  const text = (key: string): string | undefined =>
+    value && typeof value === 'object' && typeof value[key] === 'string' ? (value[key] as string) : undefined;
+  const style = text('style');
+  const name = text('name');
+  const uriTemplate = text('uriTemplate') ?? text('urlPattern');
+  return (
+    `the ${style ? `${style} ` : ''}service${name ? ` ${JSON.stringify(name)}` : ''}` +
+    `${uriTemplate ? ` at ${uriTemplate}` : ''}, in ${show(file)}`
+  );
+}
