@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-import { allowLinearRegExpFallback, createLogger, loadConfig, onShutdownSignal, runMain } from '@restbus/infra';
+import {
+  allowLinearRegExpFallback,
+  createLogger,
+  loadConfig,
+  onShutdownSignal,
+  runMain,
+  stopWithParent,
+} from '@restbus/infra';
 import { checkApis } from './app/check-apis';
 import { describeConfig } from './app/describe-config';
 import { startGateway } from './app/start-gateway';
@@ -19,6 +26,15 @@ runMain('restbus-gateway', async () => {
     level: config.logLevel,
     format: config.logFormat,
     terminal: process.stdout.isTTY,
+  });
+  // Under npx or npm exec a signal sent to npm stops the shell npm runs, not this process: stop when that goes.
+  stopWithParent({
+    env: process.env,
+    parentPid: () => process.ppid,
+    onParentGone: () => {
+      logger.info('the process that started the gateway (npx, npm exec, npm run) has ended; stopping');
+      process.kill(process.pid, 'SIGTERM');
+    },
   });
   const starting = startGateway(config, logger);
   // SIGHUP reloads the API files; a file that no longer loads is reported and the old routes keep serving. Reloads

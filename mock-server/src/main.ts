@@ -7,6 +7,7 @@ import {
   loadConfig,
   onShutdownSignal,
   runMain,
+  stopWithParent,
   toHttpLimits,
   type Logger,
 } from '@restbus/infra';
@@ -44,6 +45,12 @@ async function record(options: RecorderOptions): Promise<void> {
 runMain('restbus-mock', async () => {
   // A schema's pattern that backtracks catastrophically on a hostile value finishes in linear time (--validate).
   allowLinearRegExpFallback();
+  // Under npx or npm exec a signal sent to npm stops the shell npm runs, not this process: stop when that goes.
+  stopWithParent({
+    env: process.env,
+    parentPid: () => process.ppid,
+    onParentGone: () => process.kill(process.pid, 'SIGTERM'),
+  });
   const argv = process.argv.slice(2);
   // loadConfig has no subcommands, and the first positional is otherwise the environment: a first word `record` is
   // the mode (an environment named `record` is served with `restbus-mock -- record`).

@@ -79,10 +79,11 @@ async function start(): Promise<void> {
       const config = gatewayConfig(rest[0], rest.slice(1));
       const gateway = await startGateway(config, createLogger({ name: 'restbus-gateway', level: config.logLevel }));
       // The link connects in the background; wait until a call can go through before reporting ready (at once
-      // without -u).
+      // without -u). With -m the gateway is ready at once: its body says whether NATS is connected.
       for (let i = 0; i < 100; i++) {
         const response = await fetch(`http://127.0.0.1:${gateway.port}/-/ready`);
-        if (response.ok) break;
+        const body = (await response.json()) as { nats?: string };
+        if (response.ok && (body.nats === undefined || body.nats === 'connected')) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       server = gateway.server;

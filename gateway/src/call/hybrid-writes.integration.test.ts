@@ -60,8 +60,10 @@ async function startHybrid(extra: string[], env: Record<string, string>, ready: 
     }
   }
   if (!url) throw new Error('the gateway stopped before it listened');
-  // It listens before its NATS link is up; until then every call meets NATS_UNAVAILABLE.
-  for (let tries = 0; ready && (await fetch(`${url}/-/ready`)).status !== 200; tries++) {
+  // It listens before its NATS link is up; with -m it is ready at once, so wait for the link itself.
+  const linked = async (): Promise<boolean> =>
+    ((await (await fetch(`${url}/-/ready`)).json()) as { nats?: string }).nats === 'connected';
+  for (let tries = 0; ready && !(await linked()); tries++) {
     if (tries === 100) throw new Error('the gateway did not connect to NATS within 5 s');
     await new Promise((done) => setTimeout(done, 50));
   }

@@ -1,6 +1,8 @@
 import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import {
   isRestbusError,
+  logRequestFailure,
+  refuseRequest,
   RestbusError,
   sendError,
   type ErrorCode,
@@ -14,6 +16,7 @@ import { toIncomingRequest } from '../http/to-incoming-request';
 import type { MockAnswers } from '../mock/create-mock-answers';
 import { findUnmetSecurity } from '../mock/find-unmet-security';
 import type { GatewayMetrics } from '../observability/create-metrics';
+import type { Refusal } from '../validation/create-request-validator';
 import type { Call } from './call';
 
 export interface CallServerDeps {
@@ -77,45 +80,65 @@ export const MOCKED_HEADER = 'x-restbus-mocked';
 export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<void> {
   const { forward, mock, metrics, logger } = deps;
 
+  /** What a log line says of the call: the operation (method and template), never the client's path or values. */
+  const describeCall = ({ endpoint, trace }: Call): Record<string, unknown> => ({
+    method: endpoint.desc.method.toUpperCase(),
+    route: endpoint.desc.uri,
+    reqId: trace.requestId,
+    traceId: trace.traceId,
+    topic: endpoint.topic,
+  });
+
+  /** Answers a failure in the one error shape, logged in one line at the level its kind has (logRequestFailure). */
+  function answerError(call: Call, error: RestbusError): void {
+    logRequestFailure(logger, error, describeCall(call));
+    sendError(call.res, error.code, error.message, { ...call.headers, ...error.headers }, { details: error.details });
+  }
+
   /** Answers 401 when the operation's security requirements are not met (the mock checks them; a service its own). */
-  function refuseUnauthenticated({ endpoint, req, res, headers, query }: Call): boolean {
-    const challenges = findUnmetSecurity(endpoint.source, { headers: req.headers, query });
+  function refuseUnauthenticated(call: Call): boolean {
+    const challenges = findUnmetSecurity(call.endpoint.source, { headers: call.req.headers, query: call.query });
     if (!challenges) return false;
-    sendError(res, 'UNAUTHORIZED', 'the operation needs credentials the request does not carry', {
-      ...headers,
-      'www-authenticate': challenges,
+    const refusal = refuseRequest('credentialsMissing', 'the operation needs credentials the request does not carry', {
+      headers: { 'www-authenticate': challenges },
     });
+    answerError(call, refusal);
     return true;
   }
 
   /** Answers as the API description says the operation answers (see buildMockResponse). */
-  function answerFromMock({ endpoint, req, res, headers }: Call, mock: MockAnswers, marked: boolean): void {
+  function answerFromMock(call: Call, mock: MockAnswers, marked: boolean): void {
+    const { endpoint, req, res, headers } = call;
     try {
       const answer = mock.answer(endpoint.source, req.headers);
       writeHttpAnswer(res, answer, marked ? { ...headers, [MOCKED_HEADER]: 'true' } : headers);
       metrics.answered(endpoint.desc.uri, endpoint.desc.method.toUpperCase(), 'mock');
     } catch (err) {
       if (!isRestbusError(err)) throw err;
-      sendError(res, err.code, err.message, headers);
+      answerError(call, err);
     }
   }
 
   function answerFailure(call: Call, err: unknown): void {
-    const { endpoint, trace } = call;
     const error = isRestbusError(err)
       ? err
       : new RestbusError('INTERNAL', 'the request could not be forwarded', { cause: err });
-    if (error.code !== 'BODY_TOO_LARGE' && error.code !== 'BAD_REQUEST') metrics.natsError(error.code);
-    logger[error.code === 'INTERNAL' ? 'error' : 'warn'](
-      { err, reqId: trace.requestId, traceId: trace.traceId, topic: endpoint.topic, code: error.code },
-      'call not forwarded',
-    );
+    // A client's mistake (a body too large, a query of 1,001 parameters) is no failure of the bus.
+    if (error.status >= 500) metrics.natsError(error.code);
     // With -u -m, while no service is there, the API description answers (marked so): reads only, unless asked.
-    if (mock && NO_SERVICE.has(error.code) && (deps.mockWrites || SAFE_METHODS.has(endpoint.desc.method))) {
-      if (!refuseUnauthenticated(call)) answerFromMock(call, mock, true);
+    if (mock && NO_SERVICE.has(error.code) && (deps.mockWrites || SAFE_METHODS.has(call.endpoint.desc.method))) {
+      if (refuseUnauthenticated(call)) return;
+      // What hybrid mode is for while services are being written: one line, no warning, no stack.
+      logger.info({ code: error.code, ...describeCall(call) }, 'no service is there: the mock answers in its place');
+      answerFromMock(call, mock, true);
       return;
     }
-    sendError(call.res, error.code, error.message, call.headers);
+    answerError(call, error);
+  }
+
+  /** A call that breaks its operation (--validate): 400 REQUEST_INVALID with every problem, with or without -u. */
+  function refuseInvalid(call: Call, refusal: Refusal): void {
+    answerError(call, refuseRequest('notAsDescribed', refusal.message, { details: { problems: refusal.problems } }));
   }
 
   function answerReply(call: Call, reply: ResponseMessage): void {
@@ -124,11 +147,9 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
       metrics.answered(call.endpoint.desc.uri, call.endpoint.desc.method.toUpperCase(), 'service');
     } catch (err) {
       metrics.natsError('BAD_REPLY');
-      logger.warn(
-        { err, reqId: call.trace.requestId, traceId: call.trace.traceId, topic: call.endpoint.topic },
-        'the reply cannot be written as an HTTP response',
-      );
-      // sendReply says what is wrong (status, which header, the body); anything else is not the reply's to explain.
+      // sendReply says what is wrong (status, which header, the body): the service's failure, a warning; anything
+      // else is ours (logged with its stack) and not the reply's to explain.
+      logRequestFailure(logger, err, describeCall(call));
       const message = isRestbusError(err) ? err.message : 'the reply cannot be written as an HTTP response';
       sendError(call.res, 'BAD_REPLY', message, call.headers);
     }
@@ -147,12 +168,9 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
           const request = toIncomingRequest(req, call.query, call.params, await readBody(req, deps.bodyLimit()));
           const refusal = await endpoint.validate(request);
           if (refusal) {
-            // As Prism: 422 when only the body is wrong, 400 when the path, query or headers are.
-            const status = refusal.problems.every((problem) => problem.location.startsWith('body')) ? 422 : 400;
-            sendError(res, 'REQUEST_INVALID', refusal.message, headers, {
-              details: { problems: refusal.problems },
-              status,
-            });
+            // 400 as the forwarding gateway, the mock server and the services answer it, not Prism's 422: a client
+            // written against the mock meets the same status from the real API.
+            refuseInvalid(call, refusal);
             return;
           }
         }
@@ -169,7 +187,7 @@ export function createCallServer(deps: CallServerDeps): (call: Call) => Promise<
       // Without --validate, no await: a forwarded call pays no extra turn for a check it does not have.
       const refusal = endpoint.validate ? await endpoint.validate(request) : undefined;
       if (refusal) {
-        sendError(res, 'REQUEST_INVALID', refusal.message, headers, { details: { problems: refusal.problems } });
+        refuseInvalid(call, refusal);
         return;
       }
       reply = await forward(endpoint, request, call.trace);

@@ -11,9 +11,9 @@ interface Pending {
   subject: string;
   data: Uint8Array;
   headers: MsgHdrs;
-  /** How many more times the call may be published (connection lost, or no reply by `hedgeAt`): 1 or 0. */
-  retries: number;
-  /** When a safe call with no reply yet is published once more (Infinity: never). */
+  /** Published again on each reconnect after a connection it went out on was lost (an idempotent call). */
+  retryable: boolean;
+  /** When a call with no reply yet is published once more (Infinity: never, or done). */
   hedgeAt: number;
   /** The connection attempt the call was handed to nats.js on (see `attempt` in createRequestMux). */
   attempt: number;
@@ -35,10 +35,12 @@ const SWEEP_MS = 25;
  * A no-responders status (the server's empty 503 reply) rejects at once.
  *
  * When the connection is lost (its server died), a call in flight may never be answered: the request or its reply
- * went down with the server. On reconnect, each retryable call is published once more with the same reply token,
- * so that whichever reply comes first answers it and the other finds no one waiting; its deadline stays. Any
- * other call keeps waiting, since its reply may still come over the new connection, and at its deadline it is
- * rejected with NATS_UNAVAILABLE, not UPSTREAM_TIMEOUT: it may or may not have been applied.
+ * went down with the server. On each reconnect, each retryable call is published once more with the same reply
+ * token (whether or not it was hedged before), so that whichever reply comes first answers it and the other finds
+ * no one waiting; its deadline stays. Any other call keeps waiting, since its reply may still come over the new
+ * connection. At its deadline a call whose last publish went out on a connection lost since (a POST or PATCH, or
+ * any call while the gateway is not yet connected again) is rejected with NATS_UNAVAILABLE, not UPSTREAM_TIMEOUT:
+ * it may or may not have been applied.
  *
  * A node that dies can also take a call with it while the gateway's own connection stays: the service that got
  * it was connected there, or the reply was routed through it. A hedged call is published once more when its reply
@@ -78,7 +80,7 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   const sweep = setInterval(() => {
     const now = performance.now();
     for (const [token, call] of waiting) {
-      if (call.hedgeAt <= now && call.retries > 0) publish(token, call);
+      if (call.hedgeAt <= now) publish(token, call);
       if (call.deadline > now) continue;
       waiting.delete(token);
       call.reject(
@@ -103,9 +105,12 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
     }
   }
 
-  /** Publishes a call once more (a resend): at most once per call. */
+  /**
+   * Publishes a call once more (a resend). A call is hedged once at most, and not after a reconnect has sent it
+   * again (that publish is as fresh); a hedge does not use up the reconnect's resend, which a connection lost
+   * after it needs as much as one lost before.
+   */
   function publish(token: string, call: Pending): void {
-    call.retries--;
     call.hedgeAt = Infinity;
     send(token, call);
   }
@@ -125,7 +130,7 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
 
   function publishAgain(): void {
     for (const [token, call] of waiting) {
-      if (call.attempt !== attempt && call.retries > 0) publish(token, call);
+      if (call.attempt !== attempt && call.retryable) publish(token, call);
     }
   }
 
@@ -157,7 +162,7 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
           subject,
           data,
           headers,
-          retries: resend.retryable || hedgeAt < Infinity ? 1 : 0,
+          retryable: resend.retryable,
           hedgeAt,
           attempt,
         });

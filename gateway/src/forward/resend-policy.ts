@@ -5,7 +5,9 @@ import type { HttpMethod } from '@restbus/infra';
  * each has its remedy:
  *
  * 1. **Our connection moved** (its server died): on reconnect, a call still waiting is published again, if sending
- *    it twice does no harm (`retryable`).
+ *    it twice does no harm (`retryable`): on every reconnect, hedged before or not, so that only a call that cannot
+ *    be sent again (POST, PATCH) or that meets its deadline before the gateway is connected again is answered 503
+ *    "lost while in flight".
  * 2. **The service moved** (its server died, ours lived): for a moment nobody subscribes, and NATS answers "no
  *    responders". Nobody received the call, so it is sent again after a short pause, for any method, while the
  *    subject was answered recently; a subject that has not been answered for a while has no service: 503 at once.
@@ -25,7 +27,7 @@ export interface ResendPolicy {
 
 /** How the request mux treats one call. */
 export interface CallResend {
-  /** Published once more if the connection is lost before its reply. */
+  /** Published again on each reconnect after the connection it went out on was lost, until its reply comes. */
   retryable: boolean;
   /** Published once more when no reply came this many ms after it was sent; undefined: never. */
   hedgeAfterMs?: number;

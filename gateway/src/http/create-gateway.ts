@@ -1,11 +1,19 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import compression from 'compression';
-import type { Express } from 'express';
-import { sendError, STALE_HEADER, type Logger } from '@restbus/infra';
+import express, { type Express } from 'express';
+import {
+  logRequestFailure,
+  refuseRequest,
+  sendError,
+  STALE_HEADER,
+  type Logger,
+  type RestbusError,
+} from '@restbus/infra';
 import { createCallServer, ERROR_CODE_HEADER, MOCKED_HEADER } from '../call/serve-call';
 import type { Forwarder } from '../forward/create-forwarder';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import { createMockAnswers } from '../mock/create-mock-answers';
+import { createReadiness, type Readiness } from '../observability/readiness';
 import { createCallRecorder } from '../observability/record-call';
 import { toTraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -62,6 +70,22 @@ export interface Gateway {
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
 /**
+ * The admin app with `/-/ready` answered first, with what the gateway will do with a call (createReadiness): the
+ * admin app's own route says ready or not, and nothing of the mock or of NATS.
+ */
+function createReservedPaths(admin: Express, readiness: () => Readiness): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.get('/-/ready', (_req, res) => {
+    const body = readiness();
+    res.status(body.status === 'ready' ? 200 : 503).json(body);
+  });
+  app.use(admin);
+  return app;
+}
+
+/**
  * What a page on an allowed origin may read beside the safelisted headers: the gateway's own (the request id, the
  * error code of a bare 501, the mock's mark) and the ones restbus services answer with (the stale mark, the next
  * page, when to retry, where a new record is).
@@ -101,7 +125,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   };
   let { table, statics } = compile(options.endpoints);
-  const app = createAdminApp({ metrics, isReady: () => !shuttingDown && options.isConnected() });
+  const readiness = createReadiness({
+    forwarding: options.forward !== undefined,
+    mock: options.mock === true,
+    mockWrites: options.mockWrites === true,
+    isConnected: options.isConnected,
+    isShuttingDown: () => shuttingDown,
+  });
+  const app = createReservedPaths(
+    createAdminApp({ metrics, isReady: () => readiness().status === 'ready' }),
+    readiness,
+  );
   const recorder = createCallRecorder({ metrics, logger });
   const mock = options.mock ? createMockAnswers() : undefined;
   const serveCall = createCallServer({ ...options, mock, bodyLimit: () => bodyLimit, logger });
@@ -124,12 +158,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     // A described, forwarded operation wins over a static folder whose path it lies under.
     const mount = lookup.kind === 'not-found' ? statics.match(path) : undefined;
     const found = lookup.kind === 'found' ? lookup.endpoint : undefined;
-    const route = found ? found.desc.uri : mount ? 'static' : 'unmatched';
+    // A described path is its template whatever the method (an OPTIONS, a 405); `unmatched` is for the others only.
+    const route = found ? found.desc.uri : 'template' in lookup ? lookup.template : mount ? 'static' : 'unmatched';
     recorder.track({ req, res, path, route, topic: found?.topic, trace, started });
     if (mount) {
       statics.serve(mount, req, res, headers);
       return;
     }
+    /** A client's mistake, answered from the shared table and logged as the call server logs its own. */
+    const refuse = (error: RestbusError): void => {
+      logRequestFailure(logger, error, { method, route, path, reqId: trace.requestId });
+      sendError(res, error.code, error.message, { ...headers, ...error.headers });
+    };
 
     switch (lookup.kind) {
       case 'found':
@@ -152,16 +192,17 @@ export function createGateway(options: GatewayOptions): Gateway {
         res.end();
         return;
       case 'method-not-allowed':
-        sendError(res, 'METHOD_NOT_ALLOWED', `${method} is not described for ${path}`, {
-          ...headers,
-          allow: lookup.allow,
-        });
+        refuse(
+          refuseRequest('methodNotAllowed', `${method} is not described for ${path}`, {
+            headers: { allow: lookup.allow },
+          }),
+        );
         return;
       case 'bad-path':
-        sendError(res, 'BAD_REQUEST', 'the path is not validly percent-encoded', headers);
+        refuse(refuseRequest('malformedPath'));
         return;
       default:
-        sendError(res, 'NOT_FOUND', `no endpoint matches ${method} ${path}`, headers);
+        refuse(refuseRequest('notFound', `no endpoint matches ${method} ${path}`));
     }
   };
 

@@ -1,5 +1,5 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { isJsonMediaType, RestbusError, type ResponseMessage } from '@restbus/infra';
+import { isJsonMediaType, isRestbusError, RestbusError, type ResponseMessage } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { chooseMediaType } from './choose-media-type';
 import { chooseResponse } from './choose-response';
@@ -8,16 +8,49 @@ import { isObject, type Json } from './is-object';
 import { listNames } from './list-names';
 import type { MockPreference } from './read-prefer';
 
-/** A media type a response can be sent in, and how to make its body in it (undefined: no body). */
-interface Media {
+/** A body as -m sends it: the type it is written in and its text (undefined: no body). */
+interface Body {
   type: string;
-  text(): string | undefined;
+  text: string | undefined;
 }
 
-/** A value as the body of `type`: a string as is unless the type is JSON, anything else as JSON. */
-function toText(type: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  return typeof value === 'string' && !isJsonMediaType(type) ? value : JSON.stringify(value);
+/**
+ * A media type a response declares, and how to make its body in it: undefined when the document has none written
+ * in that type (an object is no XML, HTML or plain text).
+ */
+interface Media {
+  type: string;
+  body(): Body | undefined;
+}
+
+const essenceOf = (type: string): string => type.split(';')[0].trim().toLowerCase();
+
+/** `application/xml`, `text/xml`, `application/atom+xml`: a type -m can build a body in from a schema. */
+function isXmlMediaType(type: string): boolean {
+  const essence = essenceOf(type);
+  return essence === 'application/xml' || essence === 'text/xml' || essence.endsWith('+xml');
+}
+
+/** Whether a declared range (any type, `text/*`, `application/*`) takes `type`. */
+const covers = (range: string, type: string): boolean => range === '*/*' || range === `${type.split('/')[0]}/*`;
+
+/**
+ * A value as a body in the declared `type`, or undefined when it cannot be one, rather than a body in a type it is
+ * not: a JSON type takes any value as JSON; any other type a string as it is, and `text/*` a number or a boolean.
+ * A declared range (any type, `application/*`, `text/*`) stands for the type of the value it covers: a string is
+ * `text/plain`, anything else `application/json`.
+ */
+function writeAs(type: string, value: unknown): Body | undefined {
+  if (value === undefined) return { type, text: undefined };
+  if (isJsonMediaType(type)) return { type, text: JSON.stringify(value) };
+  const essence = essenceOf(type);
+  if (essence.includes('*')) {
+    if (typeof value === 'string' && covers(essence, 'text/plain')) return { type: 'text/plain', text: value };
+    return covers(essence, 'application/json') ? { type: 'application/json', text: JSON.stringify(value) } : undefined;
+  }
+  if (typeof value === 'string') return { type, text: value };
+  const scalar = typeof value === 'number' || typeof value === 'boolean';
+  return scalar && essence.startsWith('text/') ? { type, text: String(value) } : undefined;
 }
 
 /** Where a response of `endpoint` is declared, for messages: `GET /pets answers 200 in application/json`. */
@@ -25,25 +58,27 @@ const describe = (endpoint: ApiEndpoint, key: string, type: string): string =>
   `${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri} (its ${key} response in ${type})`;
 
 /**
- * The body built from a schema, or none; `MOCK_UNAVAILABLE` when it would pass the sampler's bound: the document
- * asks for more than -m builds (it says so at load too), and the client can do nothing about it.
+ * The body built from a schema (in an XML type, an XML document), none, or undefined when the value built is not
+ * written in the type; `MOCK_UNAVAILABLE` when it would pass the sampler's bound: the document asks for more than -m
+ * builds (it says so at load too), and the client can do nothing about it.
  */
 function sampleBody(
   sampler: SchemaSampler,
   endpoint: ApiEndpoint,
   schema: unknown,
   where: { key: string; type: string },
-): string | undefined {
-  const result = sampler.sample(schema, endpoint.document);
+): Body | undefined {
+  const result = sampler.sample(schema, endpoint.document, isXmlMediaType(where.type) ? 'xml' : 'json');
   if ('tooLarge' in result) {
     throw new RestbusError(
       'MOCK_UNAVAILABLE',
       `${describe(endpoint, where.key, where.type)}: the body built from its schema would be ${result.tooLarge}; give the response an example`,
     );
   }
-  if (!result.sample) return undefined;
+  if (!result.sample) return { type: where.type, text: undefined };
   const { value, json } = result.sample;
-  return typeof value === 'string' && !isJsonMediaType(where.type) ? value : json;
+  // The JSON text is there already: a JSON type takes it as it is.
+  return isJsonMediaType(where.type) ? { type: where.type, text: json } : writeAs(where.type, value);
 }
 
 /** The media types of a response, in declared order; undefined when it has no body. */
@@ -60,9 +95,9 @@ function listMedia(
     const types = [...new Set([...endpoint.desc.produces, ...Object.keys(examples)])];
     return (types.length > 0 ? types : ['application/json']).map((type) => ({
       type,
-      text: () =>
+      body: () =>
         Object.hasOwn(examples, type)
-          ? toText(type, examples[type])
+          ? writeAs(type, examples[type])
           : sampleBody(sampler, endpoint, response.schema, { key, type }),
     }));
   }
@@ -70,7 +105,7 @@ function listMedia(
   if (!content || Object.keys(content).length === 0) return undefined;
   return Object.entries(content).map(([type, raw]) => ({
     type,
-    text: () => {
+    body: () => {
       const media = isObject(raw) ? raw : {};
       const examples = isObject(media.examples) ? media.examples : {};
       if (preference.example !== undefined) {
@@ -83,15 +118,80 @@ function listMedia(
             `Prefer: example=${preference.example.slice(0, 64)}: the response in ${type} has no such example (${names.length > 0 ? `it has ${listNames(names)}` : 'it has none'})`,
           );
         }
-        return toText(type, named.value);
+        return writeAs(type, named.value);
       }
-      const first = Object.values(examples).find(isObject);
-      if (media.example !== undefined) return toText(type, media.example);
-      return first && 'value' in first
-        ? toText(type, first.value)
-        : sampleBody(sampler, endpoint, media.schema, { key, type });
+      const values = Object.values(examples)
+        .filter((example) => isObject(example) && 'value' in example)
+        .map((example) => (example as Json).value);
+      if (media.example !== undefined) values.unshift(media.example);
+      if (values.length === 0) return sampleBody(sampler, endpoint, media.schema, { key, type });
+      // The first example; in a type that is not JSON, the first written in it (an XML text beside an object).
+      for (const value of values) {
+        const body = writeAs(type, value);
+        if (body) return body;
+      }
+      return undefined;
     },
   }));
+}
+
+/** The body of a media type, or undefined when it has none written in its type or cannot be built now. */
+function tryBody(media: Media): Body | undefined {
+  try {
+    return media.body();
+  } catch (err) {
+    if (isRestbusError(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * `406 NOT_ACCEPTABLE` naming the types -m can answer in, and those it declares with no example written in them.
+ * Only the refused path builds the bodies of the types not weighed yet, to tell which can be given.
+ */
+function notAcceptable(endpoint: ApiEndpoint, media: readonly Media[], unwritten: readonly string[]): RestbusError {
+  const operation = `${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri}`;
+  const given = media.filter((candidate) => !unwritten.includes(candidate.type) && tryBody(candidate));
+  const missing = media.filter((candidate) => !given.includes(candidate)).map((candidate) => candidate.type);
+  if (given.length === 0) {
+    return new RestbusError(
+      'NOT_ACCEPTABLE',
+      `${operation} declares ${listNames(missing)} but has no example written in ${missing.length === 1 ? 'it' : 'any of them'}; give the response one`,
+    );
+  }
+  const types = given.map((candidate) => candidate.type);
+  const unwrittenNote =
+    missing.length > 0
+      ? ` (${listNames(missing)}: declared, with no example written in ${missing.length === 1 ? 'it' : 'them'})`
+      : '';
+  return new RestbusError(
+    'NOT_ACCEPTABLE',
+    `${operation} answers ${listNames(types)}${unwrittenNote}; the request accepts none of them`,
+  );
+}
+
+/**
+ * The media types of a response in which -m has no body written (an object its only example for XML, HTML or plain
+ * text): a call that accepts only those is answered 406. One that cannot be built for another reason (a schema past
+ * the sampler's bound) is warned of as such, not here.
+ */
+export function listUnwrittenTypes(
+  endpoint: ApiEndpoint,
+  chosen: { key: string; response: Json },
+  sampler: SchemaSampler,
+): string[] {
+  const media = listMedia(endpoint, chosen, {}, sampler) ?? [];
+  return media
+    .filter((candidate) => {
+      if (isJsonMediaType(candidate.type)) return false;
+      try {
+        return candidate.body() === undefined;
+      } catch (err) {
+        if (isRestbusError(err)) return false;
+        throw err;
+      }
+    })
+    .map((candidate) => candidate.type);
 }
 
 /** Whether HTTP can carry this header as is (Node refuses to write it otherwise). */
@@ -153,10 +253,11 @@ export function buildMockHeaders(
 
 /**
  * The answer of `-m` for one call (its `Accept` header, its `Prefer` preferences), following Prism's static mode:
- * the response `chooseResponse` picks, in the media type `Accept` prefers among those it declares
- * (`406 NOT_ACCEPTABLE` when none fits), its body the chosen example or one built from the schema (within the
- * sampler's bound, else `500 MOCK_UNAVAILABLE`), its declared headers with their examples. 204 and 304 have no body,
- * nor has an answer to HEAD.
+ * the response `chooseResponse` picks, in the media type `Accept` prefers among those it declares, its body the
+ * chosen example or one built from the schema (within the sampler's bound, else `500 MOCK_UNAVAILABLE`), its
+ * declared headers with their examples. A body is only sent in a type it is written in: when the preferred type has
+ * none (an object in XML, HTML or plain text), the next type the request accepts is weighed; `406 NOT_ACCEPTABLE`
+ * when none is left. 204 and 304 have no body, nor has an answer to HEAD.
  */
 export function buildMockResponse(
   endpoint: ApiEndpoint,
@@ -174,15 +275,23 @@ export function buildMockResponse(
   const media = listMedia(endpoint, { key: chosen.key, response }, preference, sampler);
   if (!media) return { status: chosen.status, headers };
   const available = media.map((candidate) => candidate.type);
-  const type = chooseMediaType(accept, available);
-  if (type === undefined) {
-    throw new RestbusError(
-      'NOT_ACCEPTABLE',
-      `${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri} answers ${listNames(available)}; the request accepts none of them`,
+  const unwritten: string[] = [];
+  for (;;) {
+    const type = chooseMediaType(
+      accept,
+      unwritten.length === 0 ? available : available.filter((candidate) => !unwritten.includes(candidate)),
     );
+    if (type === undefined) throw notAcceptable(endpoint, media, unwritten);
+    if (chosen.status === 204 || chosen.status === 304) {
+      headers['content-type'] = type;
+      return { status: chosen.status, headers };
+    }
+    // HEAD keeps the body: Node sends none, and the content-length it computes is the one GET would have.
+    const body = media[available.indexOf(type)].body();
+    if (body) {
+      headers['content-type'] = body.type;
+      return { status: chosen.status, headers, body: body.text };
+    }
+    unwritten.push(type);
   }
-  headers['content-type'] = type;
-  // HEAD keeps the body: Node sends none, and the content-length it computes is the one GET would have.
-  if (chosen.status === 204 || chosen.status === 304) return { status: chosen.status, headers };
-  return { status: chosen.status, headers, body: media[available.indexOf(type)].text() };
 }

@@ -25,9 +25,15 @@ export interface Sample {
 /** The sample, none (the schema cannot be sampled), or why it would be too large to build. */
 export type SampleResult = { sample?: Sample } | { tooLarge: string };
 
+/** What a sample is written as: a value (sent as JSON), or an XML document built as the schema's `xml` says. */
+export type SampleFormat = 'json' | 'xml';
+
 export interface SchemaSampler {
-  /** Samples `schema` (its `$refs` resolved in `document`) within the limits; remembers a schema that is too large. */
-  sample(schema: unknown, document: object | undefined): SampleResult;
+  /**
+   * Samples `schema` (its `$refs` resolved in `document`) within the limits; remembers a schema that is too large.
+   * In `xml`, the sample's value is the XML text.
+   */
+  sample(schema: unknown, document: object | undefined, format?: SampleFormat): SampleResult;
 }
 
 class TooLarge extends Error {}
@@ -74,23 +80,24 @@ function createMeteredView(limits: SampleLimits): <T extends object>(target: T) 
 
 /**
  * Builds values from schemas as `-m` answers with them (openapi-sampler: `example`, `default`, the first of `enum`,
- * else a value of the type and format), within `limits`: the sampler reads the document through a metered view,
- * so a schema whose value would be too large (`minItems: 1e9`, nested arrays, `minLength: 4e8`, a long default
- * repeated) is given up after a bounded amount of work, never built. Schemas found too large are remembered (the
- * sampler is made anew with the documents, on reload).
+ * else a value of the type and format; in XML, elements named as the schema's `xml` says), within `limits`: the
+ * sampler reads the document through a metered view, so a schema whose value would be too large (`minItems: 1e9`,
+ * nested arrays, `minLength: 4e8`, a long default repeated) is given up after a bounded amount of work, never
+ * built. Schemas found too large are remembered, per format (the sampler is made anew with the documents, on
+ * reload).
  */
 export function createSchemaSampler(limits: SampleLimits = SAMPLE_LIMITS): SchemaSampler {
-  const tooLarge = new WeakMap<object, string>();
+  const tooLarge = { json: new WeakMap<object, string>(), xml: new WeakMap<object, string>() };
   return {
-    sample(schema, document) {
+    sample(schema, document, format = 'json') {
       if (!isObject(schema)) return {};
-      const known = tooLarge.get(schema);
+      const known = tooLarge[format].get(schema);
       if (known !== undefined) return { tooLarge: known };
       const view = createMeteredView(limits);
       try {
         const value: unknown = sample(
           view(schema) as never,
-          { quiet: true, skipWriteOnly: true },
+          { quiet: true, skipWriteOnly: true, ...(format === 'xml' ? { format } : {}) },
           document && view(document),
         );
         // Written while still metered: an example the sample repeats is read (and weighed) each time.
@@ -100,7 +107,7 @@ export function createSchemaSampler(limits: SampleLimits = SAMPLE_LIMITS): Schem
         return { sample: { json, value: typeof value === 'object' && value !== null ? JSON.parse(json) : value } };
       } catch (err) {
         if (!(err instanceof TooLarge)) return {}; // a cycle through another file, a schema the sampler cannot read
-        tooLarge.set(schema, err.message);
+        tooLarge[format].set(schema, err.message);
         return { tooLarge: err.message };
       }
     },

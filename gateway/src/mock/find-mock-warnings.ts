@@ -2,7 +2,7 @@ import { validateHeaderName } from 'node:http';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { SourceLocator } from '../openapi/create-source-locator';
 import { formatPath, type Diagnostic } from '../openapi/diagnostic';
-import { canCarry, readHeaderValue } from './build-mock-response';
+import { canCarry, listUnwrittenTypes, readHeaderValue } from './build-mock-response';
 import { createSchemaSampler, SAMPLE_LIMITS, type SampleLimits, type SchemaSampler } from './create-schema-sampler';
 import { isObject, type Json } from './is-object';
 
@@ -32,13 +32,14 @@ const isHeaderName = (name: string): boolean => {
 const show = (name: string): string => JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
 
 /**
- * What `-m` cannot answer as a document describes, as load warnings: a body or header value that a schema would
- * build past the sampler's bound (SAMPLE_LIMITS: `minItems: 1e9`, nested arrays, a huge `minLength`; at request
- * time the operation answers `500 MOCK_UNAVAILABLE`, or leaves the header out), and a response header HTTP cannot
- * carry (a name with CR/LF or a space, a value with control characters; the mock leaves it out). Every response of
- * every operation is checked, not only the one answered by default: `Prefer: code=` can ask for any. Each sample is
- * bounded in work (about 25 ms at most), the check yields to the event loop between operations and stops after
- * `budgetMs`, so a reload never stalls the gateway for long.
+ * What `-m` cannot answer as a document describes, as load warnings: a media type with no example written in it
+ * (only an object for `application/xml`: a call accepting only that type is answered 406), a body or header value
+ * that a schema would build past the sampler's bound (SAMPLE_LIMITS: `minItems: 1e9`, nested arrays, a huge
+ * `minLength`; at request time the operation answers `500 MOCK_UNAVAILABLE`, or leaves the header out), and a
+ * response header HTTP cannot carry (a name with CR/LF or a space, a value with control characters; the mock leaves
+ * it out). Every response of every operation is checked, not only the one answered by default: `Prefer: code=` can
+ * ask for any. Each sample is bounded in work (about 25 ms at most), the check yields to the event loop between
+ * operations and stops after `budgetMs`, so a reload never stalls the gateway for long.
  */
 export async function findMockWarnings(
   endpoints: readonly ApiEndpoint[],
@@ -73,6 +74,12 @@ export async function findMockWarnings(
     for (const [key, response] of Object.entries(responses)) {
       if (!isObject(response)) continue;
       checkHeaders(endpoint, response.headers, sampler, (name, message) => warn([key, 'headers', name], message));
+      for (const type of listUnwrittenTypes(endpoint, { key, response }, sampler)) {
+        warn(
+          endpoint.dialect === '2.0' ? [key] : [key, 'content', type],
+          `-m has no example written in ${type} (an object is no ${type}): a call that accepts only ${type} is answered 406 NOT_ACCEPTABLE. Give it an example written in it`,
+        );
+      }
       for (const [where, schema] of listSampledSchemas(endpoint, response)) {
         const result = sampler.sample(schema, endpoint.document);
         if ('tooLarge' in result) {

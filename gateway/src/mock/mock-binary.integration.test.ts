@@ -117,7 +117,7 @@ describe.each(documents)('restbus-gateway -m --validate on %s', (_name, file, te
     expect(await xml.json()).toMatchObject({ code: 'NOT_ACCEPTABLE' });
   });
 
-  it('answers 400 for an invalid query, 401 without the API key, 422 for an invalid body, else 201 with its headers', async () => {
+  it('answers 400 for an invalid query, 401 without the API key, 400 for an invalid body, else 201 with its headers', async () => {
     expect((await fetch(`${mock.url}/pets?limit=9`)).status).toBe(400);
     const post = (headers: Record<string, string>, body: string) =>
       fetch(`${mock.url}/pets`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
@@ -127,7 +127,7 @@ describe.each(documents)('restbus-gateway -m --validate on %s', (_name, file, te
       'ApiKey in="header", name="X-Key"',
     ]);
     const invalid = await post({ 'x-key': 'k' }, '{"id":"two"}');
-    expect(invalid.status).toBe(422);
+    expect(invalid.status).toBe(400);
     const problems = ((await invalid.json()) as { problems: Array<{ location: string }> }).problems;
     expect(problems.map((problem) => problem.location)).toContain('body/id');
     const made = await post({ 'x-key': 'k' }, '{"name":"Tom"}');
@@ -388,8 +388,10 @@ describe('restbus-gateway -u -m (hybrid) with a real NATS server', () => {
     await writeFile(file, openapi3('3.0.3'));
     // --mockWrites: the POST below is mocked too (without it a write no service takes is 503 NO_RESPONDER).
     gateway = await startMock(file, ['-u', '-n', nats.url, '--timeout', '500', '--mockWrites']);
-    // It listens before its NATS link is up; until then every call would be answered by the mock.
-    for (let tries = 0; (await fetch(`${gateway.url}/-/ready`)).status !== 200; tries++) {
+    // It listens before its NATS link is up; until then every call would be answered by the mock (and it is ready:
+    // the mock answers), so wait for the link itself.
+    const natsOf = async () => ((await (await fetch(`${gateway.url}/-/ready`)).json()) as { nats?: string }).nats;
+    for (let tries = 0; (await natsOf()) !== 'connected'; tries++) {
       if (tries === 100) throw new Error('the gateway did not connect to NATS within 5 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -394,18 +394,18 @@ paths:
     expect((await post({ authorization: 'Bearer t' })).status).toBe(201);
   });
 
-  it('asks for credentials before it looks at the request: 401, not 422, for an invalid body without them', async () => {
+  it('asks for credentials before it looks at the request: 401, not 400, for an invalid body without them', async () => {
     const response = await fetch(`${gateway.url}/either`, { method: 'POST', body: '{"name":7}' });
     expect(response.status).toBe(401);
   });
 
-  it('answers 422 when only the body is invalid and 400 when the query is, with every problem', async () => {
+  it('answers 400 when the body is invalid and when the query is, with every problem, as the services do', async () => {
     const body = await fetch(`${gateway.url}/either`, {
       method: 'POST',
       headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
       body: '{"name":7}',
     });
-    expect(body.status).toBe(422);
+    expect(body.status).toBe(400);
     expect(await body.json()).toMatchObject({
       code: 'REQUEST_INVALID',
       problems: [{ location: expect.stringMatching(/^body/) }],

@@ -62,8 +62,16 @@ describe('createRouteTable', () => {
     expect(table.lookup('DELETE', '/persons')).toEqual({
       kind: 'method-not-allowed',
       allow: 'GET, HEAD, OPTIONS, POST',
+      template: '/persons',
     });
-    expect(table.lookup('OPTIONS', '/persons/x')).toEqual({ kind: 'options', allow: 'GET, HEAD, OPTIONS, PUT' });
+    expect(table.lookup('OPTIONS', '/persons/x')).toMatchObject({ kind: 'options', allow: 'GET, HEAD, OPTIONS, PUT' });
+  });
+
+  it('names a described path by its template for a method it does not describe, and for OPTIONS', () => {
+    expect(table.lookup('PATCH', '/PERSONS/')).toMatchObject({ kind: 'method-not-allowed', template: '/persons' });
+    expect(table.lookup('OPTIONS', '/files/a.json')).toMatchObject({ kind: 'options', template: '/files/{name}.json' });
+    // Two templates on one path (their parameters named apart): the first described names it.
+    expect(table.lookup('OPTIONS', '/persons/x')).toMatchObject({ template: '/persons/{personId}' });
   });
 
   it('finds nothing for unknown paths, an empty parameter or a malformed escape', () => {

@@ -19,6 +19,8 @@ export interface CompiledEndpoint {
 }
 
 interface RouteEntry {
+  /** The path template, as the first endpoint on it spells it (templates on one path can name parameters apart). */
+  template: string;
   methods: Map<string, CompiledEndpoint>;
   /** The `Allow` header: the described methods, HEAD with GET, and OPTIONS. */
   allow: string;
@@ -26,8 +28,8 @@ interface RouteEntry {
 
 export type Lookup =
   | { kind: 'found'; endpoint: CompiledEndpoint; params: Record<string, string> }
-  | { kind: 'options'; allow: string }
-  | { kind: 'method-not-allowed'; allow: string }
+  | { kind: 'options'; allow: string; template: string }
+  | { kind: 'method-not-allowed'; allow: string; template: string }
   | { kind: 'not-found' }
   | { kind: 'bad-path' };
 
@@ -74,7 +76,8 @@ function decodeSegments(path: string): string[] | undefined {
 
 /**
  * Compiles the endpoints into a path tree under `basePath`. Lookups answer which endpoint serves a call, or why
- * none does: an unknown path, a method the API does not describe (with `Allow`), an OPTIONS request.
+ * none does: an unknown path, a method the API does not describe (with `Allow`), an OPTIONS request. A described
+ * path is named by its template whatever the method, so that the metrics label it as its other calls.
  */
 export function createRouteTable(
   endpoints: readonly ApiEndpoint[],
@@ -84,7 +87,11 @@ export function createRouteTable(
   const compiled = endpoints.map((endpoint) => compile(endpoint, options.topicPrefix, options.checks?.get(endpoint)));
   const entries = new Set<RouteEntry>();
   for (const endpoint of compiled) {
-    const entry = tree.upsert(endpoint.desc.uri, () => ({ methods: new Map(), allow: '' }));
+    const entry = tree.upsert(endpoint.desc.uri, () => ({
+      template: endpoint.desc.uri,
+      methods: new Map(),
+      allow: '',
+    }));
     entry.methods.set(endpoint.desc.method.toUpperCase(), endpoint);
     entries.add(entry);
   }
@@ -110,9 +117,11 @@ export function createRouteTable(
       const entry = match.value;
       const endpoint = entry.methods.get(method) ?? (method === 'HEAD' ? entry.methods.get('GET') : undefined);
       if (!endpoint) {
-        return method === 'OPTIONS'
-          ? { kind: 'options', allow: entry.allow }
-          : { kind: 'method-not-allowed', allow: entry.allow };
+        return {
+          kind: method === 'OPTIONS' ? 'options' : 'method-not-allowed',
+          allow: entry.allow,
+          template: entry.template,
+        };
       }
       const params: Record<string, string> = {};
       for (let i = 0; i < endpoint.paramNames.length; i++) params[endpoint.paramNames[i]] = match.values[i];

@@ -3,7 +3,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { resolve, sep } from 'node:path';
 import serveIndex from 'serve-index';
 import serveStatic from 'serve-static';
-import { RestbusError, sendError, type Logger } from '@restbus/infra';
+import { REQUEST_MISTAKES, RestbusError, sendError, type Logger } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
@@ -87,7 +87,7 @@ export function createStaticContent(options: StaticContentOptions): StaticConten
 
   function fail(res: ServerResponse, err: unknown, headers: OutgoingHttpHeaders): void {
     const status = (err as { status?: unknown }).status;
-    if (status === 400) sendError(res, 'BAD_REQUEST', 'the path is not validly percent-encoded', headers);
+    if (status === 400) sendError(res, 'BAD_REQUEST', REQUEST_MISTAKES.malformedPath.says, headers);
     else if (status === 403) sendError(res, 'FORBIDDEN', 'the path leads outside the static content', headers);
     else if (status === 404) sendError(res, 'NOT_FOUND', 'no such file', headers);
     else {

@@ -9,6 +9,7 @@ import {
   linearPatternEngine,
   MAX_JSON_DEPTH,
   parseJsonInSlices,
+  REQUEST_MISTAKES,
   type IncomingRequest,
   type RequestProblem,
   type ValidatorPair,
@@ -23,7 +24,8 @@ export type Problem = RequestProblem;
 
 interface OperationValidator {
   parameters: Array<{ location: 'path' | 'query' | 'header'; validate: ValidateFunction }>;
-  body?: { required: boolean; validate: ValidatorPair<ValidateFunction> };
+  /** `onlyJson`: the operation takes no other type of body, so a body of another type is refused. */
+  body?: { required: boolean; onlyJson: boolean; validate: ValidatorPair<ValidateFunction> };
 }
 
 /** The ajv instances an operation is compiled with: parameters (coerced), bodies (listing all errors or the first). */
@@ -55,17 +57,20 @@ function parameterSchema(parameter: Json): Json {
   return Object.fromEntries(Object.entries(parameter).filter(([key]) => !NOT_SCHEMA.has(key)));
 }
 
-function bodySchema(endpoint: ApiEndpoint): { schema: Json; required: boolean } | undefined {
-  const { operation, dialect } = endpoint;
+function bodySchema(endpoint: ApiEndpoint): { schema: Json; required: boolean; onlyJson: boolean } | undefined {
+  const { operation, dialect, document } = endpoint;
   if (dialect === '2.0') {
     const body = (operation.parameters as Json[]).find((parameter) => parameter.in === 'body');
-    return body?.schema ? { schema: body.schema as Json, required: body.required === true } : undefined;
+    const consumes = operation.consumes ?? document.consumes;
+    const onlyJson = !Array.isArray(consumes) || consumes.every((type) => isJsonMediaType(String(type)));
+    return body?.schema ? { schema: body.schema as Json, required: body.required === true, onlyJson } : undefined;
   }
   const requestBody = operation.requestBody as Json | undefined;
   const content = (requestBody?.content ?? {}) as Record<string, Json>;
   const type = Object.keys(content).find(isJsonMediaType);
   const schema = type ? (content[type].schema as Json | undefined) : undefined;
-  return schema ? { schema, required: requestBody?.required === true } : undefined;
+  const onlyJson = Object.keys(content).every(isJsonMediaType);
+  return schema ? { schema, required: requestBody?.required === true, onlyJson } : undefined;
 }
 
 /**
@@ -103,7 +108,7 @@ function compileOperation(endpoint: ApiEndpoint, ajv: Compilers): OperationValid
   const body = bodySchema(endpoint);
   if (body) {
     const validate = { first: ajv.bodyFirst.compile(body.schema), all: ajv.body.compile(body.schema) };
-    validator.body = { required: body.required, validate };
+    validator.body = { required: body.required, onlyJson: body.onlyJson, validate };
   }
   return validator;
 }
@@ -145,7 +150,7 @@ async function check(validator: OperationValidator, request: IncomingRequest): P
     } else if (isJsonMediaType(type)) {
       // Deeper than any API needs, and a stack a parse, a check or a copy would overflow.
       if (isNestedDeeperThan(request.body, MAX_BODY_DEPTH)) {
-        problems.push({ location: 'body', message: `nests deeper than ${MAX_BODY_DEPTH} levels` });
+        problems.push(REQUEST_MISTAKES.jsonTooDeep.problem);
         return refuse(problems);
       }
       let body: unknown;
@@ -153,12 +158,15 @@ async function check(validator: OperationValidator, request: IncomingRequest): P
         // A large body is parsed a slice at a time: other clients are served between the slices.
         body = await parseJsonInSlices(request.body);
       } catch {
-        problems.push({ location: 'body', message: 'is not valid JSON' });
+        problems.push(REQUEST_MISTAKES.malformedJson.problem);
         return refuse(problems);
       }
       const { errors, partial } = findSchemaErrors(validator.body.validate, body, request.body.length);
       problems.push(...toProblems('body', errors));
       return refuse(problems, partial);
+    } else if (validator.body.onlyJson) {
+      // The services and the mock server refuse it too: one answer for a JSON body sent as another type.
+      problems.push(REQUEST_MISTAKES.notJson.problem);
     }
   }
   return refuse(problems);

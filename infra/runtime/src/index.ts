@@ -1,5 +1,6 @@
 // What the other packages use of infra, and nothing more: the rest is infra's own (the tests reach it by path).
 export { runMain, onShutdownSignal } from './app/run-main';
+export { stopWithParent } from './app/stop-with-parent';
 export { readPackageVersion } from './app/read-version';
 export { coalesceRuns } from './app/coalesce-runs';
 export { loadConfig } from './config/load-config';
@@ -18,8 +19,12 @@ export type { HttpLimitConfig, NatsConnectionConfig } from './config/common-sett
 export type { ArgumentSpec, DeclinedFlag, LoadConfigOptions, ProgramSpec, SettingSpec } from './config/load-config';
 export { RestbusError, isRestbusError } from './errors/restbus-error';
 export type { ErrorCode, RequestProblem, RestbusErrorOptions } from './errors/restbus-error';
+export { REQUEST_MISTAKES, refuseRequest } from './errors/request-mistakes';
+export type { RequestMistake, RequestMistakeName } from './errors/request-mistakes';
 export { createLogger } from './logging/create-logger';
 export type { LogFormat, Logger, LoggerOptions } from './logging/create-logger';
+export { describeFailureLine, logRequestFailure } from './logging/log-request-failure';
+export type { FailureLevel, FailureLine } from './logging/log-request-failure';
 export { createNatsLink } from './nats/create-nats-link';
 export type { NatsLink, NatsLinkOptions } from './nats/create-nats-link';
 export type { NatsSecurity, NatsTlsFiles } from './nats/to-nats-security-options';

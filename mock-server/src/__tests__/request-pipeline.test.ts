@@ -86,7 +86,11 @@ describe('the request pipeline of the mock server', () => {
   it('refuses a JSON body nested deeper than 64 levels with 400, before parsing it', async () => {
     const response = await post(server.url, '/rest/users', `${'['.repeat(10_000)}${']'.repeat(10_000)}`);
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: 'the JSON body nests deeper than 64 levels', code: 'BAD_REQUEST' });
+    expect(await response.json()).toEqual({
+      error: 'the body nests deeper than 64 levels',
+      code: 'REQUEST_INVALID',
+      problems: [{ location: 'body', message: 'nests deeper than 64 levels' }],
+    });
     const fine = await post(server.url, '/rest/users', `{"deep": ${'['.repeat(60)}${']'.repeat(60)}}`);
     expect(fine.status).toBe(201);
   });

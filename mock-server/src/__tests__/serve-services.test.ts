@@ -185,13 +185,13 @@ describe('the services of a project', () => {
     expect(form.status).toBe(204);
   });
 
-  it('answers malformed JSON with 400 JSON', async () => {
+  it('answers malformed JSON with 400 REQUEST_INVALID, naming the body, as the gateway does', async () => {
     const response = await call('/rest/users', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"a":',
     });
-    expect(await expectJsonError(response, 400, 'BAD_REQUEST')).toMatch(/^the JSON body is malformed/);
+    expect(await expectJsonError(response, 400, 'REQUEST_INVALID')).toBe('the body is not valid JSON');
   });
 
   it('keeps a session for an implementation in a connect.sid cookie, and parses cookies', async () => {

@@ -1,5 +1,5 @@
 import express, { type Request, type Response } from 'express';
-import { isNestedDeeperThan, MAX_JSON_DEPTH, parseJsonInSlices } from '@restbus/infra';
+import { isJsonMediaType, isNestedDeeperThan, MAX_JSON_DEPTH, parseJsonInSlices, refuseRequest } from '@restbus/infra';
 
 type Middleware = (req: Request, res: Response, next: (err?: unknown) => void) => void;
 
@@ -16,26 +16,57 @@ const bodyLengths = new WeakMap<Request, number>();
 /** The length of a JSON body's text (0 for other bodies): what bounds the work of checking it. */
 export const readBodyLength = (req: Request): number => bodyLengths.get(req) ?? 0;
 
-/** An error as body-parser makes them, so that the app answers it as it answers body-parser's. */
-const bodyError = (type: string, message: string): Error => Object.assign(new Error(message), { status: 400, type });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * JSON bodies as express.json({strict: false}) reads them (an empty one is `{}`), but read as text first and parsed
- * a slice at a time (parseJsonInSlices): JSON.parse alone held the event loop for 100-170 ms on 1 MiB of small
- * nested arrays.
+ * body-parser's failures as the mistakes of the shared table (REQUEST_MISTAKES), so that the mock server answers a
+ * body as the gateway does: the same code and status for the same mistake. Others (a stream already read) pass on.
+ */
+function toRequestMistake(err: unknown, limit: number): unknown {
+  const failure = err as { type?: unknown; message?: unknown };
+  const said = typeof failure?.message === 'string' ? failure.message : undefined;
+  switch (failure?.type) {
+    case 'entity.too.large':
+      return refuseRequest('bodyTooLarge', `the request body is larger than ${limit} bytes`);
+    // A form of more than 1,000 fields: a body too large in fields rather than bytes.
+    case 'parameters.too.many':
+      return refuseRequest('bodyTooLarge', 'the form body has too many fields');
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return refuseRequest('bodyUndecodable', said && `the request body cannot be decoded: ${said}`);
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return refuseRequest('bodyUnreadable');
+    default:
+      return err;
+  }
+}
+
+/**
+ * JSON bodies (`application/json` and `+json` types) as express.json({strict: false}) read them (an empty one is
+ * `{}`), but read as bytes first, decoded as UTF-8 whatever charset the header names, as the gateway and the
+ * services read them (RFC 8259 §8.1), and parsed a slice at a time (parseJsonInSlices): JSON.parse alone held the
+ * event loop for 100-170 ms on 1 MiB of small nested arrays.
  */
 function createJsonParser(limit: number): Middleware {
-  const readText = express.text({ limit, type: 'application/json' });
+  const readBytes = express.raw({ limit, type: (req) => isJsonMediaType(String(req.headers['content-type'] ?? '')) });
   return (req, res, next) =>
-    readText(req, res, (err?: unknown) => {
-      if (err || typeof req.body !== 'string') {
+    readBytes(req, res, (err?: unknown) => {
+      if (err || !Buffer.isBuffer(req.body)) {
         next(err);
         return;
       }
-      const text = req.body;
+      let text: string;
+      try {
+        text = utf8.decode(req.body);
+      } catch {
+        next(refuseRequest('malformedJson'));
+        return;
+      }
+      req.body = text;
       bodyLengths.set(req, text.length);
       if (isNestedDeeperThan(text, MAX_JSON_DEPTH)) {
-        next(bodyError('entity.verify.failed', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`));
+        next(refuseRequest('jsonTooDeep'));
         return;
       }
       parseJsonInSlices(text === '' ? '{}' : text).then(
@@ -43,12 +74,15 @@ function createJsonParser(limit: number): Middleware {
           req.body = value;
           next();
         },
-        (failure: Error) => next(bodyError('entity.parse.failed', failure.message)),
+        () => next(refuseRequest('malformedJson')),
       );
     });
 }
 
-/** JSON, urlencoded and text bodies, as upstream's `bodyParser()` read them; other types stay unread. */
+/**
+ * JSON, urlencoded and text bodies, as upstream's `bodyParser()` read them; other types stay unread. A body the
+ * parsers refuse is one of the table's mistakes (toRequestMistake).
+ */
 export function createBodyParser(limit: number): (req: Request, res: Response) => Promise<void> {
   const parsers: Middleware[] = [
     createJsonParser(limit),
@@ -56,7 +90,11 @@ export function createBodyParser(limit: number): (req: Request, res: Response) =
     express.text({ limit, type: 'text/*' }),
   ];
   return async (req, res) => {
-    for (const parser of parsers) await run(parser, req, res);
+    try {
+      for (const parser of parsers) await run(parser, req, res);
+    } catch (err) {
+      throw toRequestMistake(err, limit);
+    }
   };
 }
 

@@ -1,9 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseCookies } from 'cookie';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type httpProxy from 'http-proxy';
-import { isRestbusError, RestbusError, sendError, type ErrorCode, type Logger } from '@restbus/infra';
+import {
+  isRestbusError,
+  logRequestFailure,
+  refuseRequest,
+  RestbusError,
+  sendError,
+  type ErrorCode,
+  type Logger,
+} from '@restbus/infra';
 import { normalisePath } from '../request/normalise-path';
 import { createBodyParser, hasBody, overrideMethod } from '../request/parse-body';
 import { readMockDelay } from '../request/read-mock-delay';
@@ -30,25 +39,39 @@ export interface MockAppDeps {
 // body-parser's own errors: their messages describe the body, never a file or the server.
 const BODY_ERROR = /^(entity|charset|encoding|parameters|stream)\./;
 
+/** The codes of the statuses `send` and Express's helpers fail with; another 4xx keeps its status as BAD_REQUEST. */
+const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  413: 'BODY_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
 /**
- * What a failure tells the client. Our errors and body-parser's say what was wrong with the request; anything else
- * (a file that vanished while being sent, whose error names its absolute path) gets a status and a generic message:
- * the details are in the log only.
+ * What a failure tells the client. Our errors say what was wrong with the request (the body's mistakes are the
+ * shared table's, see parse-body); anything else (a file that vanished while being sent, whose error names its
+ * absolute path) gets a status and a generic message: the details are in the log only.
  */
-function describeFailure(err: unknown): { code: ErrorCode; message: string; status?: number } {
-  if (isRestbusError(err)) return { code: err.code, message: err.message };
+function describeFailure(err: unknown): { error: RestbusError; status?: number } {
+  if (isRestbusError(err)) return { error: err };
   const failure = err as { status?: number; type?: string; message?: string };
-  if (failure.type === 'entity.parse.failed')
-    return { code: 'BAD_REQUEST', message: `the JSON body is malformed: ${failure.message}` };
-  if (failure.type === 'entity.too.large') return { code: 'BODY_TOO_LARGE', message: 'the request body is too large' };
-  if (failure.type === 'entity.verify.failed') return { code: 'BAD_REQUEST', message: String(failure.message) };
-  if (failure.status === 404) return { code: 'NOT_FOUND', message: 'nothing is served at this path' };
-  if (typeof failure.status === 'number' && failure.status >= 400 && failure.status < 500) {
+  if (failure?.status === 404) return { error: refuseRequest('notFound') };
+  if (typeof failure?.status === 'number' && failure.status >= 400 && failure.status < 500) {
     const message = BODY_ERROR.test(failure.type ?? '') && failure.message ? failure.message : 'bad request';
-    return { code: 'BAD_REQUEST', message, status: failure.status };
+    const code = CODE_OF_STATUS[failure.status];
+    return code
+      ? { error: new RestbusError(code, message) }
+      : { error: new RestbusError('BAD_REQUEST', message), status: failure.status };
   }
-  return { code: 'INTERNAL', message: 'internal error' };
+  return { error: new RestbusError('INTERNAL', 'internal error', { cause: err }) };
 }
+
+/** The id a failure is answered and logged with: the client's own `X-Request-Id` when it is a plain token. */
+const REQUEST_ID = /^[\w.:@+=-]{1,128}$/;
+const readRequestId = (req: Request): string => {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+};
 
 /**
  * The request pipeline, in the order the issue gives: proxy rules, body parsing and method override (only when a
@@ -70,6 +93,9 @@ export function createMockApp(deps: MockAppDeps): MockApp {
       return cookies;
     },
   });
+
+  // The service route a request reached, for its failure's log line.
+  const routes = new WeakMap<Request, string>();
 
   async function serve(req: Request, res: Response, generation: Generation): Promise<void> {
     // One spelling of the path for everything below: login, proxy rules and exceptions, services, static folders.
@@ -99,6 +125,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
     }
 
     let found = generation.services.find(req.method, path);
+    if ('route' in found) routes.set(req, found.route.template);
     // A body is read only where something uses it: an implementation function, or a POST's `_method` override.
     const isService = 'route' in found || found.allow.length > 0;
     const usesBody = req.method === 'POST' ? isService : 'route' in found && found.route.readsBody;
@@ -111,6 +138,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
     if (overrideMethod(req)) found = generation.services.find(req.method, path);
 
     if ('route' in found) {
+      routes.set(req, found.route.template);
       const delay = readMockDelay(req);
       if (delay > 0) await sleep(delay);
       req.params = found.params;
@@ -134,17 +162,17 @@ export function createMockApp(deps: MockAppDeps): MockApp {
   }
 
   const fail = (req: Request, res: Response, err: unknown): void => {
-    const failure = describeFailure(err);
-    if (failure.code === 'INTERNAL' || failure.code === 'NOT_FOUND') {
-      logger[failure.code === 'INTERNAL' ? 'error' : 'debug'](
-        { err, method: req.method, url: req.originalUrl },
-        'request failed',
-      );
-    }
-    sendError(res, failure.code, failure.message, isRestbusError(err) ? err.headers : undefined, {
-      status: failure.status,
-      details: isRestbusError(err) ? err.details : undefined,
-    });
+    const { error, status } = describeFailure(err);
+    const reqId = readRequestId(req);
+    // One line at the level the failure's kind has (logRequestFailure): a client's mistake at info, a 404 at debug.
+    logRequestFailure(logger, error, { method: req.method, route: routes.get(req), path: req.path, reqId });
+    sendError(
+      res,
+      error.code,
+      error.message,
+      { ...error.headers, 'x-request-id': reqId },
+      { status, details: error.details },
+    );
   };
 
   const handle = (req: Request, res: Response): void => {

@@ -9,6 +9,7 @@ import {
   createLogger,
   describeListenError,
   isRestbusError,
+  logRequestFailure,
   RestbusError,
   sendError,
   type HttpLimits,
@@ -102,14 +103,14 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
     proxyTimeout: environment.proxyTimeout ?? 30_000,
   });
   proxy.on('error', (err, req, res) => {
-    logger.warn({ err, url: req.url }, 'proxy: the remote failed');
-    if (res instanceof ServerResponse) {
-      sendError(
-        res,
-        'PROXY_FAILED',
-        `the remote service did not answer (${(err as NodeJS.ErrnoException).code ?? err.message})`,
-      );
-    } else res.destroy();
+    const failure = new RestbusError(
+      'PROXY_FAILED',
+      `the remote service did not answer (${(err as NodeJS.ErrnoException).code ?? err.message})`,
+    );
+    // A remote that is down is an outage, not our failure: one warning with its code, no stack.
+    logRequestFailure(logger, failure, { method: req.method, path: req.url });
+    if (res instanceof ServerResponse) sendError(res, failure.code, failure.message);
+    else res.destroy();
   });
   const secret =
     options.sessionSecret ??

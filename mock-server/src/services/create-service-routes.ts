@@ -22,6 +22,8 @@ import type { RequestCheck, RequestChecks } from './validation/compile-request-c
 export interface ServiceRoute {
   method: string;
   matcher: UriMatcher;
+  /** `serviceUrlPrefix + uriTemplate`: what a log line names the route by. */
+  template: string;
   /** Whether the route runs user code (which may use `request.session`). */
   implemented: boolean;
   /** Whether the route reads the request body (user code, or a stateful POST or PUT). */
@@ -185,6 +187,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
     const serviceDir = join(project.environment.restapiRoot, project.config.servicesRoot, service.path);
     const contentPath = relative(project.environment.restapiRoot, serviceDir);
     const matcher = compileUriTemplate(prefix, service.descriptor.uriTemplate);
+    const template = `${prefix}${service.descriptor.uriTemplate}`;
     const described = describeService(service, serviceDir, contentPath, mockFiles, project.config);
     const echo = JSON.stringify({ ...service.descriptor, path: service.path, contentPath });
 
@@ -200,6 +203,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
         const route = {
           method,
           matcher,
+          template,
           implemented: false,
           readsBody: method !== 'GET',
           usesSession,
@@ -250,30 +254,23 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
         const resolved = implementations.resolve(reference);
         handle = async (req, res) => {
           // What failed stays in the log (a message may name a file, a host or a password); the client gets an id
-          // to find it there.
-          const failureId = (): string => randomUUID();
+          // to find it there. The app logs each failure once (logRequestFailure), with its cause's stack.
           if (!resolved.ok) {
             // Logged once, at load, with the loader's own message (see startMockServer's report).
             if (!strict)
               return answerFallback(req, res, `the implementation ${reference} is not available: ${resolved.reason}`);
-            const id = failureId();
-            logger.error(
-              { failureId: id, service: service.path, method, reason: resolved.reason },
-              'implementation unavailable',
-            );
             throw new RestbusError(
               'IMPLEMENTATION_UNAVAILABLE',
-              `the implementation ${reference} is not available: ${resolved.reason} (failure ${id} in the server log)`,
+              `the implementation ${reference} is not available: ${resolved.reason} (failure ${randomUUID()} in the server log)`,
             );
           }
           try {
             await resolved.fn(req, res, described);
           } catch (err) {
-            const id = failureId();
-            logger.error({ err, failureId: id, service: service.path, method }, 'implementation failed');
             throw new RestbusError(
               'HANDLER_FAILED',
-              `the implementation ${reference} failed (failure ${id} in the server log)`,
+              `the implementation ${reference} failed (failure ${randomUUID()} in the server log)`,
+              { cause: err },
             );
           }
         };
@@ -302,6 +299,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       const route = {
         method,
         matcher,
+        template,
         implemented: reference !== undefined,
         readsBody: reference !== undefined || templated.length > 0,
         usesSession: reference !== undefined,

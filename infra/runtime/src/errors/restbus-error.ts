@@ -20,6 +20,8 @@ export const ErrorCodes = {
   CONFLICT: 409,
   STATE_FULL: 507,
   NOT_ACCEPTABLE: 406,
+  // A body in a content coding or charset the server cannot decode (the mock server's form and text bodies).
+  UNSUPPORTED_MEDIA_TYPE: 415,
   REQUEST_INVALID: 400,
   NOT_IMPLEMENTED: 501,
   HANDLER_FAILED: 500,
@@ -48,8 +50,8 @@ export const ErrorCodes = {
 export type ErrorCode = keyof typeof ErrorCodes;
 
 export interface RestbusErrorOptions extends ErrorOptions {
-  /** Headers the answer carries beside the error body: Allow for a 405, WWW-Authenticate for a 401... */
-  headers?: Readonly<Record<string, string>>;
+  /** Headers the answer carries beside the error body: Allow for a 405, WWW-Authenticate for a 401 (one a scheme)... */
+  headers?: Readonly<Record<string, string | string[]>>;
   /** Fields the error body carries after `error` and `code`: the `problems` of a REQUEST_INVALID... */
   details?: Readonly<Record<string, unknown>>;
 }
@@ -63,7 +65,7 @@ export interface RequestProblem {
 export class RestbusError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string | string[]>>;
   readonly details?: Readonly<Record<string, unknown>>;
 
   constructor(code: ErrorCode, message: string, options?: RestbusErrorOptions) {

@@ -8,6 +8,7 @@ import {
   findSchemaErrors,
   isJsonMediaType,
   linearPatternEngine,
+  REQUEST_MISTAKES,
   type RequestProblem,
   type ValidatorPair,
 } from '@restbus/infra';
@@ -19,6 +20,7 @@ import {
   type RequestParameter,
   type ServiceDescriptor,
 } from '@restbus/project-format';
+import { hasBody } from '../../request/parse-body';
 
 /**
  * The problems of one request against its method's declarations, none when it matches; `bodyLength` is the length of
@@ -117,8 +119,9 @@ function compileCheck(
     }
     const body: unknown = req.body;
     if (bodySchema) {
-      if (body === undefined) problems.push({ location: 'body', message: 'is required' });
-      else if (!isJsonMediaType(contentTypeOf(req))) problems.push({ location: 'body', message: 'must be JSON' });
+      if (body === undefined && !hasBody(req)) problems.push({ location: 'body', message: 'is required' });
+      // Any other type (text, XML, none named), read or not: the gateway's answer to a JSON body sent otherwise.
+      else if (!isJsonMediaType(contentTypeOf(req))) problems.push(REQUEST_MISTAKES.notJson.problem);
       else {
         const found = findSchemaErrors(bodySchema, body, bodyLength);
         problems.push(...toProblems('body', found.errors));
