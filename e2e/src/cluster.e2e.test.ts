@@ -1,6 +1,7 @@
 import { findMissing, formatTimeline, runLoad, summarizeLoad, toTimeline, type LoadRun } from './cluster-load';
 import { GATEWAYS, NATS_NODES, startClusterStack, type ClusterStack, type NatsNode } from './cluster-stack';
 import { describeFailures } from './describe-failures';
+import { describeReadmeRecipesOnClusterStack } from './readme-recipes.cases';
 
 // Bounded load: a fixed rate for a fixed time, half reads and half writes, on a 2-core machine running ten
 // containers. Figures are printed for the record.
@@ -38,6 +39,9 @@ describe('the cluster stack', () => {
   afterAll(async () => {
     await stack?.down();
   });
+
+  // First, while all of it is up: the README's readiness recipe waits on this stack's load balancer.
+  describeReadmeRecipesOnClusterStack(() => stack!);
 
   it('serves persons through the load balancer from both gateways', async () => {
     const served = await Promise.all(GATEWAYS.map((gateway) => stack!.requestsServedBy(gateway)));

@@ -2,6 +2,7 @@ import { connect, type NatsConnection } from 'nats';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { E2E_TAG, REPO_ROOT, startComposeStack, type ComposeStack } from './compose-stack';
 import { describeMockServerAndTool } from './mock-and-tool.cases';
+import { describeReadmeRecipesOnComposeStack } from './readme-recipes.cases';
 
 // Building the images dominates a cold run; a warm one takes seconds.
 jest.setTimeout(300_000);
@@ -242,6 +243,7 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
   });
 
   describeMockServerAndTool(() => stack!);
+  describeReadmeRecipesOnComposeStack(() => stack!);
 
   describe('failure semantics', () => {
     it('answers an unknown path with 404 and a JSON error', async () => {
