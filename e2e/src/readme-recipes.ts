@@ -1,6 +1,6 @@
 // Every shell block of the READMEs, and what the suite does with it: runs it (on this machine, or on a stack the e2e
 // suite has up) or leaves it out, with the reason. A block no rule names fails readme-commands.test.ts.
-import { cp, mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './compose-stack';
@@ -397,7 +397,12 @@ export const RULES: BlockRule[] = [
     opens: 'cd ~/apis && docker compose -f ~/restbus/docker-compose.yml run --rm tool create demo …',
     runs: 'compose stack',
     does: 'makes a project with the tool container without the script, and serves it',
-    prepare: async (ctx) => ({ cwd: await ctx.folder('apis') }),
+    // The reader runs this or the recipe above, not both: the demo the script made in ~/apis is not there for them.
+    prepare: async (ctx) => {
+      const apis = ctx.placeholders.find(([text]) => text === '~/apis')![1];
+      await rm(join(apis, 'demo'), { recursive: true, force: true });
+      return { cwd: await ctx.folder('apis') };
+    },
     check: async (_run, ctx) => {
       expect(await fetchText(`http://127.0.0.1:${ctx.ports.get(3017)}/rest/monitoring/isAlive`)).toBe('200 true\n');
     },

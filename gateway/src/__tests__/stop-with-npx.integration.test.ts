@@ -61,15 +61,20 @@ async function start(command: string, args: string[]): Promise<Running> {
   starters.add(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // The pid comes in a JSON log line, the port in the gateway's `gateway listening` line or the mock server's
+  // `Express server listening` line, in either order (pino writes asynchronously beside console.log).
   let pid: number | undefined;
+  let port: number | undefined;
   for await (const line of createInterface({ input: child.stdout! })) {
     const listening = /^Express server listening on port (\d+)$/.exec(line);
-    if (listening && pid !== undefined) return { child, pid, port: Number(listening[1]) };
-    if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; port?: number; pid?: number };
-    pid ??= entry.pid;
-    if (pid !== undefined) started.add(pid);
-    if (entry.msg === 'gateway listening' && pid !== undefined) return { child, pid, port: entry.port! };
+    if (listening) port = Number(listening[1]);
+    else if (line.startsWith('{')) {
+      const entry = JSON.parse(line) as { msg?: string; port?: number; pid?: number };
+      pid ??= entry.pid;
+      if (pid !== undefined) started.add(pid);
+      if (entry.msg === 'gateway listening') port = entry.port;
+    }
+    if (pid !== undefined && port !== undefined) return { child, pid, port };
   }
   throw new Error(`${command} ${args.join(' ')} ended before it listened: ${stderr}`);
 }

@@ -6,8 +6,9 @@ import { startMockProgram, type RunningMockProgram } from './start-mock-program'
 // What the flood may add to the process's resident memory at its peak: the states (64 MiB of estimated memory by
 // default), the bodies being parsed (1 MiB of `{}` is some 21 MB on the heap), and the headroom V8 leaves its heap
 // before it collects (up to four times what is live; more garbage piles up while a busy machine slows the
-// collector). Measured: +395 MiB on a quiet machine, up to +640 MiB on a busy one; without the total it grew past
-// 4 GiB in these 190 requests, a few short of the heap's limit.
+// collector). Measured: +395 MiB on a quiet machine, up to +640 MiB on a busy one. Parsed in slices side by side,
+// each half-built body held at once, it reached +809 MiB; parsed one at a time, +409 MiB. Without the total it grew
+// past 4 GiB in these 190 requests, a few short of the heap's limit.
 const RSS_BOUND = 768 * 1024 * 1024;
 const REQUESTS = 190;
 const CONCURRENCY = 4;

@@ -120,6 +120,18 @@ describe('parseJsonInSlices', () => {
     expect(turns).toBeGreaterThan(5);
   });
 
+  it('parses large texts one after the other, so that only one half-built value is held at a time', async () => {
+    const large = `[${Array.from({ length: 20_000 }, () => '[{}]').join(',')}]`;
+    const smaller = `[${Array.from({ length: 600 }, () => '[{}]').join(',')}]`;
+    const finished: string[] = [];
+    await Promise.all([
+      parseJsonInSlices(large, 1024).then(() => finished.push('large, queued first')),
+      parseJsonInSlices(smaller, 1024).then(() => finished.push('smaller, queued second')),
+    ]);
+    // Interleaved, the smaller text (3 slices) would be done long before the large one (100 slices).
+    expect(finished).toEqual(['large, queued first', 'smaller, queued second']);
+  });
+
   it('parses a text shorter than a slice in one call, without waiting for a turn', async () => {
     let turned = false;
     setImmediate(() => (turned = true));

@@ -223,8 +223,24 @@ class SlicedParser {
  */
 export async function parseJsonInSlices(text: string, sliceLength = JSON_SLICE_LENGTH): Promise<unknown> {
   if (text.length <= sliceLength) return JSON.parse(text);
-  const parser = new SlicedParser(text, sliceLength);
-  // A turn between the scan and the parse: each is a few milliseconds of a large text.
-  await nextTurn();
-  return parser.atOnce ? JSON.parse(text) : parser.parseWhole();
+  return oneAtATime(async () => {
+    const parser = new SlicedParser(text, sliceLength);
+    // A turn between the scan and the parse: each is a few milliseconds of a large text.
+    await nextTurn();
+    return parser.atOnce ? JSON.parse(text) : parser.parseWhole();
+  });
+}
+
+/** The end of the last large parse queued: the next one starts after it. */
+let lastLarge: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs the large parses of the process one after the other, in the order they came. Interleaved, four 1 MiB bodies
+ * of `{}` would each hold their half-built value (some 21 MB of heap each) at once; one at a time, a single one is
+ * half-built, and the CPU they need is the same. Small requests still run between the slices.
+ */
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = lastLarge.then(work, work);
+  lastLarge = run.catch(() => undefined);
+  return run;
 }
