@@ -6,6 +6,7 @@ const { join } = require('node:path');
 const packages = [
   ['infra', 'infra/runtime'],
   ['project-format', 'infra/project-format'],
+  ['openapi', 'infra/openapi'],
   ['gateway', 'gateway'],
   ['person-service', 'person-service'],
   ['systems-service', 'systems-service'],
@@ -28,6 +29,7 @@ const projectFor = ([name, dir]) => ({
     '^@restbus/infra/testing$': fromRoot('infra/runtime/src/testing/index.ts'),
     '^@restbus/project-format$': fromRoot('infra/project-format/src/index.ts'),
     '^@restbus/project-format/testing$': fromRoot('infra/project-format/src/testing/index.ts'),
+    '^@restbus/openapi$': fromRoot('infra/openapi/src/index.ts'),
     '^@restbus/mock-server$': fromRoot('mock-server/src/index.ts'),
     '^@restbus/mock-server/check$': fromRoot('mock-server/src/check.ts'),
   },

@@ -1,3 +1,4 @@
+import { buildApiModel } from '@restbus/openapi';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createHttpServer, type HttpLimits, type NatsLink } from '@restbus/infra';
@@ -68,7 +69,11 @@ export function testEndpoint(
   uri: string,
   operation: Record<string, unknown> = {},
 ): ApiEndpoint {
+  const document = { openapi: '3.0.3', paths: { [uri]: { [method]: { parameters: [], ...operation } } } };
+  const api = buildApiModel(document, { file: 'test.yml', dialect: '3.0', topicPrefix: 'easer' });
   return {
+    model: api.operations[0],
+    api,
     file: 'test.yml',
     document: {},
     dialect: '3.0',

@@ -1,8 +1,13 @@
 import type { EndpointDesc } from '@restbus/infra';
+import type { ApiModel, ApiOperation } from '@restbus/openapi';
 
 /** An endpoint of a loaded API, with the file it came from (for messages about clashes). */
 export interface ApiEndpoint {
   desc: EndpointDesc;
+  /** The typed model of the operation: what the gateway reads (the raw members below are on their way out). */
+  model: ApiOperation;
+  /** The typed model of its document (`schemaRoot` resolves the `$ref`s a cycle left in its schemas). */
+  api: ApiModel;
   file: string;
   /** The dereferenced operation object, with the path item's parameters merged in, for request validation. */
   operation: Record<string, unknown>;

@@ -7,6 +7,7 @@ import {
   type HttpMethod,
   type ResponseDesc,
 } from '@restbus/infra';
+import { buildApiModel } from '@restbus/openapi';
 import { createApiLinter, type ApiLinter } from './create-api-linter';
 import type { SourceFile } from './read-source-file';
 import { formatDiagnostic, formatPath, toPrintable, type Diagnostic } from './diagnostic';
@@ -161,6 +162,8 @@ async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter
     error(document.paths === undefined ? [] : ['paths'], 'describes no paths: there is nothing to serve');
     return { endpoints: [], diagnostics, source };
   }
+  const api = buildApiModel(document, { file, dialect, topicPrefix });
+  const models = new Map(api.operations.map((operation) => [`${operation.method} ${operation.path}`, operation]));
   const endpoints: ApiEndpoint[] = [];
   for (const [uri, item] of Object.entries(document.paths)) {
     if (!isObject(item)) continue;
@@ -193,6 +196,9 @@ async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter
       }
       endpoints.push({
         desc: toEndpoint(document, uri, method, operation),
+        // Every object operation of paths is in the model, by the same method and path.
+        model: models.get(`${method} ${uri}`)!,
+        api,
         file,
         operation: { ...operation, parameters: mergeParameters(item.parameters, operation.parameters) },
         document,

@@ -1,8 +1,16 @@
+import { buildApiModel } from '@restbus/openapi';
 import type { HttpMethod } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable } from './route-table';
 
+function testModel(method: HttpMethod, uri: string): Pick<ApiEndpoint, 'model' | 'api'> {
+  const document = { openapi: '3.0.3', paths: { [uri]: { [method]: { responses: {} } } } };
+  const api = buildApiModel(document, { file: 'api.yml', dialect: '3.0', topicPrefix: 'easer' });
+  return { model: api.operations[0], api };
+}
+
 const endpoint = (method: HttpMethod, uri: string): ApiEndpoint => ({
+  ...testModel(method, uri),
   file: 'api.yml',
   document: {},
   desc: { uri, jsfUri: uri, method, operationId: null, consumes: [], produces: [], responses: {} },

@@ -1,0 +1,141 @@
+import type { HttpMethod } from '@restbus/infra';
+
+/** Which schema dialect a document's schemas speak: Swagger 2.0, OpenAPI 3.0, or 3.1 (3.2 is read as 3.1). */
+export type Dialect = '2.0' | '3.0' | '3.1';
+
+/**
+ * A schema of the document, dereferenced: a JSON Schema object (or boolean in 3.1) handed to ajv, the sampler or a
+ * type generator as it is. A cycle's `$ref`s are left in place and resolve against the document's `schemaRoot`.
+ * The model does not look inside schemas: that is what JSON Schema tools are for.
+ */
+export type JsonSchema = Readonly<Record<string, unknown>> | boolean;
+
+/** An example written in the document: its name (`default` for a lone `example`) and value. */
+export interface ApiExample {
+  name: string;
+  value: unknown;
+  summary?: string;
+}
+
+/** A body in one media type: its schema and the examples written for it, in document order. */
+export interface ApiMedia {
+  schema?: JsonSchema;
+  examples: ApiExample[];
+}
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+/**
+ * A parameter, with path item and operation parameters merged (the operation's wins). Swagger 2's inline `type`,
+ * `format`, `items`, `enum` … are gathered into `schema`; its `collectionFormat` becomes `style`/`explode`.
+ */
+export interface ApiParameter {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  schema?: JsonSchema;
+  /** The media type and schema of a parameter written with `content` (3.x) instead of `schema`. */
+  content?: { mediaType: string; schema?: JsonSchema };
+  style?: string;
+  explode?: boolean;
+  allowEmptyValue?: boolean;
+  allowReserved?: boolean;
+  deprecated?: boolean;
+  description?: string;
+  examples: ApiExample[];
+}
+
+/**
+ * The request body by media type. Swagger 2's `in: body` parameter gives one entry per `consumes` type (JSON when
+ * none); its `formData` parameters give an object schema under the form types it consumes.
+ */
+export interface ApiRequestBody {
+  required: boolean;
+  description?: string;
+  content: Record<string, ApiMedia>;
+}
+
+export interface ApiHeader {
+  required: boolean;
+  schema?: JsonSchema;
+  description?: string;
+}
+
+/**
+ * One declared response. `status` is as written: a code (`200`), a range (`2XX`, upper case) or `default`.
+ * Swagger 2's single `schema` is given for each `produces` type (JSON when none); its `examples` by type.
+ */
+export interface ApiResponse {
+  status: string;
+  description?: string;
+  content: Record<string, ApiMedia>;
+  headers: Record<string, ApiHeader>;
+}
+
+/** A security scheme as declared (`components.securitySchemes`, or Swagger 2's `securityDefinitions`). */
+export interface ApiSecurityScheme {
+  /** `apiKey`, `http`, `oauth2`, `openIdConnect`, `mutualTLS`, or Swagger 2's `basic`. */
+  type: string;
+  /** `apiKey`: the header, query parameter or cookie name. */
+  name?: string;
+  in?: 'header' | 'query' | 'cookie';
+  /** `http`: the scheme (`basic`, `bearer` …), lower case. */
+  scheme?: string;
+}
+
+/** One scheme of a requirement: its name, its declaration (undefined when the document does not declare it), scopes. */
+export interface ApiSecurityUse {
+  name: string;
+  scheme?: ApiSecurityScheme;
+  scopes: string[];
+}
+
+export interface ApiOperation {
+  /**
+   * The operation's name in generated code and metrics: its `operationId`, or, when it has none, one made from
+   * method and path (see `nameOperation`). Unique in the document.
+   */
+  name: string;
+  operationId?: string;
+  method: HttpMethod;
+  /** The path template as written in the document (`/persons/{id}`). */
+  path: string;
+  /** Where the gateway sends a call: `<topicPrefix>.<method>_<path>`, or the operation's `x-restbus-subject`. */
+  subject: string;
+  summary?: string;
+  description?: string;
+  tags: string[];
+  deprecated: boolean;
+  parameters: Record<ParameterLocation, ApiParameter[]>;
+  requestBody?: ApiRequestBody;
+  /** In document order. */
+  responses: ApiResponse[];
+  /**
+   * Alternatives (any one suffices) of requirements (all of whose schemes are needed): the operation's own
+   * `security`, else the document's. `[]` when none is asked; a `[]` alternative (`{}`) means "none needed".
+   */
+  security: ApiSecurityUse[][];
+  /** easer's `x-static`: files under `contentPath` are served at the path; the operation is never forwarded. */
+  static?: { contentPath: string };
+  /** The operation's own `x-` members, for features built on them (streams, …). */
+  extensions: Record<string, unknown>;
+  /** Where it is written: the file and the path to the operation in it, to place messages at a line. */
+  source: { file: string; pointer: Array<string | number> };
+}
+
+/** One loaded document. */
+export interface ApiModel {
+  file: string;
+  dialect: Dialect;
+  /** `info.title` and `info.version` (empty when absent). */
+  title: string;
+  version: string;
+  operations: ApiOperation[];
+  /** Named schemas (`components.schemas`, Swagger 2's `definitions`), dereferenced, for type generators. */
+  schemas: Record<string, JsonSchema>;
+  /**
+   * The dereferenced document, opaque: what the `$ref`s of a cycle left in a schema resolve against. Hand it to
+   * ajv or the sampler as the root; never read OpenAPI from it.
+   */
+  schemaRoot: object;
+}

@@ -1,0 +1,333 @@
+import { HTTP_METHODS, toTopic, type HttpMethod } from '@restbus/infra';
+import type {
+  ApiExample,
+  ApiHeader,
+  ApiMedia,
+  ApiModel,
+  ApiOperation,
+  ApiParameter,
+  ApiRequestBody,
+  ApiResponse,
+  ApiSecurityScheme,
+  ApiSecurityUse,
+  Dialect,
+  JsonSchema,
+  ParameterLocation,
+} from './api-model';
+import { nameOperation } from './name-operation';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A lenient document may have anything where an object belongs: it reads as empty (the linter says so). */
+const asObject = (value: unknown): Json => (isObject(value) ? value : {});
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined;
+const toSchema = (value: unknown): JsonSchema | undefined =>
+  isObject(value) || typeof value === 'boolean' ? value : undefined;
+
+const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
+const JSON_TYPE = 'application/json';
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
+// Swagger 2 parameters and headers carry their schema inline, among these members that are not schema.
+const NOT_SCHEMA = new Set([
+  'name',
+  'in',
+  'required',
+  'description',
+  'allowEmptyValue',
+  'collectionFormat',
+  'schema',
+  'example',
+  'examples',
+  'style',
+  'explode',
+  'deprecated',
+]);
+
+export interface BuildOptions {
+  file: string;
+  dialect: Dialect;
+  /** The first tokens of every subject (`--topicPrefix`). */
+  topicPrefix: string;
+}
+
+function inlineSchema(object: Json): JsonSchema {
+  return Object.fromEntries(Object.entries(object).filter(([key]) => !NOT_SCHEMA.has(key)));
+}
+
+/** 3.x `example` / `examples` (Example objects) of a media type or parameter. */
+function readExamples(holder: Json): ApiExample[] {
+  const examples: ApiExample[] = [];
+  if (holder.example !== undefined) examples.push({ name: 'default', value: holder.example });
+  for (const [name, raw] of Object.entries(asObject(holder.examples))) {
+    if (!isObject(raw) || raw.value === undefined) continue;
+    examples.push({ name, value: raw.value, ...(typeof raw.summary === 'string' && { summary: raw.summary }) });
+  }
+  return examples;
+}
+
+function readMedia(raw: unknown): ApiMedia {
+  const media = asObject(raw);
+  const schema = toSchema(media.schema);
+  return { ...(schema !== undefined && { schema }), examples: readExamples(media) };
+}
+
+function readContent(raw: unknown): Record<string, ApiMedia> {
+  return Object.fromEntries(Object.entries(asObject(raw)).map(([type, media]) => [type, readMedia(media)]));
+}
+
+/** Swagger 2's `collectionFormat` as the 3.x style it stands for. */
+function toStyle(collectionFormat: unknown, location: string): Pick<ApiParameter, 'style' | 'explode'> {
+  switch (collectionFormat) {
+    case 'multi':
+      return { style: 'form', explode: true };
+    case 'ssv':
+      return { style: 'spaceDelimited', explode: false };
+    case 'pipes':
+      return { style: 'pipeDelimited', explode: false };
+    case 'tsv':
+      return { style: 'tabDelimited', explode: false };
+    default:
+      return { style: location === 'query' ? 'form' : 'simple', explode: false };
+  }
+}
+
+function readParameter(raw: Json, dialect: Dialect): ApiParameter | undefined {
+  const name = asString(raw.name);
+  const location = raw.in;
+  if (name === undefined || !LOCATIONS.includes(location as ParameterLocation)) return undefined;
+  const where = location as ParameterLocation;
+  const parameter: ApiParameter = {
+    name,
+    in: where,
+    required: where === 'path' || raw.required === true,
+    examples: readExamples(raw),
+  };
+  if (dialect === '2.0') {
+    parameter.schema = inlineSchema(raw);
+    Object.assign(parameter, toStyle(raw.collectionFormat, where));
+  } else {
+    const schema = toSchema(raw.schema);
+    if (schema !== undefined) parameter.schema = schema;
+    const [mediaType, media] = Object.entries(asObject(raw.content))[0] ?? [];
+    if (mediaType !== undefined) {
+      const contentSchema = toSchema(asObject(media).schema);
+      parameter.content = { mediaType, ...(contentSchema !== undefined && { schema: contentSchema }) };
+    }
+    if (typeof raw.style === 'string') parameter.style = raw.style;
+    if (typeof raw.explode === 'boolean') parameter.explode = raw.explode;
+    if (raw.allowReserved === true) parameter.allowReserved = true;
+  }
+  if (raw.allowEmptyValue === true) parameter.allowEmptyValue = true;
+  if (raw.deprecated === true) parameter.deprecated = true;
+  if (typeof raw.description === 'string') parameter.description = raw.description;
+  return parameter;
+}
+
+/** Operation parameters override path item parameters of the same name and location. */
+function mergeParameters(fromPath: unknown, fromOperation: unknown): Json[] {
+  const merged = new Map<string, Json>();
+  for (const parameter of [...asArray(fromPath), ...asArray(fromOperation)]) {
+    if (isObject(parameter)) merged.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
+  }
+  return [...merged.values()];
+}
+
+/** Swagger 2: the `in: body` parameter, or the `formData` ones as one object, under each type consumed. */
+function readSwaggerBody(parameters: Json[], consumes: string[]): ApiRequestBody | undefined {
+  const body = parameters.find((parameter) => parameter.in === 'body');
+  if (body) {
+    const schema = toSchema(body.schema);
+    const media: ApiMedia = { ...(schema !== undefined && { schema }), examples: readExamples(body) };
+    const types = consumes.length > 0 ? consumes : [JSON_TYPE];
+    return {
+      required: body.required === true,
+      ...(typeof body.description === 'string' && { description: body.description }),
+      content: Object.fromEntries(types.map((type) => [type, media])),
+    };
+  }
+  const fields = parameters.filter((parameter) => parameter.in === 'formData' && typeof parameter.name === 'string');
+  if (fields.length === 0) return undefined;
+  const required = fields.filter((field) => field.required === true).map((field) => String(field.name));
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: Object.fromEntries(fields.map((field) => [String(field.name), inlineSchema(field)])),
+    ...(required.length > 0 && { required }),
+  };
+  const types = consumes.filter((type) => FORM_TYPES.includes(type.split(';')[0].trim().toLowerCase()));
+  return {
+    required: required.length > 0,
+    content: Object.fromEntries(
+      (types.length > 0 ? types : [FORM_TYPES[0]]).map((type) => [type, { schema, examples: [] }]),
+    ),
+  };
+}
+
+function readHeaders(raw: unknown, dialect: Dialect): Record<string, ApiHeader> {
+  const headers: Record<string, ApiHeader> = {};
+  for (const [name, value] of Object.entries(asObject(raw))) {
+    if (!isObject(value)) continue;
+    const schema =
+      dialect === '2.0'
+        ? inlineSchema(value)
+        : (toSchema(value.schema) ?? toSchema(asObject(Object.values(asObject(value.content))[0]).schema));
+    headers[name] = {
+      required: value.required === true,
+      ...(schema !== undefined && { schema }),
+      ...(typeof value.description === 'string' && { description: value.description }),
+    };
+  }
+  return headers;
+}
+
+function readResponse(status: string, raw: Json, dialect: Dialect, produces: string[]): ApiResponse {
+  const response: ApiResponse = {
+    status: /^[1-5]xx$/i.test(status) ? status.toUpperCase() : status,
+    content: {},
+    headers: readHeaders(raw.headers, dialect),
+  };
+  if (typeof raw.description === 'string') response.description = raw.description;
+  if (dialect !== '2.0') {
+    response.content = readContent(raw.content);
+    return response;
+  }
+  const schema = toSchema(raw.schema);
+  const examples = asObject(raw.examples);
+  const types = [...new Set([...produces, ...Object.keys(examples)])];
+  if (schema === undefined && types.length === 0) return response;
+  for (const type of types.length > 0 ? types : [JSON_TYPE]) {
+    response.content[type] = {
+      ...(schema !== undefined && { schema }),
+      examples: examples[type] === undefined ? [] : [{ name: 'default', value: examples[type] }],
+    };
+  }
+  return response;
+}
+
+function readSecuritySchemes(document: Json): Record<string, ApiSecurityScheme> {
+  const declared = isObject(asObject(document.components).securitySchemes)
+    ? asObject(asObject(document.components).securitySchemes)
+    : asObject(document.securityDefinitions);
+  const schemes: Record<string, ApiSecurityScheme> = {};
+  for (const [name, raw] of Object.entries(declared)) {
+    if (!isObject(raw) || typeof raw.type !== 'string') continue;
+    const where = raw.in;
+    schemes[name] = {
+      type: raw.type,
+      ...(typeof raw.name === 'string' && { name: raw.name }),
+      ...((where === 'header' || where === 'query' || where === 'cookie') && { in: where }),
+      ...(typeof raw.scheme === 'string' && { scheme: raw.scheme.toLowerCase() }),
+    };
+  }
+  return schemes;
+}
+
+function readSecurity(raw: unknown, schemes: Record<string, ApiSecurityScheme>): ApiSecurityUse[][] {
+  return asArray(raw)
+    .filter(isObject)
+    .map((requirement) =>
+      Object.entries(requirement).map(([name, scopes]) => ({
+        name,
+        ...(Object.hasOwn(schemes, name) && { scheme: schemes[name] }),
+        scopes: strings(scopes) ?? [],
+      })),
+    );
+}
+
+function readOperation(
+  document: Json,
+  path: string,
+  method: HttpMethod,
+  item: Json,
+  options: BuildOptions,
+  schemes: Record<string, ApiSecurityScheme>,
+): Omit<ApiOperation, 'name'> {
+  const operation = asObject(item[method]);
+  const { dialect } = options;
+  const merged = mergeParameters(item.parameters, operation.parameters);
+  const parameters: Record<ParameterLocation, ApiParameter[]> = { path: [], query: [], header: [], cookie: [] };
+  for (const raw of merged) {
+    const parameter = readParameter(raw, dialect);
+    if (parameter) parameters[parameter.in].push(parameter);
+  }
+  const consumes = strings(operation.consumes ?? document.consumes) ?? [];
+  const produces = strings(operation.produces ?? document.produces) ?? [];
+  let requestBody: ApiRequestBody | undefined;
+  if (dialect === '2.0') requestBody = readSwaggerBody(merged, consumes);
+  else if (isObject(operation.requestBody)) {
+    const body = operation.requestBody;
+    requestBody = {
+      required: body.required === true,
+      ...(typeof body.description === 'string' && { description: body.description }),
+      content: readContent(body.content),
+    };
+  }
+  const responses = Object.entries(asObject(operation.responses))
+    .filter((entry): entry is [string, Json] => isObject(entry[1]))
+    .map(([status, raw]) => readResponse(status, raw, dialect, produces));
+  const contentPath = asObject(operation['x-static']).contentPath;
+  const override = operation['x-restbus-subject'];
+  const extensions = Object.fromEntries(Object.entries(operation).filter(([key]) => key.startsWith('x-')));
+  return {
+    ...(typeof operation.operationId === 'string' && { operationId: operation.operationId }),
+    method,
+    path,
+    subject: typeof override === 'string' && override !== '' ? override : toTopic(options.topicPrefix, method, path),
+    ...(typeof operation.summary === 'string' && { summary: operation.summary }),
+    ...(typeof operation.description === 'string' && { description: operation.description }),
+    tags: strings(operation.tags) ?? [],
+    deprecated: operation.deprecated === true,
+    parameters,
+    ...(requestBody && { requestBody }),
+    responses,
+    security: readSecurity(Array.isArray(operation.security) ? operation.security : document.security, schemes),
+    ...(typeof contentPath === 'string' && contentPath !== '' && { static: { contentPath } }),
+    extensions,
+    source: { file: options.file, pointer: ['paths', path, method] },
+  };
+}
+
+/**
+ * The model of a dereferenced document: every operation under `paths`, in document order. It reads leniently, as
+ * the gateway serves: what is not the shape it should be reads as absent (the linter reports it). Whether a path
+ * can be routed or a subject carried is the loader's to say; this only describes.
+ */
+export function buildApiModel(document: Json, options: BuildOptions): ApiModel {
+  const schemes = readSecuritySchemes(document);
+  const read: Array<Omit<ApiOperation, 'name'>> = [];
+  for (const [path, item] of Object.entries(asObject(document.paths))) {
+    if (!isObject(item)) continue;
+    for (const method of HTTP_METHODS) {
+      if (isObject(item[method])) read.push(readOperation(document, path, method, item, options, schemes));
+    }
+  }
+  const taken = new Set(read.flatMap(({ operationId }) => (operationId === undefined ? [] : [operationId])));
+  const operations = read.map((operation) => {
+    if (operation.operationId !== undefined) return { name: operation.operationId, ...operation };
+    const name = nameOperation(operation.method, operation.path, taken);
+    taken.add(name);
+    return { name, ...operation };
+  });
+  const info = asObject(document.info);
+  const schemas = asObject(
+    document.openapi === undefined ? document.definitions : asObject(document.components).schemas,
+  );
+  return {
+    file: options.file,
+    dialect: options.dialect,
+    title: asString(info.title) ?? '',
+    version: typeof info.version === 'string' || typeof info.version === 'number' ? String(info.version) : '',
+    operations,
+    schemas: Object.fromEntries(
+      Object.entries(schemas).flatMap(([name, schema]) => {
+        const value = toSchema(schema);
+        return value === undefined ? [] : [[name, value]];
+      }),
+    ),
+    schemaRoot: document,
+  };
+}
