@@ -354,7 +354,9 @@ export const RULES: BlockRule[] = [
     skipCommands: [composeUpOrDown],
     prepare: async () => ({ cwd: REPO_ROOT }),
     check: async (run) => {
-      expect(JSON.parse(run.stdoutOf(/^curl /))).toMatchObject({ status: 'ready' });
+      expect(JSON.parse(run.stdoutOf(/^gateway="\$\(docker-compose port gateway 3007\)"/))).toMatchObject({
+        status: 'ready',
+      });
     },
   },
   {
@@ -370,7 +372,7 @@ export const RULES: BlockRule[] = [
     skipCommands: [composeUpOrDown],
     prepare: async () => ({ cwd: REPO_ROOT }),
     check: async (run) => {
-      expect(JSON.parse(run.stdoutOf(/^curl /))).toMatchObject({ status: 'ready' });
+      expect(JSON.parse(run.stdoutOf(/^lb="\$\(docker-compose .* port lb 3007\)"/))).toMatchObject({ status: 'ready' });
     },
   },
   {

@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import type { Logger } from '@restbus/infra';
 
 const IGNORED = /(^|[/\\])(node_modules|\.git|docs|test)([/\\]|$)/;
@@ -23,6 +23,79 @@ async function signatureOf(root: string, files: Iterable<string>): Promise<Signa
     parts.push(`${file}:${info ? `${info.size}:${info.mtimeMs}` : 'gone'}`);
   }
   return parts.join('|');
+}
+
+/**
+ * Watches every folder of the tree under `root` (but the ignored ones) on its own, and calls `onPath` with the path,
+ * relative to `root`, of each entry that changes. Folders, not files, are watched: a folder's watch names the entry,
+ * so a file replaced by a rename (`sed -i`, an editor's atomic save) or deleted and created again is still seen
+ * afterwards. Node's `recursive: true` on Linux watches each file's inode instead, and goes deaf to a file once it
+ * is renamed over. Folders created later are watched as they appear.
+ */
+function watchFolders(
+  root: string,
+  onPath: (path: string) => void,
+  onError: (err: unknown, folder: string) => void,
+): () => void {
+  const watchers = new Map<string, FSWatcher>();
+  let closed = false;
+
+  function unwatch(folder: string): void {
+    for (const [path, watcher] of watchers) {
+      if (path !== folder && !path.startsWith(`${folder}${sep}`)) continue;
+      watcher.close();
+      watchers.delete(path);
+    }
+  }
+
+  function watchFolder(folder: string): void {
+    const watcher = watch(join(root, folder), (event, name) => {
+      const path = name ? join(folder, name.toString()) : folder;
+      if (IGNORED.test(path)) return;
+      onPath(path);
+      if (event === 'rename' && path !== folder) void follow(path);
+    });
+    watcher.on('error', (err) => {
+      unwatch(folder);
+      onError(err, folder);
+    });
+    watchers.set(folder, watcher);
+  }
+
+  async function watchSubfolders(folder: string): Promise<void> {
+    const entries = await readdir(join(root, folder), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) if (entry.isDirectory()) await add(join(folder, entry.name));
+  }
+
+  async function add(folder: string): Promise<void> {
+    if (closed || watchers.has(folder) || IGNORED.test(folder)) return;
+    try {
+      watchFolder(folder);
+    } catch (err) {
+      // Gone again before it could be watched: its parent's watch has seen that.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onError(err, folder);
+      return;
+    }
+    await watchSubfolders(folder);
+  }
+
+  // An entry that appeared may be a new folder to watch; one that went away may be a watched folder to let go. A
+  // folder deleted and made again is a new folder: the old watch is on the one that is gone.
+  async function follow(path: string): Promise<void> {
+    const info = await stat(join(root, path)).catch(() => undefined);
+    if (closed) return;
+    unwatch(path);
+    if (info?.isDirectory()) await add(path);
+  }
+
+  // The root is watched before this returns, so that a project that cannot be watched at all throws here.
+  watchFolder('');
+  void watchSubfolders('');
+  return () => {
+    closed = true;
+    for (const watcher of watchers.values()) watcher.close();
+    watchers.clear();
+  };
 }
 
 /**
@@ -62,22 +135,27 @@ export function watchProject(
     timer = setTimeout(() => void settle(), debounceMs);
   }
 
-  let watcher: FSWatcher;
+  let stopWatching: () => void;
   try {
-    watcher = watch(root, { recursive: true }, (_event, file) => {
-      if (!file || IGNORED.test(file.toString())) return;
-      changed.add(file.toString());
-      firstChange ||= Date.now();
-      schedule();
-    });
+    stopWatching = watchFolders(
+      root,
+      (file) => {
+        changed.add(file);
+        firstChange ||= Date.now();
+        schedule();
+      },
+      (err, folder) =>
+        folder
+          ? logger.warn({ err, folder }, 'cannot watch a folder of the project: changes in it are not reloaded')
+          : logger.warn({ err }, 'watching the project failed: hot reload is off'),
+    );
   } catch (err) {
     logger.warn({ err }, 'cannot watch the project: hot reload is off');
     return () => undefined;
   }
-  watcher.on('error', (err) => logger.warn({ err }, 'watching the project failed: hot reload is off'));
   return () => {
     closed = true;
     clearTimeout(timer);
-    watcher.close();
+    stopWatching();
   };
 }

@@ -7,7 +7,7 @@ export interface Generators {
     configFile?: string;
     verbose?: Verbose;
     force?: boolean;
-  }): Promise<{ written: number }>;
+  }): Promise<{ written: number; warnings: string[] }>;
   generateTests(options: {
     projectDir: string;
     configFile?: string;

@@ -124,6 +124,25 @@ describe('generateDocs', () => {
     expect(odd).toContain('href="body%20%231%20%26%20more.json"');
   });
 
+  it('names the descriptor, line and file of each mock body that does not exist, and still writes the pages', async () => {
+    const dir = await createProject();
+    const { written, warnings } = await generateDocs({ projectDir: dir });
+    expect(written).toBeGreaterThan(0);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^services\/orders\/order\/service\.yml:\d+: \/methods\/DELETE\/responses\/0\/mockBody: the file no-such-file\.json does not exist$/,
+      ),
+    ]);
+  });
+
+  it('warns of nothing when every file the descriptors name is there', async () => {
+    const dir = await createProject({
+      ...FIXTURE_FILES,
+      'services/orders/order/no-such-file.json': '{}',
+    });
+    expect((await generateDocs({ projectDir: dir })).warnings).toEqual([]);
+  });
+
   it('shows example bodies and schemas on the page, pretty-printed and escaped, long ones folded, huge ones cut', async () => {
     const orders = FIXTURE_FILES['services/orders/service.yml'];
     const dir = await createProject({
@@ -273,7 +292,7 @@ describe('generateDocs', () => {
   it('rewrites only what changed on an update', async () => {
     const dir = await createProject();
     await generateDocs({ projectDir: dir });
-    expect(await generateDocs({ projectDir: dir })).toEqual({ written: 0 });
+    expect(await generateDocs({ projectDir: dir })).toMatchObject({ written: 0 });
     const order = join(dir, 'services', 'orders', 'order', 'service.yml');
     await writeFile(
       order,
@@ -281,7 +300,7 @@ describe('generateDocs', () => {
     );
     const lines: string[] = [];
     // The page and the copied descriptor.
-    expect(await generateDocs({ projectDir: dir, verbose: (line) => lines.push(line) })).toEqual({ written: 2 });
+    expect(await generateDocs({ projectDir: dir, verbose: (line) => lines.push(line) })).toMatchObject({ written: 2 });
     expect(lines).toContain('wrote services/orders/order/service.html');
     expect(await read(dir, 'services/orders/order/service.html')).toContain('Remove an order');
   });

@@ -16,7 +16,7 @@ import { removeLeftoverTempFiles } from './remove-leftover-temp-files';
 import { createMarkdownRenderer, escapeHtml } from './render-markdown';
 import { readFileStart } from './preview-file';
 import { SERVICE_LIST_FILE, toServiceListScript } from './service-list';
-import { writeFileAtomic } from '@restbus/project-format';
+import { checkReferencedFiles, writeFileAtomic } from '@restbus/project-format';
 import { showPath } from '../project/show-path';
 
 export interface GenerateDocsOptions {
@@ -103,15 +103,17 @@ async function renderOwnDocs(
  * generator wrote before (listed in docs/.rest-tool-docs.json, with their hashes) are replaced or removed; anything
  * else in the way — a hand-written file, a generated file edited since, a symbolic link leading out of docs/ — is
  * reported (RestbusError BAD_REQUEST, a line per file) and nothing at all is written. A project with rest-tool 0.5's
- * templates (`templates/docs/restapi.html`) gets its pages from them instead (renderUpstreamDocs).
+ * templates (`templates/docs/restapi.html`) gets its pages from them instead (renderUpstreamDocs). `warnings` names
+ * each file a descriptor refers to that is not there (its page says "file not found"), as `rest-tool validate` does.
  */
-export async function generateDocs(options: GenerateDocsOptions): Promise<{ written: number }> {
+export async function generateDocs(options: GenerateDocsOptions): Promise<{ written: number; warnings: string[] }> {
   const verbose = options.verbose ?? ((): void => undefined);
   const project = await readProject(options);
   const docsDir = join(project.root, 'docs');
   const markdown = createMarkdownRenderer();
   const { config } = project;
   const upstream = hasUpstreamDocsTemplates(project.root);
+  const references = await checkReferencedFiles(project);
   const pages: ServicePage[] = project.services.map((service) =>
     buildServiceView(
       { ...service, descriptor: service.descriptor, dir: join(project.servicesDir, service.path) },
@@ -197,5 +199,5 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
   verbose(`${written} files written into ${showPath(project.root, docsDir)}, ${current.size - written} unchanged`);
   await removeStaleFiles(docsDir, previous, current, verbose);
   await writeManifest(docsDir, current);
-  return { written };
+  return { written, warnings: [...references.errors, ...references.warnings] };
 }

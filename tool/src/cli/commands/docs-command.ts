@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { count, withConfigOption, type CommandContext } from '../command-context';
 
 export function addDocsCommand(program: Command, context: CommandContext): void {
-  const { deps, say, verboseFor, projectOf } = context;
+  const { deps, say, warn, verboseFor, projectOf } = context;
   const command = program
     .command('docs')
     .description('generate the HTML documentation into docs/ (only the files it generates are replaced)')
@@ -13,11 +13,12 @@ export function addDocsCommand(program: Command, context: CommandContext): void 
     .action(
       async (options: { update?: boolean; config: string; verbose?: boolean; force?: boolean }, self: Command) => {
         if (!options.update) self.error('error: docs writes the documentation with -u/--update', { exitCode: 2 });
-        const { written } = await deps.generateDocs({
+        const { written, warnings } = await deps.generateDocs({
           ...projectOf(options.config),
           verbose: verboseFor(options.verbose),
           force: options.force === true,
         });
+        warnings.forEach(warn);
         say(`wrote ${count(written, 'documentation file')} into docs/`);
       },
     );
