@@ -23,6 +23,16 @@ describe('rest-tool docs -u', () => {
   const setVersion = (dir: string, version: string): Promise<void> =>
     writeFile(join(dir, 'config.yml'), PROJECT_CONFIG.replace('apiVersion: v1.2.3', `apiVersion: ${version}`));
 
+  it('names each mock body file a descriptor refers to that does not exist on stderr, and still writes the docs', async () => {
+    const dir = await createProject();
+    const result = await docs(dir);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /^rest-tool: warning: services\/orders\/order\/service\.yml:\d+: \/methods\/DELETE\/responses\/0\/mockBody: the file no-such-file\.json does not exist$/m,
+    );
+    expect(result.stdout).toMatch(/wrote \d+ documentation files into docs\//);
+  });
+
   it('keeps a hand-written docs/index.html, names it with what to do, exits 1 and writes nothing at all', async () => {
     const dir = await createProject({ ...FIXTURE_FILES, 'docs/index.html': '<h1>our own start page</h1>\n' });
     const before = await snapshotTree(dir);
