@@ -11,7 +11,7 @@ describe('rest-tool docs and test', () => {
     generateDocs: async (options) => {
       calls.push({ command: 'docs', ...options, verbose: !!options.verbose });
       options.verbose?.('rendered index.html');
-      return { written: 3 };
+      return { written: 3, warnings: [] };
     },
     generateTests: async (options) => {
       calls.push({ command: 'test', ...options, verbose: !!options.verbose });
