@@ -12,6 +12,8 @@ export default tseslint.config(
       'examples/**',
       'tool/test-artifacts/**',
       'tool/src/__tests__/fixtures/rest-tool-0.5/**',
+      // rewritten by rest-tool generate-service on every run
+      '**/src/generated/**',
     ],
   },
   eslint.configs.recommended,

@@ -43,7 +43,17 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   strict?: boolean;
   /** Print what is wrong with the API descriptions and exit (0 when they can be served, 1 when not). */
   check?: boolean;
+  /**
+   * Check forwarded replies against their operation: not at all (`off`, when left out), said (`report`: Prism's
+   * `sl-violations` header, a log line, a metric), or refused (`enforce`: 502 REPLY_INVALID).
+   */
+  validateReplies?: ReplyCheckMode;
+  /** The fraction of forwarded replies checked, 0 to 1 (1 when left out). */
+  validateRepliesSample?: number;
 }
+
+export const REPLY_CHECK_MODES = ['off', 'report', 'enforce'] as const;
+export type ReplyCheckMode = (typeof REPLY_CHECK_MODES)[number];
 
 /** The largest body limit accepted; the gateway also stays below the server's max_payload (see start-gateway). */
 export const MAX_BODY_LIMIT = 64 * 1024 * 1024;
@@ -123,6 +133,23 @@ export const gatewayProgram: ProgramSpec = {
       env: 'GATEWAY_VALIDATE',
       description: 'check parameters and JSON bodies against the API description before forwarding (400 otherwise)',
       schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'validateReplies',
+      flags: '--validateReplies <mode>',
+      aliases: ['--validate-replies'],
+      env: 'GATEWAY_VALIDATE_REPLIES',
+      description:
+        "check each forwarded reply against its operation (status, content type, required headers, JSON body): off; report (the reply goes out with Prism's sl-violations header, a log line and a metric per violation); enforce (a bad reply is answered 502 REPLY_INVALID)",
+      schema: { enum: [...REPLY_CHECK_MODES], default: 'off' },
+    },
+    {
+      key: 'validateRepliesSample',
+      flags: '--validateRepliesSample <n>',
+      aliases: ['--validate-replies-sample'],
+      env: 'GATEWAY_VALIDATE_REPLIES_SAMPLE',
+      description: 'with --validateReplies, the fraction of replies checked, from 0 to 1 (1: every reply)',
+      schema: { type: 'number', minimum: 0, maximum: 1, default: 1 },
     },
     {
       key: 'enableMocking',

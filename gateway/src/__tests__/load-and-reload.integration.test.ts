@@ -626,6 +626,8 @@ describe('reloads are coalesced', () => {
     bodyLimit: 65536,
     logLevel: 'info',
     validate: false,
+    validateReplies: 'off',
+    validateRepliesSample: 1,
   });
   const loads = (entries: LogEntry[]): number =>
     entries.filter((entry) => entry.msg === 'API reloaded' || entry.msg.startsWith('API reload failed')).length;

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { createHttpServer, createNatsLink, type NatsLink } from '@restbus/infra';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { createForwarder } from '../forward/create-forwarder';
-import { createGateway, type Gateway } from '../http/create-gateway';
+import { createGateway, type Gateway } from '../app/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import { testEndpoint } from './start-test-gateway';
 

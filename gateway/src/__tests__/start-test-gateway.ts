@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createHttpServer, type HttpLimits, type NatsLink } from '@restbus/infra';
 import { createForwarder } from '../forward/create-forwarder';
-import { createGateway, type Gateway } from '../http/create-gateway';
+import { createGateway, type Gateway } from '../app/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
 
@@ -63,21 +63,29 @@ export async function startTestGateway(
   };
 }
 
-/** An endpoint as loadApi would give it, for tests that do not need a file. */
+/**
+ * An endpoint as loadApi would give it, for tests that do not need a file: `operation` under `method` and `uri` of a
+ * document whose other members are `root` (an OpenAPI 3.0 document unless `root` says `swagger: '2.0'` or an
+ * `openapi` version of its own), its model built as loading builds it.
+ */
 export function testEndpoint(
   method: ApiEndpoint['desc']['method'],
   uri: string,
   operation: Record<string, unknown> = {},
+  root: Record<string, unknown> = {},
 ): ApiEndpoint {
-  const document = { openapi: '3.0.3', paths: { [uri]: { [method]: { parameters: [], ...operation } } } };
-  const api = buildApiModel(document, { file: 'test.yml', dialect: '3.0', topicPrefix: 'easer' });
+  const written = { parameters: [], ...operation };
+  const document = {
+    ...(root.swagger === undefined && { openapi: '3.0.3' }),
+    ...root,
+    paths: { [uri]: { [method]: written } },
+  };
+  const dialect = root.swagger !== undefined ? '2.0' : String(document.openapi).startsWith('3.1') ? '3.1' : '3.0';
+  const api = buildApiModel(document, { file: 'test.yml', dialect, topicPrefix: 'easer' });
   return {
     model: api.operations[0],
     api,
     file: 'test.yml',
-    document: {},
-    dialect: '3.0',
-    operation: { parameters: [], ...operation },
     desc: {
       uri,
       jsfUri: uri.replace(/\{(\w+)\}/g, ':$1'),

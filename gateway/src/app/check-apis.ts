@@ -4,6 +4,8 @@ import { countDiagnostics, formatDiagnostic } from '../openapi/diagnostic';
 import { readApis } from '../openapi/load-api';
 import { findMockWarnings } from '../mock/find-mock-warnings';
 import { createSourceLocator } from '../openapi/create-source-locator';
+import { createReplyChecks } from '../replies/create-reply-checks';
+import { findExampleWarnings } from '../replies/find-example-warnings';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
 
 /**
@@ -24,7 +26,13 @@ export async function checkApis(
     topicPrefix: config.topicPrefix,
   });
   // With -m beside --check, what the mock could not answer as described is said too, as a started gateway says it.
-  if (config.enableMocking) diagnostics.push(...(await findMockWarnings(endpoints, { locate: createSourceLocator() })));
+  if (config.enableMocking) {
+    const locate = createSourceLocator();
+    diagnostics.push(...(await findMockWarnings(endpoints, { locate })));
+    // Examples their own schema refuses: -m would answer with them.
+    const { checkers } = createReplyChecks(endpoints);
+    diagnostics.push(...(await findExampleWarnings(endpoints, checkers, { locate, known: diagnostics })));
+  }
   for (const diagnostic of diagnostics) {
     const promoted =
       config.strict && diagnostic.severity === 'warning' ? { ...diagnostic, severity: 'error' as const } : diagnostic;

@@ -12,13 +12,17 @@ import {
 } from '@restbus/infra';
 import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
-import { createGateway } from '../http/create-gateway';
+import { createGateway } from './create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import { reportDiagnostics } from '../openapi/report-diagnostics';
 import { assertServable, readApis, type LoadOptions } from '../openapi/load-api';
 import { createApiLinter } from '../openapi/create-api-linter';
 import { findMockWarnings } from '../mock/find-mock-warnings';
 import { createSourceLocator } from '../openapi/create-source-locator';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import { createReplyChecks, type ReplyChecker } from '../replies/create-reply-checks';
+import { createReplyCheckingForwarder } from '../replies/create-reply-checking-forwarder';
+import { findExampleWarnings } from '../replies/find-example-warnings';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
 
 /** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
@@ -49,27 +53,59 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     topicPrefix: config.topicPrefix,
     linter: createApiLinter(),
   };
+  const replyMode = config.validateReplies ?? 'off';
+  const checkReplies = config.useMessaging && replyMode !== 'off';
   const loadEndpoints = async () => {
     const loaded = await readApis(config.restApiPath, loadOptions);
-    // What -m could not answer as described (a sample past its bound, a header HTTP cannot carry) is known now.
-    if (config.enableMocking)
-      loaded.diagnostics.push(...(await findMockWarnings(loaded.endpoints, { locate: createSourceLocator() })));
+    // The reply checks, compiled once a load: for --validateReplies, and for -m's examples (the same schemas).
+    const replyChecks =
+      checkReplies || config.enableMocking ? createReplyChecks(loaded.endpoints) : { checkers: new Map(), skipped: [] };
+    // What -m could not answer as described (a sample past its bound, a header HTTP cannot carry, an example its
+    // schema refuses) is known now.
+    if (config.enableMocking) {
+      const locate = createSourceLocator();
+      loaded.diagnostics.push(...(await findMockWarnings(loaded.endpoints, { locate })));
+      const known = loaded.diagnostics;
+      loaded.diagnostics.push(
+        ...(await findExampleWarnings(loaded.endpoints, replyChecks.checkers, { locate, known })),
+      );
+    }
     // Said once per load: at start and on each reload, never per request.
     // Fatal ones are the error's message instead (--strict makes warnings fatal).
     reportDiagnostics(config.strict ? [] : loaded.diagnostics.filter(({ severity }) => severity === 'warning'), logger);
-    return assertServable(loaded, config.strict);
+    const endpoints = assertServable(loaded, config.strict);
+    if (checkReplies) {
+      for (const reason of replyChecks.skipped) logger.warn({ reason }, 'replies of an operation are not checked');
+    }
+    return { endpoints, checkers: replyChecks.checkers };
   };
-  const endpoints = await loadEndpoints();
+  const loaded = await loadEndpoints();
+  const endpoints = loaded.endpoints;
+  let checkers: ReadonlyMap<ApiEndpoint, ReplyChecker> = loaded.checkers;
   const link = config.useMessaging
     ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
     : undefined;
+  const metrics = createMetrics();
+  const forwarder = link && createForwarder({ link, timeoutMs: config.timeout, inboxPrefix: config.inboxPrefix });
+  // --validateReplies wraps the forwarder: the call path is the same with and without it.
+  const forward =
+    forwarder && replyMode !== 'off'
+      ? createReplyCheckingForwarder({
+          forward: forwarder,
+          mode: replyMode,
+          sample: config.validateRepliesSample ?? 1,
+          checkers: () => checkers,
+          metrics,
+          logger,
+        })
+      : forwarder;
   const gateway = createGateway({
     endpoints,
     topicPrefix: config.topicPrefix,
     basePath: config.basePath,
     staticContentBasePath: config.staticContentBasePath,
     bodyLimit: config.bodyLimit,
-    forward: link && createForwarder({ link, timeoutMs: config.timeout, inboxPrefix: config.inboxPrefix }),
+    forward,
     isConnected: () => !link || link.isConnected(),
     corsOrigins: config.cors
       ?.split(',')
@@ -79,7 +115,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     mock: config.enableMocking,
     mockWrites: config.mockWrites,
     compress: config.useCompression,
-    metrics: createMetrics(),
+    metrics,
     logger,
   });
   // HTTP limits the command line leaves out keep infra's DEFAULT_HTTP_LIMITS.
@@ -118,8 +154,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     try {
       const reloaded = await loadEndpoints();
       // The gateway first: it refuses (changing nothing) what it cannot serve.
-      gateway.setEndpoints(reloaded);
-      logger.info({ endpoints: reloaded.length }, 'API reloaded');
+      gateway.setEndpoints(reloaded.endpoints);
+      checkers = reloaded.checkers;
+      logger.info({ endpoints: reloaded.endpoints.length }, 'API reloaded');
       return true;
     } catch (err) {
       logger.error({ err }, 'API reload failed; the previous endpoints keep serving');

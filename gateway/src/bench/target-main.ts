@@ -45,6 +45,8 @@ function gatewayConfig(api: string, flags: string[]): GatewayConfig {
     bodyLimit: 512 * 1024,
     logLevel: level < 0 ? 'info' : flags[level + 1],
     validate: false,
+    validateReplies: 'off',
+    validateRepliesSample: 1,
   };
 }
 

@@ -15,3 +15,9 @@ export interface Call {
   headers: OutgoingHttpHeaders;
   trace: TraceContext;
 }
+
+/** How the calls of one endpoint are answered, chosen when the routes are built (see createCallAnswers). */
+export type CallAnswer = (call: Call) => Promise<void>;
+
+/** An endpoint as its answer is chosen from: everything compiled but the answer. */
+export type AnsweredEndpoint = Omit<CompiledEndpoint, 'answer'>;

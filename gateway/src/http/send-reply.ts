@@ -6,13 +6,7 @@ import {
   type OutgoingHttpHeaders,
   type ServerResponse,
 } from 'node:http';
-import {
-  defaultContentType,
-  isJsonMediaType,
-  RestbusError,
-  type HeaderValue,
-  type ResponseMessage,
-} from '@restbus/infra';
+import { defaultContentType, isJsonMediaType, RestbusError, type ResponseMessage } from '@restbus/infra';
 
 // Framing is the gateway's business: a reply must not dictate these.
 const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
@@ -103,12 +97,12 @@ export function toHttpAnswer(reply: ResponseMessage): HttpAnswer {
   const status = reply.status ?? 200;
   checkStatus(status);
   // No prototype: a reply header named `__proto__` or `constructor` is just a header.
-  const headers: OutgoingHttpHeaders = Object.create(null) as OutgoingHttpHeaders;
+  const headers: OutgoingHttpHeaders = Object.create(null);
   let type: string | undefined;
   for (const [name, raw] of Object.entries(reply.headers ?? {})) {
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || lower === 'date') continue;
-    const value = typeof raw === 'number' ? String(raw) : (raw as Exclude<HeaderValue, number>);
+    const value = typeof raw === 'number' ? String(raw) : raw;
     checkHeader(name, value);
     if (lower === 'content-type') type = String(value);
     else headers[lower] = value;
@@ -137,7 +131,8 @@ export function toHttpAnswer(reply: ResponseMessage): HttpAnswer {
  * is written to `res`, when the head would be larger than a client accepts.
  */
 export function writeHttpAnswer(res: ServerResponse, answer: HttpAnswer, ownHeaders: OutgoingHttpHeaders): void {
-  const headers: OutgoingHttpHeaders = Object.assign(Object.create(null) as OutgoingHttpHeaders, ownHeaders);
+  const bare: OutgoingHttpHeaders = Object.create(null);
+  const headers = Object.assign(bare, ownHeaders);
   let size = answer.headBytes;
   for (const name in ownHeaders) size += headerBytes(name, ownHeaders[name]);
   for (const name in answer.headers) {

@@ -1,10 +1,11 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isJsonMediaType, isRestbusError, RestbusError, type ResponseMessage } from '@restbus/infra';
+import type { ApiMedia, ApiResponse, JsonSchema } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { chooseMediaType } from './choose-media-type';
 import { chooseResponse } from './choose-response';
 import { createSchemaSampler, type SchemaSampler } from './create-schema-sampler';
-import { isObject, type Json } from './is-object';
+import { listDeclaredHeaders, type DeclaredHeader } from './list-declared-headers';
 import { listNames } from './list-names';
 import type { MockPreference } from './read-prefer';
 
@@ -55,7 +56,10 @@ function writeAs(type: string, value: unknown): Body | undefined {
 
 /** Where a response of `endpoint` is declared, for messages: `GET /pets answers 200 in application/json`. */
 const describe = (endpoint: ApiEndpoint, key: string, type: string): string =>
-  `${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri} (its ${key} response in ${type})`;
+  `${nameOf(endpoint)} (its ${key} response in ${type})`;
+
+/** `GET /pets/{id}`: the operation as messages name it. */
+const nameOf = ({ model }: ApiEndpoint): string => `${model.method.toUpperCase()} ${model.path}`;
 
 /**
  * The body built from a schema (in an XML type, an XML document), none, or undefined when the value built is not
@@ -65,10 +69,10 @@ const describe = (endpoint: ApiEndpoint, key: string, type: string): string =>
 function sampleBody(
   sampler: SchemaSampler,
   endpoint: ApiEndpoint,
-  schema: unknown,
+  schema: JsonSchema | undefined,
   where: { key: string; type: string },
 ): Body | undefined {
-  const result = sampler.sample(schema, endpoint.document, isXmlMediaType(where.type) ? 'xml' : 'json');
+  const result = sampler.sample(schema, endpoint.api.schemaRoot, isXmlMediaType(where.type) ? 'xml' : 'json');
   if ('tooLarge' in result) {
     throw new RestbusError(
       'MOCK_UNAVAILABLE',
@@ -81,57 +85,58 @@ function sampleBody(
   return isJsonMediaType(where.type) ? { type: where.type, text: json } : writeAs(where.type, value);
 }
 
+/**
+ * Swagger 2 gives a response one body: the model repeats its schema under each type it produces, so a response with
+ * neither schema nor example declares no body, whatever it produces.
+ */
+const hasBody = (endpoint: ApiEndpoint, response: ApiResponse): boolean =>
+  endpoint.api.dialect !== '2.0' ||
+  Object.values(response.content).some((media) => media.schema !== undefined || media.examples.length > 0);
+
+/**
+ * The body of one media type: the example `Prefer: example=` names (OpenAPI 3: Swagger 2 examples have no names),
+ * else the first example written in the type (in a type that is not JSON, the first written in it: an XML text
+ * beside an object), else one built from the schema.
+ */
+function writeMedia(
+  endpoint: ApiEndpoint,
+  where: { key: string; type: string },
+  media: ApiMedia,
+  preference: MockPreference,
+  sampler: SchemaSampler,
+): Body | undefined {
+  const { type } = where;
+  if (preference.example !== undefined && endpoint.api.dialect !== '2.0') {
+    const named = media.examples.find((example) => example.name === preference.example);
+    if (!named) {
+      const names = media.examples.map((example) => example.name);
+      throw new RestbusError(
+        'BAD_REQUEST',
+        `Prefer: example=${preference.example.slice(0, 64)}: the response in ${type} has no such example (${names.length > 0 ? `it has ${listNames(names)}` : 'it has none'})`,
+      );
+    }
+    return writeAs(type, named.value);
+  }
+  if (media.examples.length === 0) return sampleBody(sampler, endpoint, media.schema, where);
+  for (const { value } of media.examples) {
+    const body = writeAs(type, value);
+    if (body) return body;
+  }
+  return undefined;
+}
+
 /** The media types of a response, in declared order; undefined when it has no body. */
 function listMedia(
   endpoint: ApiEndpoint,
-  chosen: { key: string; response: Json },
+  response: ApiResponse,
   preference: MockPreference,
   sampler: SchemaSampler,
 ): Media[] | undefined {
-  const { key, response } = chosen;
-  if (endpoint.dialect === '2.0') {
-    const examples = isObject(response.examples) ? response.examples : {};
-    if (response.schema === undefined && Object.keys(examples).length === 0) return undefined;
-    const types = [...new Set([...endpoint.desc.produces, ...Object.keys(examples)])];
-    return (types.length > 0 ? types : ['application/json']).map((type) => ({
-      type,
-      body: () =>
-        Object.hasOwn(examples, type)
-          ? writeAs(type, examples[type])
-          : sampleBody(sampler, endpoint, response.schema, { key, type }),
-    }));
-  }
-  const content = isObject(response.content) ? response.content : undefined;
-  if (!content || Object.keys(content).length === 0) return undefined;
-  return Object.entries(content).map(([type, raw]) => ({
+  const content = Object.entries(response.content);
+  if (content.length === 0 || !hasBody(endpoint, response)) return undefined;
+  return content.map(([type, media]) => ({
     type,
-    body: () => {
-      const media = isObject(raw) ? raw : {};
-      const examples = isObject(media.examples) ? media.examples : {};
-      if (preference.example !== undefined) {
-        // Own names only: `example=__proto__` or `example=constructor` name nothing the document declares.
-        const named = Object.hasOwn(examples, preference.example) ? examples[preference.example] : undefined;
-        if (!isObject(named)) {
-          const names = Object.keys(examples);
-          throw new RestbusError(
-            'BAD_REQUEST',
-            `Prefer: example=${preference.example.slice(0, 64)}: the response in ${type} has no such example (${names.length > 0 ? `it has ${listNames(names)}` : 'it has none'})`,
-          );
-        }
-        return writeAs(type, named.value);
-      }
-      const values = Object.values(examples)
-        .filter((example) => isObject(example) && 'value' in example)
-        .map((example) => (example as Json).value);
-      if (media.example !== undefined) values.unshift(media.example);
-      if (values.length === 0) return sampleBody(sampler, endpoint, media.schema, { key, type });
-      // The first example; in a type that is not JSON, the first written in it (an XML text beside an object).
-      for (const value of values) {
-        const body = writeAs(type, value);
-        if (body) return body;
-      }
-      return undefined;
-    },
+    body: () => writeMedia(endpoint, { key: response.status, type }, media, preference, sampler),
   }));
 }
 
@@ -150,7 +155,7 @@ function tryBody(media: Media): Body | undefined {
  * Only the refused path builds the bodies of the types not weighed yet, to tell which can be given.
  */
 function notAcceptable(endpoint: ApiEndpoint, media: readonly Media[], unwritten: readonly string[]): RestbusError {
-  const operation = `${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri}`;
+  const operation = nameOf(endpoint);
   const given = media.filter((candidate) => !unwritten.includes(candidate.type) && tryBody(candidate));
   const missing = media.filter((candidate) => !given.includes(candidate)).map((candidate) => candidate.type);
   if (given.length === 0) {
@@ -175,12 +180,8 @@ function notAcceptable(endpoint: ApiEndpoint, media: readonly Media[], unwritten
  * text): a call that accepts only those is answered 406. One that cannot be built for another reason (a schema past
  * the sampler's bound) is warned of as such, not here.
  */
-export function listUnwrittenTypes(
-  endpoint: ApiEndpoint,
-  chosen: { key: string; response: Json },
-  sampler: SchemaSampler,
-): string[] {
-  const media = listMedia(endpoint, chosen, {}, sampler) ?? [];
+export function listUnwrittenTypes(endpoint: ApiEndpoint, response: ApiResponse, sampler: SchemaSampler): string[] {
+  const media = listMedia(endpoint, response, {}, sampler) ?? [];
   return media
     .filter((candidate) => {
       if (isJsonMediaType(candidate.type)) return false;
@@ -206,19 +207,17 @@ export function canCarry(name: string, value: string): boolean {
 }
 
 /**
- * A declared header's value as text: its example (the first of `examples`), else one built from its schema; no text
- * when there is none, or why it cannot be built within the sampler's bound.
+ * A declared header's value as text: its example, else one built from its schema; no text when there is none, or
+ * why it cannot be built within the sampler's bound.
  */
 export function readHeaderValue(
   endpoint: ApiEndpoint,
-  raw: unknown,
+  header: DeclaredHeader,
   sampler: SchemaSampler,
 ): { text?: string } | { tooLarge: string } {
-  if (!isObject(raw)) return {};
-  const examples = isObject(raw.examples) ? Object.values(raw.examples).find(isObject) : undefined;
-  let value = raw.example ?? raw['x-example'] ?? examples?.value;
+  let value = header.example;
   if (value === undefined) {
-    const result = sampler.sample(endpoint.dialect === '2.0' ? raw : raw.schema, endpoint.document);
+    const result = sampler.sample(header.schema, endpoint.api.schemaRoot);
     if ('tooLarge' in result) return result;
     value = result.sample?.value;
   }
@@ -238,14 +237,14 @@ function toHeaderText(value: unknown): string | undefined {
  */
 export function buildMockHeaders(
   endpoint: ApiEndpoint,
-  declared: unknown,
+  response: ApiResponse,
   sampler: SchemaSampler,
 ): Record<string, string> {
-  const headers = Object.create(null) as Record<string, string>;
-  for (const [name, raw] of Object.entries(isObject(declared) ? declared : {})) {
-    const lower = name.toLowerCase();
+  const headers: Record<string, string> = Object.create(null);
+  for (const header of listDeclaredHeaders(endpoint, response)) {
+    const lower = header.name.toLowerCase();
     if (lower === 'content-type') continue;
-    const value = readHeaderValue(endpoint, raw, sampler);
+    const value = readHeaderValue(endpoint, header, sampler);
     if ('text' in value && value.text !== undefined && canCarry(lower, value.text)) headers[lower] = value.text;
   }
   return headers;
@@ -265,14 +264,10 @@ export function buildMockResponse(
   preference: MockPreference,
   sampler: SchemaSampler = createSchemaSampler(),
 ): ResponseMessage {
-  const responses = isObject(endpoint.operation.responses)
-    ? (endpoint.operation.responses as Record<string, Json>)
-    : {};
-  const chosen = chooseResponse(responses, preference.code);
+  const chosen = chooseResponse(endpoint.model.responses, preference.code);
   if (!chosen) return { status: 200 };
-  const response = isObject(chosen.response) ? chosen.response : {};
-  const headers = buildMockHeaders(endpoint, response.headers, sampler);
-  const media = listMedia(endpoint, { key: chosen.key, response }, preference, sampler);
+  const headers = buildMockHeaders(endpoint, chosen.response, sampler);
+  const media = listMedia(endpoint, chosen.response, preference, sampler);
   if (!media) return { status: chosen.status, headers };
   const available = media.map((candidate) => candidate.type);
   const unwritten: string[] = [];

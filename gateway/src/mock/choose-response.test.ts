@@ -1,6 +1,8 @@
+import type { ApiResponse } from '@restbus/openapi';
 import { chooseResponse } from './choose-response';
 
-const declared = (...keys: string[]) => Object.fromEntries(keys.map((key) => [key, { description: key }]));
+const declared = (...keys: string[]): ApiResponse[] =>
+  keys.map((status) => ({ status, key: status, description: status, content: {}, headers: {} }));
 const choose = (keys: string[], code?: number) => {
   const chosen = chooseResponse(declared(...keys), code);
   return chosen && [chosen.key, chosen.status];

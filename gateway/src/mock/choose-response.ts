@@ -1,14 +1,13 @@
 import { RestbusError } from '@restbus/infra';
+import type { ApiResponse } from '@restbus/openapi';
 import { listNames } from './list-names';
-
-type Json = Record<string, unknown>;
 
 /** A declared response the mock answers with, and the status it is sent with. */
 export interface ChosenResponse {
   status: number;
   /** The key it is declared under: `200`, `2XX` or `default`. */
   key: string;
-  response: Json;
+  response: ApiResponse;
 }
 
 // 1xx are interim: written as the answer they leave the client waiting for one that never comes. Never chosen.
@@ -30,10 +29,12 @@ function isCode(key: string): boolean {
  * else `default`, else the lowest declared code (never a 1xx: those cannot end a response). A preferred code the operation does not declare is the
  * client's mistake: `400 BAD_REQUEST` naming the codes it does declare.
  */
-export function chooseResponse(responses: Record<string, Json>, preferredCode?: number): ChosenResponse | undefined {
-  const keys = Object.keys(responses);
-  const pick = (key: string | undefined, status?: number): ChosenResponse | undefined =>
-    key === undefined ? undefined : { key, status: status ?? statusOf(key), response: responses[key] ?? {} };
+export function chooseResponse(responses: readonly ApiResponse[], preferredCode?: number): ChosenResponse | undefined {
+  const keys = responses.map((response) => response.status);
+  const pick = (key: string | undefined, status?: number): ChosenResponse | undefined => {
+    const response = responses.find((candidate) => candidate.status === key);
+    return response && { key: response.status, status: status ?? statusOf(response.status), response };
+  };
   if (preferredCode !== undefined) {
     const key =
       keys.find((candidate) => candidate === String(preferredCode)) ??

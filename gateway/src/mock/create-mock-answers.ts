@@ -57,9 +57,11 @@ export function createMockAnswers(limits: MockAnswerLimits = DEFAULT_MOCK_ANSWER
       if (!answers) kept.set(endpoint, (answers = new Map()));
       if (answers.size >= limits.shapesPerOperation) {
         // The oldest shape makes room: a Map keeps insertion order.
-        const [oldestKey, oldest] = answers.entries().next().value as [string, HttpAnswer];
-        answers.delete(oldestKey);
-        bytes -= weigh(oldest, oldestKey);
+        for (const [oldestKey, oldest] of answers) {
+          answers.delete(oldestKey);
+          bytes -= weigh(oldest, oldestKey);
+          break;
+        }
       }
       const weight = weigh(answer, key);
       if (bytes + weight > limits.maxBytes) return answer;

@@ -101,7 +101,8 @@ export function createSchemaSampler(limits: SampleLimits = SAMPLE_LIMITS): Schem
           document && view(document),
         );
         // Written while still metered: an example the sample repeats is read (and weighed) each time.
-        const json = JSON.stringify(value) as string | undefined;
+        // undefined for a value JSON cannot write (undefined, a function), whatever its type says.
+        const json: string | undefined = JSON.stringify(value);
         if (json === undefined) return {};
         if (json.length > limits.maxBytes) throw new TooLarge(`larger than ${limits.maxBytes} bytes`);
         return { sample: { json, value: typeof value === 'object' && value !== null ? JSON.parse(json) : value } };

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sample } from 'openapi-sampler';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import { createSourceLocator } from '@restbus/openapi';
 import { loadApi } from '../openapi/load-api';
 import { createSchemaSampler } from './create-schema-sampler';
 import { findMockWarnings } from './find-mock-warnings';
@@ -66,17 +67,15 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const schemaOf = (endpoint: ApiEndpoint, key: string): unknown =>
-  (endpoint.operation.responses as Record<string, { content: Record<string, { schema: unknown }> }>)[key].content[
-    'application/json'
-  ].schema;
+  endpoint.model.responses.find(({ status }) => status === key)?.content['application/json'].schema;
 
 describe('createSchemaSampler', () => {
   it('builds the very value openapi-sampler builds, recursive schemas included', () => {
     const sampler = createSchemaSampler();
     for (const endpoint of endpoints.filter((candidate) => candidate.desc.uri !== '/fine')) {
       const schema = schemaOf(endpoint, '200');
-      const expected = sample(schema as never, { quiet: true, skipWriteOnly: true }, endpoint.document);
-      const built = sampler.sample(schema, endpoint.document);
+      const expected = sample(schema as never, { quiet: true, skipWriteOnly: true }, endpoint.api.schemaRoot);
+      const built = sampler.sample(schema, endpoint.api.schemaRoot);
       expect(built).toEqual({ sample: { json: JSON.stringify(expected), value: expected } });
     }
   });
@@ -121,6 +120,29 @@ describe('findMockWarnings', () => {
         message:
           '-m checked the answers of 0 of 3 operations within -1 ms; the others are checked when they are asked for',
       },
+    ]);
+  });
+
+  it('places a warning of a range written in lower case at its line, with the key as written', async () => {
+    const file = join(dir, 'range.yml');
+    await writeFile(
+      file,
+      [
+        'openapi: 3.0.3',
+        'info: { title: range, version: "1" }',
+        'paths:',
+        '  /a:',
+        '    get:',
+        "      responses:",
+        "        '2xx':",
+        '          description: fine',
+        '          headers:',
+        '            X-Huge: { schema: { type: array, minItems: 100000000, items: { type: string } } }',
+      ].join('\n'),
+    );
+    const warnings = await findMockWarnings(await loadApi(file), { locate: createSourceLocator() });
+    expect(warnings.map(({ path, line, column }) => ({ path, line, column }))).toEqual([
+      { path: 'paths./a.get.responses.2xx.headers.X-Huge', line: 10, column: 13 },
     ]);
   });
 });

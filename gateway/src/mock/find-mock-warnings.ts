@@ -1,10 +1,9 @@
 import { validateHeaderName } from 'node:http';
+import { formatPath, type ApiResponse, type Diagnostic, type JsonSchema, type SourceLocator } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import type { SourceLocator } from '../openapi/create-source-locator';
-import { formatPath, type Diagnostic } from '../openapi/diagnostic';
 import { canCarry, listUnwrittenTypes, readHeaderValue } from './build-mock-response';
 import { createSchemaSampler, SAMPLE_LIMITS, type SampleLimits, type SchemaSampler } from './create-schema-sampler';
-import { isObject, type Json } from './is-object';
+import { listDeclaredHeaders } from './list-declared-headers';
 
 export interface MockWarningOptions {
   limits?: SampleLimits;
@@ -54,7 +53,7 @@ export async function findMockWarnings(
   const bound = `the bound is ${limits.maxBytes} bytes and ${limits.maxReads} steps`;
   const started = performance.now();
   for (const [index, endpoint] of endpoints.entries()) {
-    if (endpoint.static) continue;
+    if (endpoint.model.static) continue;
     if (performance.now() - started > budgetMs) {
       diagnostics.push({
         severity: 'warning',
@@ -66,22 +65,21 @@ export async function findMockWarnings(
       break;
     }
     const warn = (path: Array<string | number>, message: string): void => {
-      const parts = ['paths', endpoint.desc.uri, endpoint.desc.method, 'responses', ...path];
+      const parts = ['paths', endpoint.model.path, endpoint.model.method, 'responses', ...path];
       diagnostics.push({ severity: 'warning', file: endpoint.file, path: formatPath(parts), message });
       where.push(parts);
     };
-    const responses = isObject(endpoint.operation.responses) ? endpoint.operation.responses : {};
-    for (const [key, response] of Object.entries(responses)) {
-      if (!isObject(response)) continue;
-      checkHeaders(endpoint, response.headers, sampler, (name, message) => warn([key, 'headers', name], message));
-      for (const type of listUnwrittenTypes(endpoint, { key, response }, sampler)) {
+    for (const response of endpoint.model.responses) {
+      const { key } = response;
+      checkHeaders(endpoint, response, sampler, (name, message) => warn([key, 'headers', name], message));
+      for (const type of listUnwrittenTypes(endpoint, response, sampler)) {
         warn(
-          endpoint.dialect === '2.0' ? [key] : [key, 'content', type],
+          endpoint.api.dialect === '2.0' ? [key] : [key, 'content', type],
           `-m has no example written in ${type} (an object is no ${type}): a call that accepts only ${type} is answered 406 NOT_ACCEPTABLE. Give it an example written in it`,
         );
       }
       for (const [where, schema] of listSampledSchemas(endpoint, response)) {
-        const result = sampler.sample(schema, endpoint.document);
+        const result = sampler.sample(schema, endpoint.api.schemaRoot);
         if ('tooLarge' in result) {
           warn(
             [key, ...where],
@@ -102,35 +100,28 @@ export async function findMockWarnings(
 }
 
 /** The schemas `-m` samples a body from: those of media types with no example (Swagger 2.0: one per response). */
-function listSampledSchemas(endpoint: ApiEndpoint, response: Json): Array<[string[], unknown]> {
-  if (endpoint.dialect === '2.0') {
-    const examples = isObject(response.examples) ? response.examples : {};
-    const types = endpoint.desc.produces.length > 0 ? endpoint.desc.produces : ['application/json'];
-    const sampled = response.schema !== undefined && types.some((type) => !Object.hasOwn(examples, type));
-    return sampled ? [[['schema'], response.schema]] : [];
-  }
-  const content = isObject(response.content) ? response.content : {};
-  return Object.entries(content).flatMap(([type, raw]): Array<[string[], unknown]> => {
-    const media = isObject(raw) ? raw : {};
-    const examples = isObject(media.examples) ? Object.values(media.examples) : [];
-    const exampled = media.example !== undefined || examples.some((example) => isObject(example) && 'value' in example);
-    return exampled || media.schema === undefined ? [] : [[['content', type, 'schema'], media.schema]];
-  });
+function listSampledSchemas(endpoint: ApiEndpoint, response: ApiResponse): Array<[string[], JsonSchema]> {
+  const sampled = Object.entries(response.content).flatMap(([type, media]): Array<[string[], JsonSchema]> =>
+    media.examples.length > 0 || media.schema === undefined ? [] : [[['content', type, 'schema'], media.schema]],
+  );
+  // Swagger 2 writes one schema for every type the response is produced in.
+  return endpoint.api.dialect === '2.0' ? sampled.slice(0, 1).map(([, schema]) => [['schema'], schema]) : sampled;
 }
 
 function checkHeaders(
   endpoint: ApiEndpoint,
-  declared: unknown,
+  response: ApiResponse,
   sampler: SchemaSampler,
   warn: (name: string, message: string) => void,
 ): void {
-  for (const [name, raw] of Object.entries(isObject(declared) ? declared : {})) {
+  for (const header of listDeclaredHeaders(endpoint, response)) {
+    const { name } = header;
     if (name.toLowerCase() === 'content-type') continue;
     if (!isHeaderName(name)) {
       warn(name, `the header name ${show(name)} cannot be sent over HTTP: -m leaves the header out`);
       continue;
     }
-    const value = readHeaderValue(endpoint, raw, sampler);
+    const value = readHeaderValue(endpoint, header, sampler);
     if ('tooLarge' in value) {
       warn(
         name,

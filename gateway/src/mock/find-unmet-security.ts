@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseCookies } from 'cookie';
+import type { ApiSecurityScheme } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import { isObject, type Json } from './is-object';
 
 /** What a request carries that credentials can be in. */
 export interface Credentials {
@@ -18,24 +18,22 @@ type Check =
   { kind: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string } | { kind: 'authorization'; scheme: string };
 
 /**
- * What the mock checks for a declared scheme, or undefined when there is nothing it can check: no type or an
- * unknown one (and mutualTLS), an API key without a name or in a place it cannot be (`in: path`, a header name that
- * is no token), an `http` scheme whose name is no token. Such a scheme is let through, as a scheme the request
- * cannot satisfy would refuse every call; the load's linter warns about it.
+ * What the mock checks for a declared scheme, or undefined when there is nothing it can check: an unknown type (and
+ * mutualTLS), an API key without a name or in a place it cannot be (`in: path`, none, a header name that is no
+ * token), an `http` scheme whose name is no token. Such a scheme is let through, as a scheme the request cannot
+ * satisfy would refuse every call; the load's linter warns about it.
  */
-function toCheck(scheme: Json): Check | undefined {
-  const type = scheme.type;
+function toCheck(scheme: ApiSecurityScheme): Check | undefined {
+  const { type, name } = scheme;
   if (type === 'apiKey') {
-    const name = scheme.name;
-    const where = scheme.in ?? 'header';
-    if (typeof name !== 'string' || name === '') return undefined;
-    if (where === 'header' && TOKEN.test(name)) return { kind: 'apiKey', in: 'header', name };
-    if (where === 'query' || where === 'cookie') return { kind: 'apiKey', in: where, name };
+    if (name === undefined || name === '') return undefined;
+    if (scheme.in === 'header' && TOKEN.test(name)) return { kind: 'apiKey', in: 'header', name };
+    if (scheme.in === 'query' || scheme.in === 'cookie') return { kind: 'apiKey', in: scheme.in, name };
     return undefined;
   }
   if (type === 'http') {
-    const name = scheme.scheme ?? 'bearer';
-    return typeof name === 'string' && TOKEN.test(name) ? { kind: 'authorization', scheme: name } : undefined;
+    const written = scheme.scheme ?? 'bearer';
+    return TOKEN.test(written) ? { kind: 'authorization', scheme: written } : undefined;
   }
   if (type === 'basic') return { kind: 'authorization', scheme: 'basic' }; // Swagger 2.0
   if (type === 'oauth2' || type === 'openIdConnect') return { kind: 'authorization', scheme: 'bearer' };
@@ -83,22 +81,14 @@ function challengeOf(check: Check): string {
  * scheme the document does not declare, or one the mock cannot check (see toCheck), counts that scheme as met.
  */
 export function findUnmetSecurity(endpoint: ApiEndpoint, credentials: Credentials): string[] | undefined {
-  const { document, operation } = endpoint;
-  const requirements = (Array.isArray(operation.security) ? operation.security : document.security) as unknown;
-  if (!Array.isArray(requirements) || requirements.length === 0) return undefined;
-  const components = isObject(document.components) ? document.components : {};
-  const declared = isObject(components.securitySchemes) ? components.securitySchemes : document.securityDefinitions;
-  const schemes = isObject(declared) ? declared : {};
+  const requirements = endpoint.model.security;
+  if (requirements.length === 0) return undefined;
   const present = readCredentials(credentials);
   const isMet = (check: Check): boolean =>
     check.kind === 'apiKey' ? present[check.in](check.name) : present.authorization(check.scheme);
   const challenges = new Set<string>();
   for (const requirement of requirements) {
-    if (!isObject(requirement)) continue;
-    const checks = Object.keys(requirement).map((name) => {
-      const scheme = Object.hasOwn(schemes, name) ? schemes[name] : undefined;
-      return isObject(scheme) ? toCheck(scheme) : undefined;
-    });
+    const checks = requirement.map(({ scheme }) => scheme && toCheck(scheme));
     if (checks.every((check) => check === undefined || isMet(check))) return undefined;
     for (const check of checks) if (check) challenges.add(challengeOf(check));
   }

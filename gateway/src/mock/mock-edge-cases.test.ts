@@ -165,8 +165,8 @@ function buildMockResponseError(endpoint: ApiEndpoint, accept: string): string {
 
 describe('the security of -m with odd schemes: a 401 with a challenge HTTP can carry, or the call let through', () => {
   const secured = (scheme: unknown, name = 'odd'): ApiEndpoint => {
-    const endpoint = testEndpoint('get', '/secured', { security: [{ [name]: [] }] });
-    return { ...endpoint, document: { components: { securitySchemes: { [name]: scheme } } } };
+    const document = { components: { securitySchemes: { [name]: scheme } } };
+    return testEndpoint('get', '/secured', { security: [{ [name]: [] }] }, document);
   };
   const none = { headers: {}, query: '' };
 
@@ -199,10 +199,9 @@ describe('the security of -m with odd schemes: a 401 with a challenge HTTP can c
   it.each(['__proto__', 'constructor', 'toString', 'undeclared'])(
     'a requirement naming %s, which the document does not declare, lets the call through',
     (name) => {
-      const endpoint = testEndpoint('get', '/secured', { security: [{ [name]: [] }] });
-      expect(
-        findUnmetSecurity({ ...endpoint, document: { components: { securitySchemes: {} } } }, none),
-      ).toBeUndefined();
+      const document = { components: { securitySchemes: {} } };
+      const endpoint = testEndpoint('get', '/secured', { security: [{ [name]: [] }] }, document);
+      expect(findUnmetSecurity(endpoint, none)).toBeUndefined();
     },
   );
 

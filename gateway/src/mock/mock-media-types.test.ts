@@ -94,8 +94,11 @@ describe('-m sends a body only in a type it is written in', () => {
   });
 
   it('builds a Swagger 2 XML answer from the schema when its examples hold only JSON', () => {
-    const endpoint: ApiEndpoint = {
-      ...testEndpoint('get', '/pets', {
+    const endpoint = testEndpoint(
+      'get',
+      '/pets',
+      {
+        produces: ['application/json', 'application/xml'],
         responses: {
           '200': {
             description: 'ok',
@@ -103,10 +106,9 @@ describe('-m sends a body only in a type it is written in', () => {
             examples: { 'application/json': pet },
           },
         },
-      }),
-      dialect: '2.0',
-    };
-    endpoint.desc = { ...endpoint.desc, produces: ['application/json', 'application/xml'] };
+      },
+      { swagger: '2.0' },
+    );
     expect(ask(endpoint, 'application/xml')).toBe('200 application/xml <pet>\n  <id>7</id>\n</pet>\n');
     expect(ask(endpoint)).toBe('200 application/json {"id":7,"name":"Rex"}');
   });

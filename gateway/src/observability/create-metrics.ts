@@ -8,6 +8,8 @@ export interface GatewayMetrics {
   natsError(kind: string): void;
   /** Counts an operation's answer by who gave it: a service over NATS, or the mock (-m). */
   answered(route: string, method: string, by: 'service' | 'mock'): void;
+  /** Counts a way a service's reply broke its operation's contract (--validateReplies), by operation and kind. */
+  replyViolation(operation: string, kind: string): void;
   inFlight: Gauge;
 }
 
@@ -38,6 +40,13 @@ export function createMetrics(): GatewayMetrics {
     name: 'restbus_gateway_answers_total',
     help: 'Answers to described operations by route template, method and who gave them: a service or the mock',
     labelNames: ['route', 'method', 'by'] as const,
+    registers: [registry],
+  });
+  // Named as the issue and the README say, without the gateway_ infix: the reply is the service's, not the gateway's.
+  const replyViolations = new Counter({
+    name: 'restbus_reply_violations_total',
+    help: "Ways services' replies broke their operation's contract, by operation (operationId or its made name) and kind (status, content-type, header, body)",
+    labelNames: ['operation', 'kind'] as const,
     registers: [registry],
   });
   const inFlight = new Gauge({
@@ -71,6 +80,9 @@ export function createMetrics(): GatewayMetrics {
       let counter = answerCounters.get(key);
       if (!counter) answerCounters.set(key, (counter = answers.labels(route, method, by)));
       counter.inc();
+    },
+    replyViolation(operation, kind) {
+      replyViolations.labels(operation, kind).inc();
     },
   };
 }

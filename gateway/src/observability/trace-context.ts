@@ -33,7 +33,7 @@ export function toTraceContext(headers: IncomingHttpHeaders): TraceContext {
   let traceparent: string;
   let traceId: string;
   if (match && match[1] !== INVALID_TRACE) {
-    traceparent = incoming as string;
+    traceparent = match.input;
     traceId = match[1];
   } else {
     traceId = randomHex(16);

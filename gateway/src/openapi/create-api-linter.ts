@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Diagnostic } from './diagnostic';
-import type { SourceFile } from './read-source-file';
+import type { Diagnostic, SourceFile } from '@restbus/openapi';
 
 export interface ApiLinter {
   /** Warnings about one API file (see lint-api-text); never throws: a lint that fails is itself a warning. */

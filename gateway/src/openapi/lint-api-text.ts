@@ -2,8 +2,7 @@ import { Document, Spectral, type ISpectralDiagnostic, type RulesetDefinition } 
 import { Yaml } from '@stoplight/spectral-parsers';
 import { Resolver } from '@stoplight/spectral-ref-resolver';
 import { oas } from '@stoplight/spectral-rulesets';
-import { formatPath, type Diagnostic } from './diagnostic';
-import { valueAt } from './value-at';
+import { formatPath, valueAt, type Diagnostic } from '@restbus/openapi';
 
 /**
  * Spectral's rules that find what a peer (Prism, Swagger UI, Redoc) would get wrong or read differently, each a

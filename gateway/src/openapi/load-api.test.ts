@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RestbusError } from '@restbus/infra';
 import { createApiLinter } from './create-api-linter';
-import { formatDiagnostic } from './diagnostic';
+import { formatDiagnostic, LOAD_LIMITS } from '@restbus/openapi';
 import { loadApi, loadApis, readApis, type LoadOptions } from './load-api';
-import { LOAD_LIMITS } from './load-limits';
 
 const personApi = resolve(__dirname, '../../../person-service/person-api.yml');
 let dir: string;
@@ -113,7 +112,7 @@ describe('loadApi', () => {
   it('refuses a document that is neither OpenAPI 3 nor Swagger 2', async () => {
     const file = await fixture('other.yml', 'info: {title: t, version: "1"}\npaths: {}\n');
     expect((await errorOf(file)).message).toBe(
-      `${file}:1:1  error  not an API description the gateway reads: it needs openapi: 3.0.x or 3.1.x, or swagger: "2.0"`,
+      `${file}:1:1  error  not an API description restbus reads: it needs openapi: 3.0.x or 3.1.x, or swagger: "2.0"`,
     );
   });
 
@@ -292,8 +291,7 @@ describe('loadApi within bounds', () => {
     const file = join(apiDir, 'repeated.json');
     await writeFile(file, exponentialApi(8));
     const [endpoint] = await loadApi(file);
-    const body = endpoint.operation.requestBody as { content: Record<string, { schema: { type: string } }> };
-    expect(body.content['application/json'].schema.type).toBe('object');
+    expect(endpoint.model.requestBody?.content['application/json'].schema).toMatchObject({ type: 'object' });
   });
 
   it('refuses a document nested deeper than the limit, saying where', async () => {

@@ -1,19 +1,16 @@
+import { RestbusError, type EndpointDesc, type HttpMethod, type ResponseDesc } from '@restbus/infra';
 import {
-  HTTP_METHODS,
-  RestbusError,
-  toTopic,
-  topicPrefixSetting,
-  type EndpointDesc,
-  type HttpMethod,
-  type ResponseDesc,
-} from '@restbus/infra';
-import { buildApiModel } from '@restbus/openapi';
+  checkRoutes,
+  formatDiagnostic,
+  formatPath,
+  readApiDescription,
+  toPrintable,
+  type Diagnostic,
+  type ReadOptions,
+  type SourceFile,
+} from '@restbus/openapi';
 import { createApiLinter, type ApiLinter } from './create-api-linter';
-import type { SourceFile } from './read-source-file';
-import { formatDiagnostic, formatPath, toPrintable, type Diagnostic } from './diagnostic';
-import { parseApiFile, type ParseOptions } from './parse-api-file';
 import { toJsfUri, type ApiEndpoint } from './endpoint';
-import { checkSubjectLength, findControlCharacter } from './subject-limits';
 
 type Json = Record<string, unknown>;
 
@@ -64,53 +61,9 @@ function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: 
   };
 }
 
-/** Operation parameters override path item parameters of the same name and location. */
-function mergeParameters(fromPath: unknown, fromOperation: unknown): Json[] {
-  const merged = new Map<string, Json>();
-  for (const parameter of [
-    ...(Array.isArray(fromPath) ? fromPath : []),
-    ...(Array.isArray(fromOperation) ? fromOperation : []),
-  ]) {
-    if (isObject(parameter)) merged.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
-  }
-  return [...merged.values()];
-}
-
-/** Why a path cannot be routed (and become part of a NATS subject), or undefined when it can. */
-function checkPathTemplate(uri: string): string | undefined {
-  if (!uri.startsWith('/')) return 'a path must start with "/"';
-  const control = findControlCharacter(uri);
-  if (control) return `the path contains ${control}, which cannot be part of a NATS subject`;
-  if (/[\s*>]/.test(uri)) {
-    return 'the path contains whitespace or a NATS wildcard character ("*", ">"), which cannot be part of a subject';
-  }
-  if (/\.\.|\.$|\.\//.test(uri)) {
-    return 'the path would give a subject with an empty token (a "." next to another "." or "/", or at the end)';
-  }
-  if (!/^(?:[^{}]|\{[^{}/]+\})*$/.test(uri)) {
-    return 'not a valid path template: each "{" opens a parameter name that a "}" closes before the next "/"';
-  }
-  const names = [...uri.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
-  const twice = names.find((name, i) => names.indexOf(name) !== i);
-  if (twice !== undefined) return `the path names the parameter {${twice}} twice`;
-  return undefined;
-}
-
-/** `2.0`, `3.0` or `3.1` (3.2 and later minor versions are read as 3.1), or undefined for anything else. */
-function readDialect(document: Json): ApiEndpoint['dialect'] | undefined {
-  if (document.swagger !== undefined)
-    return String(document.swagger) === '2.0' || document.swagger === 2 ? '2.0' : undefined;
-  if (document.openapi === undefined) return undefined;
-  const version = String(document.openapi);
-  if (/^3(\.0(\.|$)|$)/.test(version)) return '3.0';
-  return /^3\.[1-9]/.test(version) ? '3.1' : undefined;
-}
-
-export interface LoadOptions extends ParseOptions {
+export interface LoadOptions extends Omit<ReadOptions, 'lint' | 'checkSchema'> {
   /** Warnings refuse the description too (`--strict`). */
   strict?: boolean;
-  /** The first tokens of every subject (`--topicPrefix`), counted in each route's subject; `easer` when absent. */
-  topicPrefix?: string;
   /** One linter for every load (a reload): building its ruleset costs more than linting a small file. */
   linter?: ApiLinter;
 }
@@ -129,88 +82,28 @@ interface LoadedFile {
 }
 
 /**
- * One file: read and dereferenced (see parseApiFile), linted (warnings), and its operations listed as endpoints.
- * Only what keeps a route from being built is an error: no paths, an invalid path template or one NATS cannot
- * carry (a control character, a subject too long for its protocol line), an operation's `$ref` that cannot be
- * resolved, a `$ref` to a URL, an `x-static` without a folder. The rest is served past, as the peers do.
+ * One file: read into its model by @restbus/openapi (see readApiDescription), linted (warnings), and its routable
+ * operations listed as endpoints (see checkRoutes). Only what keeps a route from being built is an error; the rest
+ * is served past, as the peers do.
  */
 async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter): Promise<LoadedFile> {
-  const topicPrefix = options.topicPrefix ?? String(topicPrefixSetting.schema.default);
-  const parsed = await parseApiFile(file, options);
-  const diagnostics = [...parsed.diagnostics];
-  const { document, source } = parsed;
-  if (!document) return { endpoints: [], diagnostics };
-  if (source) diagnostics.push(...(await linter.lint(source)));
-  const error = (path: Array<string | number>, message: string): void => {
-    diagnostics.push({ severity: 'error', file, ...source?.locate(path), path: formatPath(path), message });
-  };
-  const dialect = readDialect(document);
-  if (!dialect) {
-    error([], 'not an API description the gateway reads: it needs openapi: 3.0.x or 3.1.x, or swagger: "2.0"');
-    return { endpoints: [], diagnostics, source };
-  }
-  if (dialect === '3.1' && !/^3\.1(\.|$)/.test(String(document.openapi))) {
-    diagnostics.push({
-      severity: 'warning',
+  const description = await readApiDescription(file, { ...options, lint: (source) => linter.lint(source) });
+  const { model: api, document, source } = description;
+  if (!api || !document) return { endpoints: [], diagnostics: description.diagnostics, source };
+  const routes = checkRoutes(description);
+  const paths = asObject(document.paths);
+  const endpoints = routes.operations.map((model): ApiEndpoint => {
+    const item = asObject(paths[model.path]);
+    const operation = asObject(item[model.method]);
+    return {
+      desc: toEndpoint(document, model.path, model.method, operation),
+      model,
+      api,
       file,
-      ...source?.locate(['openapi']),
-      path: 'openapi',
-      message: `OpenAPI ${String(document.openapi)} is read as 3.1: what later versions added is not understood`,
-    });
-  }
-  if (!isObject(document.paths)) {
-    error(document.paths === undefined ? [] : ['paths'], 'describes no paths: there is nothing to serve');
-    return { endpoints: [], diagnostics, source };
-  }
-  const api = buildApiModel(document, { file, dialect, topicPrefix });
-  const models = new Map(api.operations.map((operation) => [`${operation.method} ${operation.path}`, operation]));
-  const endpoints: ApiEndpoint[] = [];
-  for (const [uri, item] of Object.entries(document.paths)) {
-    if (!isObject(item)) continue;
-    const problem = checkPathTemplate(uri);
-    if (problem) {
-      error(['paths', uri], problem);
-      continue;
-    }
-    for (const method of HTTP_METHODS) {
-      const operation = item[method];
-      if (!isObject(operation)) continue;
-      const staticContent = operation['x-static'];
-      const contentPath = asObject(staticContent).contentPath;
-      if (staticContent !== undefined && (typeof contentPath !== 'string' || contentPath === '')) {
-        error(
-          ['paths', uri, method, 'x-static'],
-          'needs a contentPath, the folder to serve (relative to --staticContentBasePath)',
-        );
-        continue;
-      }
-      // Checked with or without -u (--check and a start without it say what -u would refuse); an x-static
-      // operation is served from its folder and has no subject.
-      const subject = toTopic(topicPrefix, method, uri);
-      const tooLong =
-        staticContent === undefined &&
-        checkSubjectLength(subject, `the subject ${[...subject].slice(0, 48).join('')}…`);
-      if (tooLong) {
-        error(['paths', uri, method], tooLong);
-        continue;
-      }
-      endpoints.push({
-        desc: toEndpoint(document, uri, method, operation),
-        // Every object operation of paths is in the model, by the same method and path.
-        model: models.get(`${method} ${uri}`)!,
-        api,
-        file,
-        operation: { ...operation, parameters: mergeParameters(item.parameters, operation.parameters) },
-        document,
-        dialect,
-        ...(typeof contentPath === 'string' && { static: { contentPath } }),
-      });
-    }
-  }
-  if (endpoints.length === 0 && !diagnostics.some(({ severity }) => severity === 'error')) {
-    error(['paths'], 'describes no operation: there is nothing to serve');
-  }
-  return { endpoints, diagnostics, source };
+      ...(model.static && { static: model.static }),
+    };
+  });
+  return { endpoints, diagnostics: [...description.diagnostics, ...routes.diagnostics], source };
 }
 
 /** In the order a person reads the file; what has no line first (it concerns the whole file). */

@@ -1,5 +1,5 @@
 import type { Logger } from '@restbus/infra';
-import { formatDiagnostic, type Diagnostic } from './diagnostic';
+import { formatDiagnostic, type Diagnostic } from '@restbus/openapi';
 
 /** One log line per problem: the message as `--check` prints it, the parts apart under `diagnostic`. */
 export function reportDiagnostics(diagnostics: readonly Diagnostic[], logger: Logger): void {

@@ -1,22 +1,10 @@
-import { buildApiModel } from '@restbus/openapi';
 import type { HttpMethod } from '@restbus/infra';
-import type { ApiEndpoint } from '../openapi/endpoint';
+import { testEndpoint } from '../__tests__/start-test-gateway';
+import type { AnsweredEndpoint } from '../call/call';
 import { createRouteTable } from './route-table';
 
-function testModel(method: HttpMethod, uri: string): Pick<ApiEndpoint, 'model' | 'api'> {
-  const document = { openapi: '3.0.3', paths: { [uri]: { [method]: { responses: {} } } } };
-  const api = buildApiModel(document, { file: 'api.yml', dialect: '3.0', topicPrefix: 'easer' });
-  return { model: api.operations[0], api };
-}
-
-const endpoint = (method: HttpMethod, uri: string): ApiEndpoint => ({
-  ...testModel(method, uri),
-  file: 'api.yml',
-  document: {},
-  desc: { uri, jsfUri: uri, method, operationId: null, consumes: [], produces: [], responses: {} },
-  operation: {},
-  dialect: '3.0',
-});
+const endpoint = (method: HttpMethod, uri: string) => testEndpoint(method, uri, { responses: {} });
+const answerFor = () => async () => {};
 
 const table = createRouteTable(
   [
@@ -28,10 +16,31 @@ const table = createRouteTable(
     endpoint('get', '/files/{name}.json'),
     endpoint('get', '/a/{x}/b/{y}'),
   ],
-  { basePath: '/', topicPrefix: 'easer' },
+  { basePath: '/', topicPrefix: 'easer', answerFor },
 );
 
 describe('createRouteTable', () => {
+  it("chooses each endpoint's answer once, when the table is built, and routes calls to it", () => {
+    const chosen: string[] = [];
+    const answers = new Map<string, () => Promise<void>>();
+    const built = createRouteTable([endpoint('get', '/persons'), endpoint('post', '/persons')], {
+      basePath: '/',
+      topicPrefix: 'easer',
+      answerFor: (compiled: AnsweredEndpoint) => {
+        const name = `${compiled.source.model.method} ${compiled.topic}`;
+        chosen.push(name);
+        const answer = async () => {};
+        answers.set(name, answer);
+        return answer;
+      },
+    });
+    expect(chosen).toEqual(['get easer.get_/persons', 'post easer.post_/persons']);
+    for (let i = 0; i < 3; i++) built.lookup('GET', '/persons');
+    expect(chosen).toHaveLength(2);
+    const found = built.lookup('POST', '/persons');
+    expect(found.kind === 'found' && found.endpoint.answer).toBe(answers.get('post easer.post_/persons'));
+  });
+
   it('finds an endpoint and names its path parameters', () => {
     const found = table.lookup('GET', '/persons/luke');
     expect(found).toMatchObject({ kind: 'found', params: { personId: 'luke' } });
@@ -89,7 +98,11 @@ describe('createRouteTable', () => {
   });
 
   it('serves only under the base path', () => {
-    const based = createRouteTable([endpoint('get', '/persons')], { basePath: '/api/v1/', topicPrefix: 'easer' });
+    const based = createRouteTable([endpoint('get', '/persons')], {
+      basePath: '/api/v1/',
+      topicPrefix: 'easer',
+      answerFor,
+    });
     expect(based.lookup('GET', '/api/v1/persons')).toMatchObject({ kind: 'found' });
     expect(based.lookup('GET', '/persons')).toEqual({ kind: 'not-found' });
     expect(based.lookup('GET', '/api/v1x/persons')).toEqual({ kind: 'not-found' });

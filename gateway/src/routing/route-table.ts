@@ -1,4 +1,5 @@
 import { createMessagePrefix, toTopic, type EndpointDesc } from '@restbus/infra';
+import type { AnsweredEndpoint, CallAnswer } from '../call/call';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { PathTree, splitPath } from './path-tree';
 import type { RequestCheck } from '../validation/create-request-validator';
@@ -14,8 +15,10 @@ export interface CompiledEndpoint {
   messagePrefix: string;
   /** With --validate: the check of its calls against the operation (absent when its schemas did not compile). */
   validate?: RequestCheck;
-  /** The loaded operation it was compiled from: what the mock (-m) answers from. */
+  /** The loaded operation it was compiled from: its model is what the mock (-m) answers from. */
   source: ApiEndpoint;
+  /** How its calls are answered (not implemented, mock, forward, forward then mock), chosen once, here. */
+  answer: CallAnswer;
 }
 
 interface RouteEntry {
@@ -39,18 +42,29 @@ export interface RouteTable {
   lookup(method: string, path: string): Lookup;
 }
 
-function compile(endpoint: ApiEndpoint, topicPrefix: string, validate?: RequestCheck): CompiledEndpoint {
-  const { desc } = endpoint;
-  const topic = toTopic(topicPrefix, desc.method, desc.uri);
-  return {
-    validate,
-    desc,
+export interface RouteTableOptions {
+  basePath: string;
+  topicPrefix: string;
+  /** With --validate: the check of each endpoint's calls (compileRequestChecks). */
+  checks?: ReadonlyMap<ApiEndpoint, RequestCheck>;
+  /** How an endpoint's calls are answered (createCallAnswers), chosen once per endpoint. */
+  answerFor(endpoint: AnsweredEndpoint): CallAnswer;
+}
+
+function compile(endpoint: ApiEndpoint, options: RouteTableOptions): CompiledEndpoint {
+  const { method, path } = endpoint.model;
+  // The subject is checked at load as `<topicPrefix>.<method>_<path>`; x-restbus-subject is not, so not used yet.
+  const topic = toTopic(options.topicPrefix, method, path);
+  const compiled: AnsweredEndpoint = {
+    validate: options.checks?.get(endpoint),
+    desc: endpoint.desc,
     source: endpoint,
     file: endpoint.file,
     topic,
-    paramNames: [...desc.uri.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]),
-    messagePrefix: createMessagePrefix(topic, desc),
+    paramNames: [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]),
+    messagePrefix: createMessagePrefix(topic, endpoint.desc),
   };
+  return { ...compiled, answer: options.answerFor(compiled) };
 }
 
 function toAllow(methods: Iterable<string>): string {
@@ -79,20 +93,14 @@ function decodeSegments(path: string): string[] | undefined {
  * none does: an unknown path, a method the API does not describe (with `Allow`), an OPTIONS request. A described
  * path is named by its template whatever the method, so that the metrics label it as its other calls.
  */
-export function createRouteTable(
-  endpoints: readonly ApiEndpoint[],
-  options: { basePath: string; topicPrefix: string; checks?: ReadonlyMap<ApiEndpoint, RequestCheck> },
-): RouteTable {
+export function createRouteTable(endpoints: readonly ApiEndpoint[], options: RouteTableOptions): RouteTable {
   const tree = new PathTree<RouteEntry>();
-  const compiled = endpoints.map((endpoint) => compile(endpoint, options.topicPrefix, options.checks?.get(endpoint)));
+  const compiled = endpoints.map((endpoint) => compile(endpoint, options));
   const entries = new Set<RouteEntry>();
   for (const endpoint of compiled) {
-    const entry = tree.upsert(endpoint.desc.uri, () => ({
-      template: endpoint.desc.uri,
-      methods: new Map(),
-      allow: '',
-    }));
-    entry.methods.set(endpoint.desc.method.toUpperCase(), endpoint);
+    const { method, path } = endpoint.source.model;
+    const entry = tree.upsert(path, () => ({ template: path, methods: new Map(), allow: '' }));
+    entry.methods.set(method.toUpperCase(), endpoint);
     entries.add(entry);
   }
   for (const entry of entries) entry.allow = toAllow(entry.methods.keys());

@@ -41,15 +41,15 @@ function resolveRoot(endpoint: ApiEndpoint, contentPath: string, base: string, l
   } catch {
     // easer answered 404 for a folder that is not there; say so once, as the folder may come later.
     logger.warn(
-      { uri: endpoint.desc.uri, contentPath },
-      `x-static of ${endpoint.desc.uri}: ${contentPath} does not exist`,
+      { uri: endpoint.model.path, contentPath },
+      `x-static of ${endpoint.model.path}: ${contentPath} does not exist`,
     );
     return root;
   }
   if (!isInside(base, real)) {
     throw new RestbusError(
       'OPENAPI_INVALID',
-      `${endpoint.file}: x-static of ${endpoint.desc.uri} serves ${contentPath}, which leads outside the static content base path (--staticContentBasePath)`,
+      `${endpoint.file}: x-static of ${endpoint.model.path} serves ${contentPath}, which leads outside the static content base path (--staticContentBasePath)`,
     );
   }
   return real;
@@ -72,21 +72,24 @@ export function createStaticContent(options: StaticContentOptions): StaticConten
   }
   const mounts: StaticMount[] = [];
   for (const endpoint of options.endpoints) {
-    if (!endpoint.static) continue;
-    const prefix = endpoint.desc.uri.replace(/\/+$/, '').toLowerCase();
+    const { static: content, path } = endpoint.model;
+    if (!content) continue;
+    const prefix = path.replace(/\/+$/, '').toLowerCase();
     if (mounts.some((mount) => mount.prefix === prefix)) continue; // GET and HEAD of one path: one mount
-    const root = resolveRoot(endpoint, endpoint.static.contentPath, base, logger);
+    const root = resolveRoot(endpoint, content.contentPath, base, logger);
     mounts.push({
       prefix,
-      files: serveStatic(root, { index: ['index.html'], redirect: true, fallthrough: true }) as Middleware,
-      listing: serveIndex(root) as unknown as Middleware,
+      files: serveStatic(root, { index: ['index.html'], redirect: true, fallthrough: true }),
+      // Typed as Express middleware, it reads only what Node's own request and response have.
+      listing: serveIndex(root) as Middleware,
     });
   }
   // The longest prefix first, so that /docs/api is served by its own mount rather than by /docs.
   mounts.sort((a, b) => b.prefix.length - a.prefix.length);
 
   function fail(res: ServerResponse, err: unknown, headers: OutgoingHttpHeaders): void {
-    const status = (err as { status?: unknown }).status;
+    // serve-static's and serve-index's errors carry the status they stand for.
+    const status = typeof err === 'object' && err !== null && 'status' in err ? err.status : undefined;
     if (status === 400) sendError(res, 'BAD_REQUEST', REQUEST_MISTAKES.malformedPath.says, headers);
     else if (status === 403) sendError(res, 'FORBIDDEN', 'the path leads outside the static content', headers);
     else if (status === 404) sendError(res, 'NOT_FOUND', 'no such file', headers);

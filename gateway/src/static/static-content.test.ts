@@ -5,7 +5,7 @@ import pino from 'pino';
 import { RestbusError } from '@restbus/infra';
 import { sendRaw } from '../__tests__/raw-http';
 import { startTestGateway, type TestGateway } from '../__tests__/start-test-gateway';
-import { createGateway } from '../http/create-gateway';
+import { createGateway } from '../app/create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import { loadApi } from '../openapi/load-api';
 

@@ -14,10 +14,9 @@ import {
   type RequestProblem,
   type ValidatorPair,
 } from '@restbus/infra';
+import type { ApiParameter, JsonSchema } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { countExpandedNodes } from './count-expanded-nodes';
-
-type Json = Record<string, unknown>;
 
 /** One thing wrong with a call (the shape the mock server's --validate answers with too). */
 export type Problem = RequestProblem;
@@ -36,41 +35,16 @@ interface Compilers {
 }
 
 const LOCATIONS = ['path', 'query', 'header'] as const;
-// Swagger 2 parameters carry their schema inline.
-const NOT_SCHEMA = new Set([
-  'name',
-  'in',
-  'required',
-  'description',
-  'allowEmptyValue',
-  'collectionFormat',
-  'schema',
-  'example',
-  'examples',
-  'style',
-  'explode',
-  'deprecated',
-]);
 
-function parameterSchema(parameter: Json): Json {
-  if (parameter.schema) return parameter.schema as Json;
-  return Object.fromEntries(Object.entries(parameter).filter(([key]) => !NOT_SCHEMA.has(key)));
-}
-
-function bodySchema(endpoint: ApiEndpoint): { schema: Json; required: boolean; onlyJson: boolean } | undefined {
-  const { operation, dialect, document } = endpoint;
-  if (dialect === '2.0') {
-    const body = (operation.parameters as Json[]).find((parameter) => parameter.in === 'body');
-    const consumes = operation.consumes ?? document.consumes;
-    const onlyJson = !Array.isArray(consumes) || consumes.every((type) => isJsonMediaType(String(type)));
-    return body?.schema ? { schema: body.schema as Json, required: body.required === true, onlyJson } : undefined;
-  }
-  const requestBody = operation.requestBody as Json | undefined;
-  const content = (requestBody?.content ?? {}) as Record<string, Json>;
-  const type = Object.keys(content).find(isJsonMediaType);
-  const schema = type ? (content[type].schema as Json | undefined) : undefined;
-  const onlyJson = Object.keys(content).every(isJsonMediaType);
-  return schema ? { schema, required: requestBody?.required === true, onlyJson } : undefined;
+/** The JSON request body: the schema of its first JSON media type; `onlyJson` when it takes no other type. */
+function bodySchema({ model }: ApiEndpoint): { schema: JsonSchema; required: boolean; onlyJson: boolean } | undefined {
+  const content = model.requestBody?.content ?? {};
+  const types = Object.keys(content);
+  const json = types.find(isJsonMediaType);
+  const schema = json === undefined ? undefined : content[json].schema;
+  return schema === undefined
+    ? undefined
+    : { schema, required: model.requestBody?.required === true, onlyJson: types.every(isJsonMediaType) };
 }
 
 /**
@@ -83,29 +57,30 @@ export const MAX_BODY_DEPTH = MAX_JSON_DEPTH;
 export const MAX_VALIDATED_NODES = 20_000;
 
 function compileOperation(endpoint: ApiEndpoint, ajv: Compilers): OperationValidator {
+  const { parameters } = endpoint.model;
+  const body = bodySchema(endpoint);
   // Compiling runs on the main thread, on start and on every reload: an operation too large to compile quickly is
   // left unvalidated (and said so) rather than stalling the gateway.
-  const nodes = countExpandedNodes(endpoint.operation, MAX_VALIDATED_NODES);
-  if (nodes > MAX_VALIDATED_NODES) {
+  const compiled = [...LOCATIONS.flatMap((location) => parameters[location]), body?.schema];
+  if (countExpandedNodes(compiled, MAX_VALIDATED_NODES) > MAX_VALIDATED_NODES) {
     throw new Error(`its schemas expand to more than ${MAX_VALIDATED_NODES} nodes once their $refs are resolved`);
   }
-  const parameters = (endpoint.operation.parameters as Json[]) ?? [];
   const validator: OperationValidator = { parameters: [] };
   for (const location of LOCATIONS) {
-    const own = parameters.filter((parameter) => parameter.in === location);
+    const own = parameters[location];
     if (own.length === 0) continue;
-    const name = (parameter: Json): string =>
-      location === 'header' ? String(parameter.name).toLowerCase() : String(parameter.name);
+    const name = (parameter: ApiParameter): string =>
+      location === 'header' ? parameter.name.toLowerCase() : parameter.name;
     validator.parameters.push({
       location,
       validate: ajv.params.compile({
         type: 'object',
-        properties: Object.fromEntries(own.map((parameter) => [name(parameter), parameterSchema(parameter)])),
-        required: own.filter((parameter) => parameter.required === true).map(name),
+        // A parameter written with `content` (or with no schema) takes any value.
+        properties: Object.fromEntries(own.map((parameter) => [name(parameter), parameter.schema ?? {}])),
+        required: own.filter((parameter) => parameter.required).map(name),
       }),
     });
   }
-  const body = bodySchema(endpoint);
   if (body) {
     const validate = { first: ajv.bodyFirst.compile(body.schema), all: ajv.body.compile(body.schema) };
     validator.body = { required: body.required, onlyJson: body.onlyJson, validate };
@@ -115,7 +90,7 @@ function compileOperation(endpoint: ApiEndpoint, ajv: Compilers): OperationValid
 
 function toProblems(location: string, errors: ValidateFunction['errors']): Problem[] {
   return (errors ?? []).map((error) => {
-    const missing = (error.params as { missingProperty?: string }).missingProperty;
+    const missing: unknown = error.params.missingProperty;
     if (location === 'body') return { location: `body${error.instancePath}`, message: error.message ?? 'is invalid' };
     const name = missing ?? error.instancePath.split('/')[1] ?? '';
     return { location: `${location}.${name}`, message: missing ? 'is required' : (error.message ?? 'is invalid') };
@@ -205,10 +180,11 @@ export function compileRequestChecks(endpoints: readonly ApiEndpoint[]): {
   const skipped: string[] = [];
   for (const endpoint of endpoints) {
     try {
-      const validator = compileOperation(endpoint, endpoint.dialect === '3.1' ? draft2020 : draft7);
+      const validator = compileOperation(endpoint, endpoint.api.dialect === '3.1' ? draft2020 : draft7);
       checks.set(endpoint, (request) => check(validator, request));
     } catch (err) {
-      skipped.push(`${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri}: ${(err as Error).message}`);
+      const { method, path } = endpoint.model;
+      skipped.push(`${method.toUpperCase()} ${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   return { checks, skipped };

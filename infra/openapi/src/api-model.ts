@@ -59,14 +59,19 @@ export interface ApiHeader {
   required: boolean;
   schema?: JsonSchema;
   description?: string;
+  /** 3.x `example` / `examples` as a parameter's; Swagger 2 `example` (`default`), then `x-example`. */
+  examples: ApiExample[];
 }
 
 /**
- * One declared response. `status` is as written: a code (`200`), a range (`2XX`, upper case) or `default`.
- * Swagger 2's single `schema` is given for each `produces` type (JSON when none); its `examples` by type.
+ * One declared response. `status` is a code (`200`), a range (`2XX`, upper case) or `default`; `key` is the member
+ * of `responses` as written (`2xx`), to place messages at its line.
+ * Swagger 2's single `schema` is given for each `produces` type (JSON when none), its `examples` by type; a response
+ * with neither has no content.
  */
 export interface ApiResponse {
   status: string;
+  key: string;
   description?: string;
   content: Record<string, ApiMedia>;
   headers: Record<string, ApiHeader>;
@@ -78,7 +83,11 @@ export interface ApiSecurityScheme {
   type: string;
   /** `apiKey`: the header, query parameter or cookie name. */
   name?: string;
-  in?: 'header' | 'query' | 'cookie';
+  /**
+   * `apiKey`: where the key goes, as written: `header`, `query`, `cookie`, or what else a document says (`path`
+   * cannot be checked); absent when not written.
+   */
+  in?: string;
   /** `http`: the scheme (`basic`, `bearer` …), lower case. */
   scheme?: string;
 }

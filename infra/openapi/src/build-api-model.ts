@@ -46,6 +46,7 @@ const NOT_SCHEMA = new Set([
   'style',
   'explode',
   'deprecated',
+  'x-example',
 ]);
 
 export interface BuildOptions {
@@ -167,26 +168,40 @@ function readSwaggerBody(parameters: Json[], consumes: string[]): ApiRequestBody
   };
 }
 
-function readHeaders(raw: unknown, dialect: Dialect): Record<string, ApiHeader> {
-  const headers: Record<string, ApiHeader> = {};
-  for (const [name, value] of Object.entries(asObject(raw))) {
-    if (!isObject(value)) continue;
-    const schema =
-      dialect === '2.0'
-        ? inlineSchema(value)
-        : (toSchema(value.schema) ?? toSchema(asObject(Object.values(asObject(value.content))[0]).schema));
-    headers[name] = {
-      required: value.required === true,
-      ...(schema !== undefined && { schema }),
-      ...(typeof value.description === 'string' && { description: value.description }),
-    };
+/** Swagger 2 headers have `example`, and tools write `x-example` (Swagger 2 parameters' vendor member) too. */
+function readSwaggerHeaderExamples(header: Json): ApiExample[] {
+  const examples: ApiExample[] = [];
+  if (header.example !== undefined) examples.push({ name: 'default', value: header.example });
+  if (header['x-example'] !== undefined) {
+    examples.push({ name: examples.length === 0 ? 'default' : 'x-example', value: header['x-example'] });
   }
-  return headers;
+  return examples;
+}
+
+// Records keyed by a document's names are built with Object.fromEntries: a name like `__proto__` stays a member.
+function readHeaders(raw: unknown, dialect: Dialect): Record<string, ApiHeader> {
+  return Object.fromEntries(
+    Object.entries(asObject(raw)).flatMap(([name, value]): Array<[string, ApiHeader]> => {
+      if (!isObject(value)) return [];
+      const schema =
+        dialect === '2.0'
+          ? inlineSchema(value)
+          : (toSchema(value.schema) ?? toSchema(asObject(Object.values(asObject(value.content))[0]).schema));
+      const header: ApiHeader = {
+        required: value.required === true,
+        ...(schema !== undefined && { schema }),
+        ...(typeof value.description === 'string' && { description: value.description }),
+        examples: dialect === '2.0' ? readSwaggerHeaderExamples(value) : readExamples(value),
+      };
+      return [[name, header]];
+    }),
+  );
 }
 
 function readResponse(status: string, raw: Json, dialect: Dialect, produces: string[]): ApiResponse {
   const response: ApiResponse = {
     status: /^[1-5]xx$/i.test(status) ? status.toUpperCase() : status,
+    key: status,
     content: {},
     headers: readHeaders(raw.headers, dialect),
   };
@@ -197,14 +212,21 @@ function readResponse(status: string, raw: Json, dialect: Dialect, produces: str
   }
   const schema = toSchema(raw.schema);
   const examples = asObject(raw.examples);
+  // A response with neither schema nor examples has no body, whatever the operation produces.
+  if (schema === undefined && Object.keys(examples).length === 0) return response;
   const types = [...new Set([...produces, ...Object.keys(examples)])];
-  if (schema === undefined && types.length === 0) return response;
-  for (const type of types.length > 0 ? types : [JSON_TYPE]) {
-    response.content[type] = {
-      ...(schema !== undefined && { schema }),
-      examples: examples[type] === undefined ? [] : [{ name: 'default', value: examples[type] }],
-    };
-  }
+  response.content = Object.fromEntries(
+    (types.length > 0 ? types : [JSON_TYPE]).map((type): [string, ApiMedia] => [
+      type,
+      {
+        ...(schema !== undefined && { schema }),
+        examples:
+          Object.hasOwn(examples, type) && examples[type] !== undefined
+            ? [{ name: 'default', value: examples[type] }]
+            : [],
+      },
+    ]),
+  );
   return response;
 }
 
@@ -212,18 +234,18 @@ function readSecuritySchemes(document: Json): Record<string, ApiSecurityScheme> 
   const declared = isObject(asObject(document.components).securitySchemes)
     ? asObject(asObject(document.components).securitySchemes)
     : asObject(document.securityDefinitions);
-  const schemes: Record<string, ApiSecurityScheme> = {};
-  for (const [name, raw] of Object.entries(declared)) {
-    if (!isObject(raw) || typeof raw.type !== 'string') continue;
-    const where = raw.in;
-    schemes[name] = {
-      type: raw.type,
-      ...(typeof raw.name === 'string' && { name: raw.name }),
-      ...((where === 'header' || where === 'query' || where === 'cookie') && { in: where }),
-      ...(typeof raw.scheme === 'string' && { scheme: raw.scheme.toLowerCase() }),
-    };
-  }
-  return schemes;
+  return Object.fromEntries(
+    Object.entries(declared).flatMap(([name, raw]): Array<[string, ApiSecurityScheme]> => {
+      if (!isObject(raw) || typeof raw.type !== 'string') return [];
+      const scheme: ApiSecurityScheme = {
+        type: raw.type,
+        ...(typeof raw.name === 'string' && { name: raw.name }),
+        ...(typeof raw.in === 'string' && { in: raw.in }),
+        ...(typeof raw.scheme === 'string' && { scheme: raw.scheme.toLowerCase() }),
+      };
+      return [[name, scheme]];
+    }),
+  );
 }
 
 function readSecurity(raw: unknown, schemes: Record<string, ApiSecurityScheme>): ApiSecurityUse[][] {

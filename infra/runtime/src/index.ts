@@ -83,3 +83,4 @@ export {
   findSchemaErrors,
 } from './validation/find-schema-errors';
 export type { ValidatorPair } from './validation/find-schema-errors';
+export * from './contract/index';

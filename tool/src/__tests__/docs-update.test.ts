@@ -17,14 +17,16 @@ describe('rest-tool docs -u', () => {
   });
   afterAll(() => temp.remove());
 
-  const createProject = async (files: Record<string, string> = FIXTURE_FILES): Promise<string> =>
+  // The fixture names one mock body it lacks (for the warning's test): given here, so the other runs warn of nothing.
+  const COMPLETE_FILES = { ...FIXTURE_FILES, 'services/orders/order/no-such-file.json': '{}' };
+  const createProject = async (files: Record<string, string> = COMPLETE_FILES): Promise<string> =>
     writeFiles(await mkdtemp(join(temp.dir, 'project-')), files);
   const docs = (dir: string): ReturnType<typeof runTool> => runTool(dir, ['docs', '-u'], generators);
   const setVersion = (dir: string, version: string): Promise<void> =>
     writeFile(join(dir, 'config.yml'), PROJECT_CONFIG.replace('apiVersion: v1.2.3', `apiVersion: ${version}`));
 
   it('names each mock body file a descriptor refers to that does not exist on stderr, and still writes the docs', async () => {
-    const dir = await createProject();
+    const dir = await createProject(FIXTURE_FILES);
     const result = await docs(dir);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
@@ -34,7 +36,7 @@ describe('rest-tool docs -u', () => {
   });
 
   it('keeps a hand-written docs/index.html, names it with what to do, exits 1 and writes nothing at all', async () => {
-    const dir = await createProject({ ...FIXTURE_FILES, 'docs/index.html': '<h1>our own start page</h1>\n' });
+    const dir = await createProject({ ...COMPLETE_FILES, 'docs/index.html': '<h1>our own start page</h1>\n' });
     const before = await snapshotTree(dir);
     const result = await docs(dir);
     expect(result.code).toBe(1);
@@ -46,7 +48,7 @@ describe('rest-tool docs -u', () => {
   });
 
   it('replaces a hand-written docs/index.html when asked to with --force, and still refuses a link out', async () => {
-    const dir = await createProject({ ...FIXTURE_FILES, 'docs/index.html': '<h1>our own start page</h1>\n' });
+    const dir = await createProject({ ...COMPLETE_FILES, 'docs/index.html': '<h1>our own start page</h1>\n' });
     const result = await runTool(dir, ['docs', '-u', '--force'], generators);
     expect(result.code).toBe(0);
     expect(await readFile(join(dir, 'docs/index.html'), 'utf8')).not.toContain('our own start page');
@@ -149,7 +151,7 @@ describe('rest-tool docs -u', () => {
 
   it('refuses a folder where it writes a file, and a manifest it cannot read, writing nothing', async () => {
     const dir = await createProject({
-      ...FIXTURE_FILES,
+      ...COMPLETE_FILES,
       'docs/index.html/mine.txt': 'a folder named index.html',
       'docs/.rest-tool-docs.json': '{ not json',
     });
@@ -164,7 +166,7 @@ describe('rest-tool docs -u', () => {
   it('writes a copied mock file whose name is as long as a file name may be', async () => {
     const long = `${'x'.repeat(250)}.json`;
     const dir = await createProject({
-      ...FIXTURE_FILES,
+      ...COMPLETE_FILES,
       'services/orders/service.yml': FIXTURE_FILES['services/orders/service.yml'].replace(
         'mockBody: getCollection-responseBody.json',
         `mockBody: ${long}`,

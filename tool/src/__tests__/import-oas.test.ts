@@ -504,14 +504,20 @@ describe('rest-tool import-oas: cycles, styles and where it writes', () => {
     );
     const before = await snapshotTree(temp.dir);
     const cases: Array<[string, RegExp]> = [
-      ['missing.yaml', /^rest-tool: missing\.yaml: cannot read it: no such file\n$/],
+      ['missing.yaml', /^rest-tool: missing\.yaml: cannot read the API description: no such file\n$/],
       ['broken.yaml', /^rest-tool: broken\.yaml:\d+: not valid YAML or JSON: .+\n$/],
       [
         'invalid.yaml',
-        /^rest-tool: invalid\.yaml: not a valid OpenAPI document: \/info: must have required property 'version'\n$/,
+        /^rest-tool: invalid\.yaml:2: info: does not follow the OpenAPI 3\.0 schema: must have required property 'version'\n$/,
       ],
-      ['other.json', /^rest-tool: other\.json: not a Swagger 2\.0 or OpenAPI 3\.0\/3\.1 document\n$/],
-      ['dangling.yaml', /^rest-tool: dangling\.yaml: cannot resolve a \$ref: .*#\/components\/responses\/Nope.*\n$/],
+      [
+        'other.json',
+        /^rest-tool: other\.json:1: not an API description restbus reads: it needs openapi: 3\.0\.x or 3\.1\.x, or swagger: "2\.0"\n$/,
+      ],
+      [
+        'dangling.yaml',
+        /^rest-tool: dangling\.yaml:7: paths\.\/a\.get\.responses\.200: cannot resolve a \$ref: .*#\/components\/responses\/Nope.*\n$/,
+      ],
     ];
     for (const [file, message] of cases) {
       const result = await runTool(temp.dir, ['import-oas', file, 'out']);

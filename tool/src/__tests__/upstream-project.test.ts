@@ -106,7 +106,12 @@ describe('a project made by rest-tool 0.5, unchanged', () => {
 
   it('is documented with its own templates/docs, as rest-tool 0.5 rendered them', async () => {
     const result = await runTool(project, ['docs', '--update'], generators);
-    expect(result).toMatchObject({ code: 0, stderr: '' });
+    // The upstream project names a validation schema it never shipped: said, and the docs are still written.
+    expect(result).toMatchObject({
+      code: 0,
+      stderr:
+        'rest-tool: warning: services/customers/service.yml:26: /methods/GET/responses/0/validationSchema: the file getCustomers-responseBody-validationSchema.json does not exist (only documentation and generated tests read it)\n',
+    });
     const docs = join(project, 'docs');
     const index = await readFile(join(docs, 'index.html'), 'utf8');
     expect(index).toContain('<h1>crm-api - v0.0.1</h1>');

@@ -141,8 +141,8 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
     expect(broken.stderr).toMatch(/^rest-tool: spec\/broken\.yaml:3: not valid YAML or JSON: /);
     const missing = await tool(top, ['import-oas', join('spec', 'missing-ref.json'), 'm']);
     expect(missing.stderr).toBe(
-      'rest-tool: spec/missing-ref.json: cannot resolve a $ref: Error opening file spec/missing.yaml: ENOENT: ' +
-        "no such file or directory, open 'spec/missing.yaml'\n",
+      'rest-tool: spec/missing-ref.json:1: paths./a.get.responses.200.content.application/json.schema: ' +
+        'cannot resolve a $ref: spec/missing.yaml does not exist\n',
     );
   }, 60_000);
 

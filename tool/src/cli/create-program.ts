@@ -5,6 +5,7 @@ import { addAddCommand } from './commands/add-command';
 import { addCreateCommand } from './commands/create-command';
 import { addDocsCommand } from './commands/docs-command';
 import { addExportOasCommand } from './commands/export-oas-command';
+import { addGenerateServiceCommand } from './commands/generate-service-command';
 import { addImportOasCommand } from './commands/import-oas-command';
 import { addTestCommand } from './commands/test-command';
 import { addValidateCommand } from './commands/validate-command';
@@ -33,6 +34,7 @@ export function createProgram(deps: ProgramDeps): Command {
     addValidateCommand,
     addExportOasCommand,
     addImportOasCommand,
+    addGenerateServiceCommand,
   ]) {
     add(program, context);
   }

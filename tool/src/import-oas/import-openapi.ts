@@ -11,7 +11,7 @@ import { siblingTempPath } from '@restbus/project-format';
 import { describeFileError } from '../project/describe-file-error';
 import { showPath } from '../project/show-path';
 import { planImport, type ImportPlan } from './plan-import';
-import { readOpenApi } from './read-openapi';
+import { readImportedApi } from './read-imported-api';
 
 export interface ImportOptions {
   cwd: string;
@@ -140,7 +140,7 @@ async function moveIntoPlace(staging: string, dir: string, target: Target): Prom
 export async function importOpenApi(options: ImportOptions): Promise<ImportResult> {
   const cwd = resolve(options.cwd);
   const show = (path: string): string => showPath(cwd, path);
-  const api = await readOpenApi(resolve(cwd, options.file), options.file, show);
+  const { api, warnings: readWarnings } = await readImportedApi(resolve(cwd, options.file), options.file, show);
   const plan = planImport(api, { shown: options.file, styles: options.styles });
   const folder =
     options.folder ??
@@ -153,7 +153,7 @@ export async function importOpenApi(options: ImportOptions): Promise<ImportResul
 
   const staging = siblingTempPath(dir);
   await mkdir(staging);
-  const warnings = [...plan.warnings];
+  const warnings = [...readWarnings, ...plan.warnings];
   try {
     await writeProjectFiles(staging, show(dir), projectTemplateValues(plan.projectName, plan.apiVersion), verbose);
     await writeServices(staging, show(dir), plan, verbose);

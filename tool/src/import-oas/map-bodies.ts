@@ -1,7 +1,6 @@
 import { isJsonMediaType } from '@restbus/infra';
 import { schemaOf, type MappingContext } from './mapping-context';
-import type { Json } from './read-openapi';
-import { isObject } from './refs';
+import { isObject, type Json } from './refs';
 import { sampleFromSchema } from './sample-from-schema';
 import type { Schema } from './to-json-schema';
 

@@ -1,6 +1,5 @@
 import { toHeaderText, type MappingContext } from './mapping-context';
-import type { Json } from './read-openapi';
-import { isObject, type Refs } from './refs';
+import { isObject, type Refs, type Json } from './refs';
 
 /** A `request.parameters` entry of a descriptor. */
 export interface Parameter {

@@ -1,5 +1,5 @@
-import type { Dialect, Json } from './read-openapi';
-import type { Refs } from './refs';
+import type { Dialect } from '@restbus/openapi';
+import type { Json, Refs } from './refs';
 import { toJsonSchema, type Schema } from './to-json-schema';
 
 /** What a project has gathered of an import: shown in its summary. */

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Document, parse } from 'yaml';
 import { RestbusError } from '@restbus/infra';
+import type { ApiModel, ApiOperation, Dialect } from '@restbus/openapi';
 import { findUriTemplateProblem, routeKey } from '@restbus/project-format';
 import type { ServiceType } from '../add/service-spec';
 import { capitalise } from '../add/to-identifier';
@@ -10,8 +11,7 @@ import { typeOf } from './map-parameters';
 import type { ImportCounts, MappingContext } from './mapping-context';
 import { guessStyle, parseStyle, toServiceFolder } from './name-services';
 import { planMethod, type Method } from './plan-method';
-import type { Dialect, Json, OpenApiFile } from './read-openapi';
-import { createRefs, isObject, type Refs } from './refs';
+import { createRefs, isObject, type Json, type Refs } from './refs';
 
 export type { ImportCounts } from './mapping-context';
 
@@ -53,6 +53,17 @@ export interface ImportPlan {
   counts: ImportCounts;
 }
 
+/** An API description as the import reads it (see readImportedApi). */
+export interface OpenApiFile {
+  /** Its typed model: what the plan reads where the model says enough. */
+  model: ApiModel;
+  /** The dereferenced document: only a cycle's `$ref`s are left, local pointers into it. */
+  document: Json;
+  dialect: Dialect;
+  /** `Swagger 2.0`, `OpenAPI 3.0.3`…: for messages. */
+  version: string;
+}
+
 export interface PlanOptions {
   /** The file as messages name it. */
   shown: string;
@@ -90,21 +101,14 @@ function serverPrefix(document: Json, dialect: Dialect, warn: (text: string) => 
 }
 
 /** Whether a GET answers a list (its successful JSON answer's schema is an array): a hint of a collection. */
-function listsItems(context: MappingContext, get: Json | undefined): boolean {
-  const responses = get && isObject(get.responses) ? get.responses : {};
-  const status = Object.keys(responses)
-    .filter((code) => /^2\d\d$/.test(code))
-    .sort()[0];
-  const success = status ? context.refs.follow(responses[status]) : undefined;
-  if (!isObject(success)) return false;
-  let schema: unknown;
-  if (context.dialect === '2.0') schema = success.schema;
-  else if (isObject(success.content)) {
-    const { json } = pickJson(Object.keys(success.content));
-    const media = json ? success.content[json] : undefined;
-    schema = isObject(media) ? media.schema : undefined;
-  }
-  return typeOf(context.refs.follow(schema)) === 'array';
+function listsItems(get: ApiOperation | undefined): boolean {
+  const success = get?.responses
+    .filter(({ status }) => /^2\d\d$/.test(status))
+    .sort((a, b) => a.status.localeCompare(b.status))[0];
+  if (!success) return false;
+  // Swagger 2's one schema is under each type produced (JSON when none); OpenAPI 3's JSON one is the hint.
+  const { json } = pickJson(Object.keys(success.content));
+  return typeOf(json ? success.content[json].schema : undefined) === 'array';
 }
 
 /** A descriptor as YAML under a comment, proven to read back as the same data. */
@@ -162,7 +166,6 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
       warnings.push(`${shown}: ${text}`);
     },
   };
-  const info = isObject(document.info) ? document.info : {};
   const paths = isObject(document.paths) ? document.paths : {};
   const styles = new Map(options.styles ?? []);
   for (const path of styles.keys()) {
@@ -212,7 +215,9 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
       guessStyle({
         path,
         methods: operations.map(([method]) => method),
-        listsItems: listsItems(context, operations.find(([method]) => method === 'GET')?.[1]),
+        listsItems: listsItems(
+          api.model.operations.find((operation) => operation.method === 'get' && operation.path === path),
+        ),
       });
 
     let segments = toServiceFolder(path);
@@ -252,10 +257,9 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
 
   if (services.length === 0)
     context.warn('no operation the project format can hold: the project has no services of it');
-  const version = info.version;
   return {
-    projectName: typeof info.title === 'string' && info.title.trim() ? info.title : 'api',
-    apiVersion: typeof version === 'string' || typeof version === 'number' ? String(version) : 'v0.0.0',
+    projectName: api.model.title.trim() ? api.model.title : 'api',
+    apiVersion: api.model.version || 'v0.0.0',
     serviceUrlPrefix: serverPrefix(document, dialect, context.warn),
     version: api.version,
     services,

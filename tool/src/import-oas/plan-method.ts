@@ -4,8 +4,7 @@ import { capitalise } from '../add/to-identifier';
 import { contentBody, mockOf, pickJson, swaggerBody, type Body } from './map-bodies';
 import { mergeParameters, sampleParameter, toParameter, type Parameter } from './map-parameters';
 import { isHeaderText, schemaOf, toHeaderText, type MappingContext } from './mapping-context';
-import type { Json } from './read-openapi';
-import { isObject } from './refs';
+import { isObject, type Json } from './refs';
 import { sampleFromSchema } from './sample-from-schema';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';

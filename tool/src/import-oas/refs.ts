@@ -1,15 +1,37 @@
 import { RestbusError } from '@restbus/infra';
-import type { Json } from './read-openapi';
+
+/** An object of an API description, read as it is written. */
+export type Json = Record<string, unknown>;
 
 export const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The `$ref`s of a bundled document: local JSON pointers (`#/components/schemas/Pet`) into it. */
+/**
+ * The `$ref`s of a document: local JSON pointers (`#/components/schemas/Pet`) into it. In a dereferenced document
+ * only a cycle's `$ref`s are left, and a named schema is the same object wherever it was referenced.
+ */
 export interface Refs {
   /** The value a `#/…` pointer names; throws when it names nothing. */
   target(ref: string): unknown;
   /** A parameter, response, example…: followed through its `$ref`s to the object itself. */
   follow(value: unknown): unknown;
+  /** The pointer of a named schema (`components.schemas`, `definitions`) when `value` is one, as a `$ref` names it. */
+  pointerOf(value: unknown): string | undefined;
+}
+
+/** Named schemas by identity: the dereferencer puts the same object wherever a `$ref` named one. */
+function indexNamedSchemas(document: Json): Map<object, string> {
+  const index = new Map<object, string>();
+  const add = (holder: unknown, prefix: string): void => {
+    if (!isObject(holder)) return;
+    for (const [name, schema] of Object.entries(holder)) {
+      const pointer = `${prefix}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (isObject(schema) && !index.has(schema)) index.set(schema, pointer);
+    }
+  };
+  add(isObject(document.components) ? document.components.schemas : undefined, '#/components/schemas');
+  add(document.definitions, '#/definitions');
+  return index;
 }
 
 const decodeToken = (token: string): string => {
@@ -38,8 +60,13 @@ export function createRefs(document: Json, shown: string): Refs {
     }
     return value;
   };
+  let named: Map<object, string> | undefined;
   return {
     target,
+    pointerOf(value) {
+      named ??= indexNamedSchemas(document);
+      return isObject(value) ? named.get(value) : undefined;
+    },
     follow(value) {
       let current = value;
       const seen = new Set<string>();

@@ -1,5 +1,4 @@
-import type { Json } from './read-openapi';
-import { isObject } from './refs';
+import { isObject, type Json } from './refs';
 import type { Schema } from './to-json-schema';
 
 const BY_FORMAT: Record<string, string> = {

@@ -1,5 +1,5 @@
-import type { Dialect, Json } from './read-openapi';
-import { isObject, type Refs } from './refs';
+import type { Dialect } from '@restbus/openapi';
+import { isObject, type Json, type Refs } from './refs';
 
 export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -72,11 +72,16 @@ function fromOpenApi30(schema: Json): Json {
   return copy;
 }
 
-/** The local pointers a schema's `$ref`s name, without following them. */
-function refsOf(schema: unknown, found = new Set<string>()): Set<string> {
+/** The local pointers a schema's `$ref`s (and named schemas) name, without following them. */
+function refsOf(schema: unknown, refs: Refs, found = new Set<string>()): Set<string> {
   if (!isObject(schema)) return found;
   if (typeof schema.$ref === 'string') found.add(schema.$ref);
-  forEachSubschema(schema, (subschema) => refsOf(subschema, found));
+  forEachSubschema(schema, (subschema) => {
+    // A named schema in place of its `$ref` (a dereferenced document) is that `$ref`.
+    const named = refs.pointerOf(subschema);
+    if (named === undefined) refsOf(subschema, refs, found);
+    else found.add(named);
+  });
   return found;
 }
 
@@ -110,7 +115,7 @@ function build(schema: unknown, refs: Refs, dialect: Dialect, allInDefs: boolean
   const edgesOf = (pointer: string): Set<string> => {
     let found = edges.get(pointer);
     if (!found) {
-      found = refsOf(refs.target(pointer));
+      found = refsOf(refs.target(pointer), refs);
       edges.set(pointer, found);
     }
     return found;
@@ -152,15 +157,19 @@ function build(schema: unknown, refs: Refs, dialect: Dialect, allInDefs: boolean
   };
 
   let nodes = 0;
-  const emit = (node: unknown, path: readonly string[]): unknown => {
+  /** `asTarget`: the node is what a `$ref` names, emitted in its place (not named again). */
+  const emit = (node: unknown, path: readonly string[], asTarget = false): unknown => {
     if (!isObject(node)) return typeof node === 'boolean' ? node : structuredClone(node);
+    // A named schema the dereferencer put in place of its `$ref` is written as that `$ref` would be.
+    const named = asTarget ? undefined : refs.pointerOf(node);
+    if (named !== undefined) return emit({ $ref: named }, path);
     if (++nodes > MAX_INLINED_NODES && !allInDefs) throw new TooLarge();
     const { $ref: ref, ...siblings } = node;
     if (typeof ref === 'string') {
       // OpenAPI 3.0 and Swagger 2.0 ignore what stands beside a $ref; 3.1 (JSON Schema 2020-12) applies it too.
       const beside = dialect === '3.1' ? (emit(siblings, path) as Json) : {};
       if (allInDefs || isCyclic(ref) || path.includes(ref)) return { $ref: `#/$defs/${defName(ref)}`, ...beside };
-      const target = emit(refs.target(ref), [...path, ref]);
+      const target = emit(refs.target(ref), [...path, ref], true);
       return isObject(target) ? { ...target, ...beside } : target;
     }
     const converted = dialect === '3.1' ? node : fromOpenApi30(node);
@@ -171,7 +180,7 @@ function build(schema: unknown, refs: Refs, dialect: Dialect, allInDefs: boolean
   const defs: Json = {};
   while (pending.length) {
     const pointer = pending.shift() as string;
-    defs[defName(pointer)] = emit(refs.target(pointer), [pointer]);
+    defs[defName(pointer)] = emit(refs.target(pointer), [pointer], true);
   }
   if (typeof root === 'boolean') return root;
   const withDefs = Object.keys(defs).length

@@ -31,6 +31,8 @@ export const ErrorCodes = {
   IMPLEMENTATION_TIMEOUT: 500,
   PROXY_FAILED: 502,
   BAD_REPLY: 502,
+  // A service's reply breaks its operation's contract (the gateway's --validateReplies enforce); `problems` say how.
+  REPLY_INVALID: 502,
   // A NATS service that is not restbus's answered an error with the services API headers only (no code of ours):
   // the client gets the status that service gave, this code, and its message.
   SERVICE_ERROR: 500,

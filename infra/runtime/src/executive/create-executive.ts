@@ -27,12 +27,21 @@ export interface ServiceConfig extends NatsConnectionConfig {
   handlerTimeout: number;
 }
 
+/**
+ * An endpoint the executive serves: the gateway's method and path template, and optionally its name, subject and
+ * `$SRV.INFO` metadata (a served contract gives its operations' own; see startResponder's Route).
+ */
+export type Endpoint = Omit<Route, 'handle'>;
+
 export interface ServiceContext<C> {
   readonly config: Readonly<ServiceConfig & C>;
   readonly logger: Logger;
   readonly nc: NatsConnection;
-  /** Registers the handler of an endpoint; the executive binds all of them once every startup function ran. */
-  register(endpoint: { method: string; uri: string }, handler: Handler): void;
+  /**
+   * Registers the handler of an endpoint; the executive binds all of them, as one NATS service named after the
+   * executive, once every startup function ran.
+   */
+  register(endpoint: Endpoint, handler: Handler): void;
 }
 
 export type Shutdown = () => void | Promise<void>;

@@ -23,6 +23,12 @@ export interface Route {
   method: string;
   uri: string;
   handle: RouteHandler;
+  /** The endpoint's name in the services API; made from method and path when absent. */
+  name?: string;
+  /** The subject it is served on; `<topicPrefix>.<method>_<uri>` (toTopic) when absent. */
+  subject?: string;
+  /** What `$SRV.INFO` shows of the endpoint (a contract's operationId, method and path). */
+  metadata?: Record<string, string>;
 }
 
 export interface ResponderOptions {
@@ -68,7 +74,7 @@ function replyForFailure(err: unknown): ResponseMessage {
 }
 
 function endpointName(route: Route, taken: Set<string>): string {
-  const base = `${route.method.toLowerCase()}${route.uri.replace(/[^\w]+/g, '_')}`.replace(/_+$/, '');
+  const base = route.name ?? `${route.method.toLowerCase()}${route.uri.replace(/[^\w]+/g, '_')}`.replace(/_+$/, '');
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
   taken.add(name);
@@ -94,13 +100,14 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
   const subjects: string[] = [];
 
   for (const route of options.routes) {
-    const subject = toTopic(options.topicPrefix, route.method, route.uri);
+    const subject = route.subject ?? toTopic(options.topicPrefix, route.method, route.uri);
     assertSafeTopic(subject);
     subjects.push(subject);
     const routeLogger = logger.child({ subject });
     let stats: EndpointStats | undefined;
     service.addEndpoint(endpointName(route, names), {
       subject,
+      ...(route.metadata && { metadata: route.metadata }),
       handler: (err, msg) => {
         if (err) {
           routeLogger.error({ err }, 'subscription failed');

@@ -9,7 +9,7 @@ import {
   type Logger,
   type RestbusError,
 } from '@restbus/infra';
-import { createCallServer, ERROR_CODE_HEADER, MOCKED_HEADER } from '../call/serve-call';
+import { createCallAnswers, ERROR_CODE_HEADER, MOCKED_HEADER } from '../call/create-call-answers';
 import type { Forwarder } from '../forward/create-forwarder';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import { createMockAnswers } from '../mock/create-mock-answers';
@@ -20,8 +20,8 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type RouteTable } from '../routing/route-table';
 import { createStaticContent, type StaticContent } from '../static/create-static-content';
 import { compileRequestChecks } from '../validation/create-request-validator';
-import { createAdminApp } from './create-admin-app';
-import { createCorsPolicy, type CorsPolicy } from './cors-policy';
+import { createAdminApp } from '../http/create-admin-app';
+import { createCorsPolicy, type CorsPolicy } from '../http/cors-policy';
 
 export interface GatewayOptions {
   endpoints: readonly ApiEndpoint[];
@@ -101,9 +101,10 @@ const EXPOSED_HEADERS = [
 ];
 
 /**
- * The gateway's request listener: HTTP in, route, then the call's own path (createCallServer). Described endpoints
- * take a lean path (a precompiled route table, no middleware, the request message mostly precomputed); the reserved
- * paths under `/-/` are an Express app (createAdminApp).
+ * The gateway's request listener, composed of the parts: HTTP in, route, then the answer chosen for the endpoint when
+ * the routes were built (createCallAnswers). Described endpoints take a lean path (a precompiled route table, no
+ * middleware, the request message mostly precomputed); the reserved paths under `/-/` are an Express app
+ * (createAdminApp); `x-static` folders are served by createStaticContent.
  */
 export function createGateway(options: GatewayOptions): Gateway {
   const { metrics } = options;
@@ -113,18 +114,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   const cors: CorsPolicy | undefined = options.corsOrigins?.length
     ? createCorsPolicy(options.corsOrigins, EXPOSED_HEADERS)
     : undefined;
-  const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => {
-    // x-static operations are served from their folders, never forwarded.
-    const forwarded = endpoints.filter((endpoint) => !endpoint.static);
-    const validation = options.validate ? compileRequestChecks(forwarded) : undefined;
-    for (const reason of validation?.skipped ?? []) logger.warn({ reason }, 'operation left unvalidated');
-    return {
-      // Routes and their checks in one object: a reload swaps both at once.
-      table: createRouteTable(forwarded, { ...options, checks: validation?.checks }),
-      statics: createStaticContent({ endpoints, baseDir: options.staticContentBasePath ?? '.', logger }),
-    };
-  };
-  let { table, statics } = compile(options.endpoints);
   const readiness = createReadiness({
     forwarding: options.forward !== undefined,
     mock: options.mock === true,
@@ -136,9 +125,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     createAdminApp({ metrics, isReady: () => readiness().status === 'ready' }),
     readiness,
   );
-  const recorder = createCallRecorder({ metrics, logger });
   const mock = options.mock ? createMockAnswers() : undefined;
-  const serveCall = createCallServer({ ...options, mock, bodyLimit: () => bodyLimit, logger });
+  // How each endpoint's calls are answered is chosen here, once per endpoint, as the routes are built.
+  const answerFor = createCallAnswers({ ...options, mock, bodyLimit: () => bodyLimit, logger });
+  const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => {
+    // x-static operations are served from their folders, never forwarded.
+    const forwarded = endpoints.filter((endpoint) => !endpoint.model.static);
+    const validation = options.validate ? compileRequestChecks(forwarded) : undefined;
+    for (const reason of validation?.skipped ?? []) logger.warn({ reason }, 'operation left unvalidated');
+    return {
+      // Routes and their checks in one object: a reload swaps both at once.
+      table: createRouteTable(forwarded, { ...options, checks: validation?.checks, answerFor }),
+      statics: createStaticContent({ endpoints, baseDir: options.staticContentBasePath ?? '.', logger }),
+    };
+  };
+  let { table, statics } = compile(options.endpoints);
+  const recorder = createCallRecorder({ metrics, logger });
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
@@ -159,7 +161,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     const mount = lookup.kind === 'not-found' ? statics.match(path) : undefined;
     const found = lookup.kind === 'found' ? lookup.endpoint : undefined;
     // A described path is its template whatever the method (an OPTIONS, a 405); `unmatched` is for the others only.
-    const route = found ? found.desc.uri : 'template' in lookup ? lookup.template : mount ? 'static' : 'unmatched';
+    const route = found
+      ? found.source.model.path
+      : 'template' in lookup
+        ? lookup.template
+        : mount
+          ? 'static'
+          : 'unmatched';
     recorder.track({ req, res, path, route, topic: found?.topic, trace, started });
     if (mount) {
       statics.serve(mount, req, res, headers);
@@ -173,18 +181,20 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     switch (lookup.kind) {
       case 'found':
-        serveCall({
-          endpoint: lookup.endpoint,
-          params: lookup.params,
-          query: mark < 0 ? '' : url.slice(mark + 1),
-          req,
-          res,
-          headers,
-          trace,
-        }).catch((err: unknown) => {
-          logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
-          sendError(res, 'INTERNAL', 'internal error', headers);
-        });
+        lookup.endpoint
+          .answer({
+            endpoint: lookup.endpoint,
+            params: lookup.params,
+            query: mark < 0 ? '' : url.slice(mark + 1),
+            req,
+            res,
+            headers,
+            trace,
+          })
+          .catch((err: unknown) => {
+            logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+            sendError(res, 'INTERNAL', 'internal error', headers);
+          });
         return;
       case 'options':
         if (cors?.isPreflight(req)) cors.addPreflightHeaders(req, headers, lookup.allow);
@@ -206,7 +216,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
-  const compress = options.compress ? (compression() as unknown as Middleware) : undefined;
+  // Typed as Express middleware, it reads only what Node's own request and response have.
+  const compress = options.compress ? (compression() as Middleware) : undefined;
   const handle = compress
     ? (req: IncomingMessage, res: ServerResponse): void => compress(req, res, () => dispatch(req, res))
     : dispatch;

@@ -15,7 +15,10 @@ export interface ParserFailure {
 
 const firstLine = (message: string): string => message.split('\n')[0];
 
-/** One error diagnostic for what the parser reports: a syntax error with its line, an unresolvable `$ref`, … */
+/**
+ * One error diagnostic for what the parser reports: a syntax error with its line, an unresolvable `$ref`, … The one
+ * place that reads the parser's errors: every reader of API descriptions gets its diagnostics from here.
+ */
 export function diagnoseLoadError(file: string, err: unknown): Diagnostic {
   const failure = (err ?? {}) as ParserFailure;
   const message = String(failure.message ?? err);
@@ -37,7 +40,7 @@ export function diagnoseLoadError(file: string, err: unknown): Diagnostic {
       file: parsed?.[1] && resolve(parsed[1]) !== resolve(file) ? parsed[1] : file,
       ...(parsed?.[3] && { line: Number(parsed[3]), column: Number(parsed[4]) }),
       path: '',
-      message: parsed?.[2] ?? firstLine(message),
+      message: `not valid YAML or JSON: ${parsed?.[2] ?? firstLine(message)}`,
     };
   }
   if (failure.code === 'ERESOLVER') {

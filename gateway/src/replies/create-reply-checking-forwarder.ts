@@ -1,0 +1,92 @@
+import { maxHeaderSize } from 'node:http';
+import { RestbusError, type HeaderValue, type Logger, type ResponseMessage } from '@restbus/infra';
+import type { ReplyCheckMode } from '../config';
+import type { Forwarder } from '../forward/create-forwarder';
+import type { GatewayMetrics } from '../observability/create-metrics';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import type { ReplyChecker } from './create-reply-checks';
+import { toLocation, type ReplyViolation } from './reply-violation';
+import { formatViolationsHeader, VIOLATIONS_HEADER } from './sl-violations';
+
+export interface ReplyCheckingOptions {
+  forward: Forwarder;
+  mode: Exclude<ReplyCheckMode, 'off'>;
+  /** The fraction of replies checked (0 to 1). */
+  sample: number;
+  /** The checks of the operations served now: swapped on reload with the endpoints. */
+  checkers(): ReadonlyMap<ApiEndpoint, ReplyChecker>;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  /** Draws the sample; Math.random by default. */
+  random?: () => number;
+}
+
+/** The most log lines one reply's violations take; the rest are counted in one more line. */
+export const MAX_LOGGED_VIOLATIONS = 20;
+
+// What the head of the answer may still take: Node's limit, less what the gateway adds (ids, CORS, vary, date).
+const GATEWAY_HEAD_ROOM = 1024;
+
+function headBytes(headers: Record<string, HeaderValue> | undefined): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    for (const item of Array.isArray(value) ? value : [value])
+      bytes += name.length + 4 + Buffer.byteLength(String(item));
+  }
+  return bytes;
+}
+
+/**
+ * Wraps a forwarder so that each reply (or the sampled fraction) is checked against its operation (see
+ * createReplyChecks) before it is answered; the call path does not change. `report`: the reply goes out as it
+ * came plus Prism's `sl-violations` header, with a log line and a metric per violation. `enforce`: a reply with an
+ * error-graded violation is `502 REPLY_INVALID` with the problems (location, message); a warning (an undeclared
+ * error status) is reported as in `report`. The check runs in the reply's own turn, so the answer waits for it and
+ * nothing else; a check that throws is logged and the reply answered unchecked, never a failed call.
+ */
+export function createReplyCheckingForwarder(options: ReplyCheckingOptions): Forwarder {
+  const { forward, mode, sample, metrics, logger } = options;
+  const random = options.random ?? Math.random;
+  return async (endpoint, request, trace) => {
+    const reply = await forward(endpoint, request, trace);
+    if (sample < 1 && !(random() < sample)) return reply;
+    const checker = options.checkers().get(endpoint.source);
+    if (!checker) return reply;
+    const { name } = endpoint.source.model;
+    const said = { operation: name, subject: endpoint.topic, reqId: trace.requestId, traceId: trace.traceId };
+    let violations: ReplyViolation[];
+    try {
+      violations = await checker.check(reply);
+    } catch (err) {
+      logger.warn({ ...said, err }, 'the reply could not be checked against the API description; answered unchecked');
+      return reply;
+    }
+    if (violations.length === 0) return reply;
+    record(violations, said);
+    if (mode === 'enforce' && violations.some((violation) => violation.severity === 'error')) {
+      throw new RestbusError('REPLY_INVALID', `the reply of ${name} does not match the API description`, {
+        details: {
+          problems: violations.map((violation) => ({ location: toLocation(violation), message: violation.message })),
+        },
+      });
+    }
+    const room = maxHeaderSize - GATEWAY_HEAD_ROOM - headBytes(reply.headers) - VIOLATIONS_HEADER.length - 4;
+    const headers: Record<string, HeaderValue> = { ...reply.headers };
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === VIOLATIONS_HEADER) delete headers[key];
+    headers[VIOLATIONS_HEADER] = formatViolationsHeader(violations, room);
+    return { ...reply, headers } satisfies ResponseMessage;
+  };
+
+  function record(violations: readonly ReplyViolation[], said: Record<string, unknown>): void {
+    for (const violation of violations) metrics.replyViolation(String(said.operation), violation.kind);
+    for (const { kind, severity, pointer, expected, actual } of violations.slice(0, MAX_LOGGED_VIOLATIONS)) {
+      logger.warn({ ...said, kind, severity, pointer, expected, actual }, 'reply violates the API description');
+    }
+    if (violations.length > MAX_LOGGED_VIOLATIONS) {
+      logger.warn(
+        { ...said, more: violations.length - MAX_LOGGED_VIOLATIONS },
+        'reply violates the API description in more ways (counted in restbus_reply_violations_total)',
+      );
+    }
+  }
+}

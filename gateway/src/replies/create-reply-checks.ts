@@ -1,0 +1,410 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import {
+  addLinearUniqueItems,
+  defaultContentType,
+  findSchemaErrors,
+  isJsonMediaType,
+  linearPatternEngine,
+  MAX_LISTED_PROBLEMS,
+  parseJsonInSlices,
+  type HeaderValue,
+  type ResponseMessage,
+  type ValidatorPair,
+} from '@restbus/infra';
+import type { ApiModel, ApiResponse, JsonSchema } from '@restbus/openapi';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import { countExpandedNodes } from '../validation/count-expanded-nodes';
+import { adaptOpenApiSchema } from './adapt-openapi-schema';
+import { appendPointer, describeValue, type ReplyViolation } from './reply-violation';
+
+/** The most schema nodes one response schema may compile to (as --validate's bound for requests). */
+export const MAX_CHECKED_NODES = 20_000;
+
+/** The check of one operation's replies, compiled once when the API loads. */
+export interface ReplyChecker {
+  /** What is wrong with a reply (none when it matches); throws only on what cannot be checked (a body too deep). */
+  check(reply: ResponseMessage): Promise<ReplyViolation[]>;
+  /** What is wrong with a JSON value as a body of `status` in `mediaType` (an example written in the document). */
+  checkValue(status: string, mediaType: string, value: unknown): ReplyViolation[];
+}
+
+interface CompiledHeader {
+  name: string;
+  required: boolean;
+  validate?: ValidateFunction;
+}
+
+interface CompiledMedia {
+  type: string;
+  validate?: ValidatorPair<ValidateFunction>;
+  /**
+   * The last body found valid, when it came as bytes of at most REMEMBERED_BODY_BYTES: a service that keeps the
+   * encoded form of what it serves (a list that has not changed) sends the same bytes again, and comparing them
+   * (under a microsecond for 9 KB) is what checking them again would conclude, without the parse (40 µs).
+   */
+  lastValid?: Uint8Array;
+}
+
+/** The largest body remembered as valid (per media type of an operation's response): memory stays bounded. */
+export const REMEMBERED_BODY_BYTES = 64 * 1024;
+
+interface CompiledResponse {
+  source: ApiResponse;
+  headers: CompiledHeader[];
+  /** Media types as declared (lower case) with the body's validators (JSON types with a schema). */
+  media: CompiledMedia[];
+}
+
+interface Compilers {
+  body: Ajv;
+  bodyFirst: Ajv;
+  header: Ajv;
+}
+
+const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
+const INT32 = 2 ** 31;
+
+/** The formats OpenAPI names beyond JSON Schema's: numbers by width, base64 bytes, and two any-strings. */
+function addOpenApiFormats(ajv: Ajv): void {
+  ajv.addFormat('int32', { type: 'number', validate: (n) => Number.isInteger(n) && n >= -INT32 && n < INT32 });
+  ajv.addFormat('int64', { type: 'number', validate: (n) => Number.isInteger(n) });
+  ajv.addFormat('float', { type: 'number', validate: () => true });
+  ajv.addFormat('double', { type: 'number', validate: () => true });
+  ajv.addFormat('byte', /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/);
+  ajv.addFormat('binary', true);
+  ajv.addFormat('password', true);
+}
+
+function createCompilers(AjvClass: typeof Ajv): Compilers {
+  // As --validate compiles requests (linear patterns and uniqueItems), with formats checked: a reply is the
+  // service's word, and a date that is no date is what a client breaks on. Unknown formats pass unsaid.
+  const code = { regExp: linearPatternEngine };
+  const base = { strict: false, code, logger: false, verbose: true } as const;
+  const make = (options: object): Ajv => {
+    const ajv = addLinearUniqueItems(new AjvClass({ ...base, ...options }));
+    addFormats(ajv, { keywords: false });
+    addOpenApiFormats(ajv);
+    return ajv;
+  };
+  return {
+    body: make({ allErrors: true }),
+    bodyFirst: make({ allErrors: false }),
+    // Header values are text: "10" is read as the integer a schema asks for.
+    header: make({ allErrors: true, coerceTypes: true }),
+  };
+}
+
+/** The schema as the dialect's ajv reads it, and, where it keeps a cycle's `$ref`s, with its document as the root. */
+interface SchemaSource {
+  prepare(schema: JsonSchema): JsonSchema;
+}
+
+function createSchemaSource(api: ApiModel): SchemaSource {
+  const memo = new Map<object, unknown>();
+  const adapt = (value: JsonSchema): JsonSchema => (api.dialect === '3.1' ? value : adaptOpenApiSchema(value, memo));
+  let root: Record<string, unknown> | undefined;
+  return {
+    prepare(schema) {
+      const adapted = adapt(schema);
+      if (!JSON.stringify(adapted).includes('"$ref"')) return adapted;
+      // The `$ref`s a cycle left point into the document: compiled beside its members, they resolve there.
+      if (!root) {
+        const adapted = adapt({ ...api.schemaRoot });
+        root = typeof adapted === 'object' ? { ...adapted } : {};
+      }
+      return { ...root, allOf: [adapted] };
+    },
+  };
+}
+
+function compileResponse(response: ApiResponse, source: SchemaSource, ajv: Compilers): CompiledResponse {
+  const headers: CompiledHeader[] = [];
+  for (const [name, header] of Object.entries(response.headers)) {
+    const lower = name.toLowerCase();
+    // OpenAPI: a response header named Content-Type is ignored (the media types say it).
+    if (lower === 'content-type') continue;
+    const schema = header.schema;
+    const simple =
+      typeof schema === 'object' &&
+      (SCALAR_TYPES.has(String(schema.type)) || (schema.type === undefined && !schema.properties && !schema.items));
+    headers.push({
+      name: lower,
+      required: header.required,
+      ...(simple && {
+        validate: ajv.header.compile({ type: 'object', properties: { value: source.prepare(schema) } }),
+      }),
+    });
+  }
+  const media = Object.entries(response.content).map(([type, content]) => {
+    const schema = content.schema;
+    if (schema === undefined || !isJsonMediaType(type)) return { type: type.toLowerCase() };
+    if (countExpandedNodes(schema, MAX_CHECKED_NODES) > MAX_CHECKED_NODES) {
+      throw new Error(`its ${response.status} schema expands to more than ${MAX_CHECKED_NODES} nodes`);
+    }
+    const prepared = source.prepare(schema);
+    return {
+      type: type.toLowerCase(),
+      validate: { first: ajv.bodyFirst.compile(prepared), all: ajv.body.compile(prepared) },
+    };
+  });
+  return { source: response, headers, media };
+}
+
+/** The response a status falls under: its own code, its range (`2XX`), or `default`. */
+function findResponse(responses: readonly CompiledResponse[], status: number): CompiledResponse | undefined {
+  const code = String(status);
+  const range = `${code[0]}XX`;
+  return (
+    responses.find((r) => r.source.status === code) ??
+    responses.find((r) => r.source.status === range) ??
+    responses.find((r) => r.source.status === 'default')
+  );
+}
+
+const essence = (type: string): string => type.split(';')[0].trim().toLowerCase();
+
+/** The declared media type a reply's type falls under: itself, its major type with a star, or the star type. */
+function findMedia(media: CompiledResponse['media'], type: string): CompiledResponse['media'][number] | undefined {
+  const actual = essence(type);
+  const [major] = actual.split('/');
+  return (
+    media.find((m) => essence(m.type) === actual) ??
+    media.find((m) => essence(m.type) === `${major}/*`) ??
+    media.find((m) => essence(m.type) === '*/*')
+  );
+}
+
+function headerText(value: HeaderValue): string {
+  return Array.isArray(value) ? value.join(', ') : String(value);
+}
+
+function findHeader(headers: Record<string, HeaderValue> | undefined, name: string): HeaderValue | undefined {
+  for (const key in headers) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What the contract asks for, said as briefly as the error allows. */
+function describeExpected(error: ErrorObject): string {
+  const { params } = error;
+  switch (error.keyword) {
+    case 'type':
+      return String(params.type).split(',').join(' or ');
+    case 'required':
+      return 'present';
+    case 'additionalProperties':
+      return 'absent (additionalProperties: false)';
+    case 'enum':
+      return `one of ${Array.isArray(params.allowedValues) ? params.allowedValues.map(describeValue).join(', ') : ''}`;
+    case 'const':
+      return describeValue(params.allowedValue);
+    case 'format':
+      return `format ${String(params.format)}`;
+    case 'oneOf':
+      return `exactly one of ${Array.isArray(error.schema) ? error.schema.length : 'its'} schemas`;
+    case 'anyOf':
+      return `at least one of ${Array.isArray(error.schema) ? error.schema.length : 'its'} schemas`;
+    case 'pattern':
+      return `matching ${String(params.pattern)}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `${String(params.comparison)} ${String(params.limit)}`;
+    default:
+      return (error.message ?? error.keyword).replace(/^must (be )?/, '');
+  }
+}
+
+/** One violation per schema error; a failed `oneOf`/`anyOf` stands for its branches' errors. */
+function toViolations(
+  errors: readonly ErrorObject[],
+  kind: 'body' | 'header',
+  at: (path: string) => string,
+): ReplyViolation[] {
+  const combined = errors.filter((error) => error.keyword === 'oneOf' || error.keyword === 'anyOf');
+  const inBranch = (error: ErrorObject): boolean =>
+    combined.some((outer) => outer !== error && error.schemaPath.startsWith(`${outer.schemaPath}/`));
+  return errors
+    .filter((error) => !inBranch(error) && error.keyword !== 'if')
+    .map((error) => {
+      const named: unknown = error.params.missingProperty ?? error.params.additionalProperty;
+      const name = typeof named === 'string' ? named : undefined;
+      const path = name === undefined ? error.instancePath : appendPointer(error.instancePath, name);
+      const actual =
+        error.keyword === 'required'
+          ? 'absent'
+          : describeValue(name === undefined ? error.data : isRecord(error.data) ? error.data[name] : undefined);
+      return {
+        kind,
+        severity: 'error',
+        pointer: at(path),
+        expected: describeExpected(error),
+        actual,
+        code: error.keyword,
+        message: error.keyword === 'required' ? 'is required' : (error.message ?? 'is invalid'),
+      };
+    });
+}
+
+const textDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as JSON text, or the value itself when it came parsed (a reply sent as one JSON envelope). */
+function readBodyText(body: unknown): { text: string } | { value: unknown } {
+  if (body instanceof Uint8Array) return { text: textDecoder.decode(body) };
+  if (typeof body === 'string') return { text: body };
+  return { value: body };
+}
+
+function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Compilers): ReplyChecker {
+  const responses = endpoint.model.responses.map((response) => compileResponse(response, source, ajv));
+  const declared = responses.map((response) => response.source.status).join(', ');
+
+  const checkJson = (validate: ValidatorPair<ValidateFunction>, value: unknown, length: number): ReplyViolation[] => {
+    const { errors } = findSchemaErrors(validate, value, length);
+    return toViolations(errors, 'body', (path) => path);
+  };
+
+  const checkValue = (status: string, mediaType: string, value: unknown): ReplyViolation[] => {
+    const response = responses.find((r) => r.source.status === status);
+    const media = response?.media.find((m) => m.type === mediaType.toLowerCase());
+    return media?.validate ? checkJson(media.validate, value, 0) : [];
+  };
+
+  async function check(reply: ResponseMessage): Promise<ReplyViolation[]> {
+    if (responses.length === 0) return [];
+    const status = reply.status ?? 200;
+    const response = findResponse(responses, status);
+    if (!response) {
+      return [
+        {
+          kind: 'status',
+          severity: status >= 200 && status < 300 ? 'error' : 'warning',
+          pointer: 'status',
+          expected: declared,
+          actual: String(status),
+          message: `the status ${status} is not declared (declared: ${declared})`,
+        },
+      ];
+    }
+    const violations: ReplyViolation[] = [];
+    for (const header of response.headers) {
+      const value = findHeader(reply.headers, header.name);
+      const pointer = `header/${header.name}`;
+      if (value === undefined) {
+        if (header.required) {
+          violations.push({
+            kind: 'header',
+            severity: 'error',
+            pointer,
+            expected: 'present',
+            actual: 'absent',
+            code: 'required',
+            message: 'is required',
+          });
+        }
+      } else if (header.validate && !header.validate({ value: headerText(value) })) {
+        violations.push(...toViolations(header.validate.errors ?? [], 'header', () => pointer));
+      }
+    }
+    const body = reply.body;
+    const hasBody =
+      status !== 204 &&
+      status !== 304 &&
+      body !== undefined &&
+      body !== null &&
+      !(body instanceof Uint8Array && body.length === 0);
+    if (hasBody && response.media.length > 0) {
+      const declaredType = findHeader(reply.headers, 'content-type');
+      const type =
+        declaredType !== undefined
+          ? headerText(declaredType)
+          : body instanceof Uint8Array
+            ? 'application/octet-stream'
+            : defaultContentType(body);
+      const media = findMedia(response.media, type);
+      if (!media) {
+        const expected = response.media.map((m) => m.type).join(', ');
+        violations.push({
+          kind: 'content-type',
+          severity: 'error',
+          pointer: 'content-type',
+          expected,
+          actual: essence(type),
+          message: `the content type ${essence(type)} is not declared for ${response.source.status} (declared: ${expected})`,
+        });
+      } else if (media.validate && isJsonMediaType(type)) {
+        violations.push(...(await checkBody(media, media.validate, body)));
+      }
+    }
+    return violations.slice(0, MAX_LISTED_PROBLEMS);
+  }
+
+  async function checkBody(
+    media: CompiledMedia,
+    validate: ValidatorPair<ValidateFunction>,
+    body: unknown,
+  ): Promise<ReplyViolation[]> {
+    const bytes = body instanceof Uint8Array ? body : undefined;
+    if (bytes && media.lastValid?.length === bytes.length && Buffer.compare(media.lastValid, bytes) === 0) return [];
+    const read = readBodyText(body);
+    if ('value' in read) return checkJson(validate, read.value, 0);
+    // No depth scan first (it costs as much as the parse): a body so deep that a recursive schema's check
+    // overflows the stack throws, and the reply is answered unchecked (see createReplyCheckingForwarder).
+    let value: unknown;
+    try {
+      value = await parseJsonInSlices(read.text);
+    } catch {
+      return [
+        {
+          kind: 'body',
+          severity: 'error',
+          pointer: '',
+          expected: 'JSON',
+          actual: 'text that is not JSON',
+          message: 'is not JSON, though its content type says so',
+        },
+      ];
+    }
+    const violations = checkJson(validate, value, read.text.length);
+    // A copy: the message's bytes may be a view of a buffer the NATS client reuses.
+    if (bytes && violations.length === 0 && bytes.length <= REMEMBERED_BODY_BYTES) media.lastValid = bytes.slice();
+    return violations;
+  }
+
+  return { check, checkValue };
+}
+
+/**
+ * Compiles, once per operation and per load, the check of its replies (see ReplyChecker): status declared (its
+ * code, a `2XX` range or `default`), content type declared, required headers present and simple header values
+ * matching their schema, a JSON body matching its schema (OAS 3.1 as JSON Schema 2020-12, 2.0 and 3.0 as draft-07
+ * with OpenAPI's `nullable`), formats included. `skipped`: operations whose schemas do not compile, with why.
+ */
+export function createReplyChecks(endpoints: readonly ApiEndpoint[]): {
+  checkers: Map<ApiEndpoint, ReplyChecker>;
+  skipped: string[];
+} {
+  const draft7 = createCompilers(Ajv);
+  const draft2020 = createCompilers(Ajv2020);
+  const sources = new Map<ApiModel, SchemaSource>();
+  const checkers = new Map<ApiEndpoint, ReplyChecker>();
+  const skipped: string[] = [];
+  for (const endpoint of endpoints) {
+    if (endpoint.static) continue;
+    let source = sources.get(endpoint.api);
+    if (!source) sources.set(endpoint.api, (source = createSchemaSource(endpoint.api)));
+    try {
+      checkers.set(endpoint, compileOperation(endpoint, source, endpoint.api.dialect === '3.1' ? draft2020 : draft7));
+    } catch (err) {
+      skipped.push(
+        `${endpoint.model.name} (${endpoint.desc.method.toUpperCase()} ${endpoint.desc.uri}): ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+  return { checkers, skipped };
+}

@@ -1,0 +1,44 @@
+import type { HttpMethod } from '../wire/types';
+
+/** A JSON Schema as the document writes it (dereferenced; a cycle's `$ref`s point into the contract's schemaRoot). */
+export type ContractSchema = Readonly<Record<string, unknown>> | boolean;
+
+export interface ContractParameter {
+  name: string;
+  required: boolean;
+  schema?: ContractSchema;
+}
+
+/**
+ * What a service needs of one operation to bind and check its calls: a structural subset of @restbus/openapi's
+ * ApiOperation, so that a generator can write it as data and a loaded model can be handed over as it is.
+ */
+export interface ContractOperation {
+  /** The handler's key: the operationId, or the name made from method and path (@restbus/openapi nameOperation). */
+  name: string;
+  operationId?: string;
+  method: HttpMethod;
+  /** The path template as the document writes it (`/persons/{personId}`). */
+  path: string;
+  /** The operation's `x-restbus-subject`; without it the subject is `toTopic(topicPrefix, method, path)`. */
+  subjectOverride?: string;
+  parameters: Readonly<Record<'path' | 'query' | 'header', readonly ContractParameter[]>>;
+  requestBody?: { required: boolean; content: Readonly<Record<string, { schema?: ContractSchema }>> };
+}
+
+/** The part of an OpenAPI document a generated service carries. */
+export interface Contract {
+  title: string;
+  version: string;
+  /** Which JSON Schema dialect the schemas speak: OAS 3.1 is 2020-12, the others draft-07 with `nullable`. */
+  dialect: '2.0' | '3.0' | '3.1';
+  operations: readonly ContractOperation[];
+  /**
+   * What a cycle's `$ref`s resolve against: they are written `restbus-api.json#/components/schemas/Node`, and this
+   * is registered under that id. Absent when no schema has a cycle.
+   */
+  schemaRoot?: Readonly<Record<string, unknown>>;
+}
+
+/** The id a contract's schemaRoot is registered under; a generator writes cyclic `$ref`s against it. */
+export const CONTRACT_SCHEMA_ROOT_ID = 'restbus-api.json';

@@ -1,0 +1,32 @@
+import { createRequestMessage } from '../testing';
+import { fromCallbackHandler } from './from-callback-handler';
+import type { OperationInput } from './operation-types';
+
+type Op = { responses: { 200: { content: { 'application/json': { ok: boolean } } } } };
+const input = {
+  params: {},
+  query: {},
+  headers: {},
+  body: undefined,
+  message: createRequestMessage({}),
+} as OperationInput<Op>;
+
+describe('fromCallbackHandler', () => {
+  it('answers the reply of the first callback, and hands the handler the request message as data', async () => {
+    const seen: unknown[] = [];
+    const handler = fromCallbackHandler<Op>((data, cb) => {
+      seen.push(data);
+      cb(null, { status: 200, body: { ok: true } });
+      cb(null, { status: 200, body: { ok: false } });
+    });
+    await expect(handler(input)).resolves.toEqual({ status: 200, body: { ok: true } });
+    expect(seen).toEqual([input.message]);
+  });
+
+  it('fails the call when the handler calls back with an error, or with no reply', async () => {
+    await expect(fromCallbackHandler<Op>((_data, cb) => cb('the store is gone'))(input)).rejects.toThrow(
+      'the store is gone',
+    );
+    await expect(fromCallbackHandler<Op>((_data, cb) => cb(null))(input)).rejects.toThrow('without a reply');
+  });
+});

@@ -1,0 +1,37 @@
+import type { ServiceContext, Startup } from '../executive/create-executive';
+import type { Contract } from './contract';
+import { createContractEndpoints, type ContractHandler, type RefuseInput } from './create-contract-endpoints';
+
+export interface ServeContractOptions<C> {
+  /**
+   * Unused: the executive's own name and version are the NATS service's (`$SRV.INFO`), so that a process is one
+   * service. Kept so that code generated before still compiles.
+   */
+  name?: string;
+  /** Unused, as `name`. */
+  version?: string;
+  contract: Contract;
+  /** Makes the handlers once the service is connected (open a store, read the config …). */
+  createHandlers(
+    context: ServiceContext<C>,
+  ): Readonly<Record<string, ContractHandler>> | Promise<Readonly<Record<string, ContractHandler>>>;
+  /** The reply to a call whose input breaks the contract: `400 REQUEST_INVALID` with every problem by default. */
+  refuseInput?: RefuseInput;
+}
+
+/**
+ * A startup function of the executive that serves a contract: it registers an endpoint per operation
+ * (createContractEndpoints) with the executive, which answers them as its one NATS service beside any endpoint
+ * other startups register, and stops them with the others.
+ */
+export function serveContract<C>(options: ServeContractOptions<C>): Startup<C> {
+  return async (context) => {
+    const endpoints = createContractEndpoints({
+      topicPrefix: context.config.topicPrefix,
+      contract: options.contract,
+      handlers: await options.createHandlers(context),
+      refuseInput: options.refuseInput,
+    });
+    for (const { endpoint, handler } of endpoints) context.register(endpoint, handler);
+  };
+}

@@ -1,0 +1,164 @@
+import { CONTRACT_SCHEMA_ROOT_ID, type Contract, type ContractOperation } from '@restbus/infra';
+import type { ApiModel, ApiOperation, JsonSchema } from '@restbus/openapi';
+import { toPropertyKey } from './to-property-key';
+
+type Json = Record<string, unknown>;
+
+/** The JSON of a pointer's target in the document (`#/components/schemas/Node`). */
+function resolvePointer(root: object, pointer: string): unknown {
+  return pointer
+    .slice(2)
+    .split('/')
+    .filter((token) => token !== '')
+    .map((token) => decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>(
+      (node, token) => (node !== null && typeof node === 'object' ? (node as Json)[token] : undefined),
+      root,
+    );
+}
+
+/**
+ * The schemas as data: a cycle's `$ref`s (left by the dereference) are rewritten to point into the contract's
+ * schemaRoot, which gets every target they reach.
+ */
+function createSchemaWriter(model: ApiModel): {
+  write(schema: JsonSchema | undefined): JsonSchema | undefined;
+  root(): Json | undefined;
+} {
+  const targets = new Map<string, unknown>();
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node === null || typeof node !== 'object') return node;
+    const copy: Json = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#')) {
+        if (!targets.has(value)) {
+          targets.set(value, undefined);
+          targets.set(value, rewrite(resolvePointer(model.schemaRoot, value)));
+        }
+        copy[key] = `${CONTRACT_SCHEMA_ROOT_ID}${value}`;
+      } else copy[key] = rewrite(value);
+    }
+    return copy;
+  };
+  return {
+    write: (schema) => (schema === undefined ? undefined : (rewrite(schema) as JsonSchema)),
+    root() {
+      if (targets.size === 0) return undefined;
+      const root: Json = {};
+      for (const [pointer, target] of targets) {
+        const tokens = pointer
+          .slice(2)
+          .split('/')
+          .map((token) => decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~'));
+        let node = root;
+        for (const token of tokens.slice(0, -1)) node = (node[token] ??= {}) as Json;
+        node[tokens[tokens.length - 1]] = target;
+      }
+      return root;
+    },
+  };
+}
+
+function toContractOperation(
+  operation: ApiOperation,
+  write: (schema?: JsonSchema) => JsonSchema | undefined,
+): ContractOperation {
+  const override = operation.extensions['x-restbus-subject'];
+  const parameters = (location: 'path' | 'query' | 'header') =>
+    operation.parameters[location].map((parameter) => ({
+      name: parameter.name,
+      required: parameter.required,
+      ...(write(parameter.schema ?? parameter.content?.schema) !== undefined && {
+        schema: write(parameter.schema ?? parameter.content?.schema),
+      }),
+    }));
+  return {
+    name: operation.name,
+    ...(operation.operationId !== undefined && { operationId: operation.operationId }),
+    method: operation.method,
+    path: operation.path,
+    ...(typeof override === 'string' && override !== '' && { subjectOverride: override }),
+    parameters: { path: parameters('path'), query: parameters('query'), header: parameters('header') },
+    ...(operation.requestBody && {
+      requestBody: {
+        required: operation.requestBody.required,
+        content: Object.fromEntries(
+          Object.entries(operation.requestBody.content).map(([type, media]) => [
+            type,
+            media.schema === undefined ? {} : { schema: write(media.schema) },
+          ]),
+        ),
+      },
+    }),
+  };
+}
+
+/** The contract data of a model: what the runtime binds and checks calls with. */
+export function toContract(model: ApiModel): Contract {
+  const writer = createSchemaWriter(model);
+  const operations = model.operations.map((operation) => toContractOperation(operation, writer.write));
+  const schemaRoot = writer.root();
+  return {
+    title: model.title,
+    version: model.version,
+    dialect: model.dialect,
+    operations,
+    ...(schemaRoot && { schemaRoot }),
+  };
+}
+
+const comment = (text: string): string => text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim();
+
+/**
+ * contract.ts: the contract as data, the `Operations` type naming each operation's openapi-typescript type, the
+ * `Handlers` a service must give, `register` (a startup function of the executive) and `createClient`.
+ */
+export function renderContract(model: ApiModel, source: string): string {
+  const contract = toContract(model);
+  const operations = model.operations
+    .map((operation) => {
+      const doc = [`${operation.method.toUpperCase()} ${operation.path}`, operation.summary].filter(Boolean).join(': ');
+      return `  /** ${comment(doc)} */\n  ${toPropertyKey(operation.name)}: paths[${JSON.stringify(operation.path)}][${JSON.stringify(operation.method)}];`;
+    })
+    .join('\n');
+  return `// Generated by rest-tool generate-service from ${source}: do not edit, it is rewritten on every run.
+import {
+  createContractClient,
+  serveContract,
+  type Contract,
+  type ContractClient,
+  type ContractHandlers,
+  type ServiceContext,
+  type Startup,
+} from '@restbus/infra';
+import type { NatsConnection } from 'nats';
+import type { paths } from './api-types';
+
+/** Each operation of the document by its name (operationId, or made from method and path). */
+export interface Operations {
+${operations}
+}
+
+/** The handlers a service gives: one per operation, typed by its parameters, body and declared replies. */
+export type Handlers = ContractHandlers<Operations>;
+
+export const contract: Contract = ${JSON.stringify(contract, null, 2)};
+
+/**
+ * The executive's startup function that serves every operation of the contract on its subject, each call checked
+ * against the operation's schemas before its handler runs.
+ */
+export function register<C = object>(
+  createHandlers: (context: ServiceContext<C>) => Handlers | Promise<Handlers>,
+  service: { name?: string; version?: string } = {},
+): Startup<C> {
+  return serveContract<C>({ ...service, contract, createHandlers });
+}
+
+/** A typed client of the service over NATS: one method per operation, resolving with the service's reply. */
+export function createClient(nc: NatsConnection, topicPrefix: string, timeout?: number): ContractClient<Operations> {
+  return createContractClient({ nc, topicPrefix, contract, timeout }) as unknown as ContractClient<Operations>;
+}
+`;
+}

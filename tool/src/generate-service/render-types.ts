@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { RestbusError } from '@restbus/infra';
+import { convertObj } from 'swagger2openapi';
+
+/**
+ * openapi-typescript 7 is ESM inside (its CommonJS build requires ESM-only packages), and the tool is CommonJS:
+ * a child node imports it as ESM, reads the document as JSON on stdin and writes the TypeScript on stdout. A child
+ * rather than a dynamic import() hidden from TypeScript, which jest's module system cannot run.
+ */
+const RENDER = `
+import openapiTS, { astToString } from 'openapi-typescript';
+let text = '';
+process.stdin.setEncoding('utf8');
+for await (const chunk of process.stdin) text += chunk;
+const ast = await openapiTS(JSON.parse(text), { silent: true });
+process.stdout.write(astToString(ast));
+`;
+
+function runRender(document: object): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RENDER], {
+      cwd: __dirname, // where `openapi-typescript` resolves from
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else {
+        const lines = Buffer.concat(err).toString('utf8').trim().split('\n');
+        const reason = lines.find((line) => /Error/.test(line)) ?? lines[0] ?? `exit ${code}`;
+        reject(new RestbusError('OPENAPI_INVALID', `openapi-typescript cannot type the document: ${reason.trim()}`));
+      }
+    });
+    child.stdin.end(JSON.stringify(document));
+  });
+}
+
+/**
+ * The TypeScript of a document's schemas, parameters, bodies and responses, as openapi-typescript writes it
+ * (`paths`, `components`, `operations`). openapi-typescript reads OpenAPI 3.0 and 3.1; a Swagger 2.0 document is
+ * converted to 3.0 by swagger2openapi first (its paths and methods stay as they are, so `paths[path][method]`
+ * still names each operation).
+ */
+export async function renderTypes(document: Record<string, unknown>): Promise<string> {
+  if (document.swagger !== '2.0') return runRender(document);
+  // A copy through JSON: the dereferenced document shares objects, which swagger2openapi refuses as YAML anchors.
+  const copy = JSON.parse(JSON.stringify(document)) as object;
+  const converted = await convertObj(copy, { patch: true, warnOnly: true });
+  return runRender(converted.openapi);
+}
