@@ -10,6 +10,14 @@ import { runWrk, startNatsServer, storePersons, writePutScript, type LoadResult 
 import { findFreePort, forkTarget, startProgram, stopProcess, waitUntil } from './bench-processes';
 import { createBenchResults, type BenchResults } from './bench-results';
 import { formatBenchReport } from './format-bench-report';
+import {
+  REPLY_MODES,
+  createReplyCheckResults,
+  measureReplyChecks,
+  writeTwoPagesScript,
+  type ReplyCheckResults,
+  type ReplyMode,
+} from './measure-reply-checks';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -20,6 +28,9 @@ const STORE = process.env.BENCH_STORE ?? 'jetstream';
 // `confirmed` runs person-service with --reads confirmed: every read asks the stream (the default, `announced`,
 // waits for the writes the replicas announce).
 const READS = process.env.BENCH_READS ?? 'announced';
+/** The reply checks' gateways run side by side, measured in alternating slices of this many seconds. */
+const SLICES = Number(process.env.BENCH_SLICES ?? 6);
+const SLICE_SECONDS = 2;
 // The subject the forwarder and the raw loop call (target-main.js): under the gateway's prefix, beside /persons.
 const HELLO_SUBJECT = 'easer.get_/hello';
 
@@ -32,6 +43,8 @@ const RAW = 'raw NATS request/reply (hello)';
 interface Stack {
   forwarder: string;
   gateway: string;
+  /** The same gateway with --validateReplies off (the one above), report and enforce. */
+  checking: Record<ReplyMode, string>;
   stop(): Promise<void>;
 }
 
@@ -44,18 +57,22 @@ async function startStack(natsUrl: string): Promise<Stack> {
     children.push(responder.process);
     const forwarder = await forkTarget(['plain', natsUrl]);
     children.push(forwarder.process);
-    const port = await findFreePort();
-    const gateway = `http://127.0.0.1:${port}`;
     const api = 'person-service/person-api.yml';
     children.push(
       startProgram(['person-service/dist/main.js', '-n', natsUrl, '--store', STORE, '--reads', READS, '-l', 'warn']),
     );
-    children.push(
-      startProgram(['gateway/dist/main.js', '-r', api, '-u', '-n', natsUrl, '-p', `${port}`, '-l', 'warn']),
-    );
+    const checking = {} as Record<ReplyMode, string>;
+    for (const mode of REPLY_MODES) {
+      const port = await findFreePort();
+      checking[mode] = `http://127.0.0.1:${port}`;
+      const args = ['-r', api, '-u', '-n', natsUrl, '-p', `${port}`, '-l', 'warn', '--validateReplies', mode];
+      children.push(startProgram(['gateway/dist/main.js', ...args]));
+    }
     await waitUntil(async () => (await pingService(natsUrl, 'person-service', 500)) !== '', 'person-service');
-    await waitUntil(async () => (await fetch(`${gateway}/-/ready`)).ok, 'the gateway');
-    return { forwarder: `http://127.0.0.1:${forwarder.port}`, gateway, stop };
+    for (const url of Object.values(checking)) {
+      await waitUntil(async () => (await fetch(`${url}/-/ready`)).ok, 'the gateway');
+    }
+    return { forwarder: `http://127.0.0.1:${forwarder.port}`, gateway: checking.off, checking, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -70,7 +87,13 @@ async function measureRawNats(natsUrl: string, connections: number): Promise<Loa
 }
 
 /** One round: the forwarder and the empty list, then (with the persons stored) the full list, PUT and raw NATS. */
-async function measureRound(stack: Stack, natsUrl: string, putScript: string, results: BenchResults): Promise<void> {
+async function measureRound(
+  stack: Stack,
+  natsUrl: string,
+  scripts: { put: string; twoPages: string },
+  results: BenchResults,
+  replyChecks: ReplyCheckResults,
+): Promise<void> {
   await storePersons(stack.gateway, 0);
   for (const connections of CONNECTIONS) {
     results.record(FORWARDER, connections, await runWrk(`${stack.forwarder}/hello`, connections, SECONDS));
@@ -79,9 +102,18 @@ async function measureRound(stack: Stack, natsUrl: string, putScript: string, re
   await storePersons(stack.gateway, PERSONS);
   for (const connections of CONNECTIONS) {
     results.record(LIST, connections, await runWrk(`${stack.gateway}/persons`, connections, SECONDS));
-    results.record(PUT, connections, await runWrk(`${stack.gateway}/persons/p7`, connections, SECONDS, putScript));
+    results.record(PUT, connections, await runWrk(`${stack.gateway}/persons/p7`, connections, SECONDS, scripts.put));
     results.record(RAW, connections, await measureRawNats(natsUrl, connections));
   }
+  // After the PUTs: the list is back to PERSONS persons, each replaced at most by one of the same shape.
+  await measureReplyChecks({
+    gateways: stack.checking,
+    twoPagesScript: scripts.twoPages,
+    connections: CONNECTIONS,
+    slices: SLICES,
+    sliceSeconds: SLICE_SECONDS,
+    results: replyChecks,
+  });
 }
 
 async function main(): Promise<void> {
@@ -91,15 +123,18 @@ async function main(): Promise<void> {
   let stack: Stack | undefined;
   try {
     stack = await startStack(nats.url);
-    const putScript = join(dir, 'put.lua');
-    await writePutScript(putScript, PERSONS);
+    const scripts = { put: join(dir, 'put.lua'), twoPages: join(dir, 'two-pages.lua') };
+    await writePutScript(scripts.put, PERSONS);
+    await writeTwoPagesScript(scripts.twoPages);
     // Warm-up: JIT, connections, the store's copy.
     await runWrk(`${stack.forwarder}/hello`, 16, 1);
     await runWrk(`${stack.gateway}/persons`, 16, 1);
     const results = createBenchResults(FORWARDER);
+    const replyChecks = createReplyCheckResults();
+    for (const url of Object.values(stack.checking)) await runWrk(`${url}/persons`, 16, 1);
     for (let round = 1; round <= ROUNDS; round++) {
       process.stderr.write(`round ${round}/${ROUNDS}\n`);
-      await measureRound(stack, nats.url, putScript, results);
+      await measureRound(stack, nats.url, scripts, results, replyChecks);
     }
     const report = formatBenchReport({
       results,
@@ -111,7 +146,14 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       load: { before: loadBefore, after: loadavg()[0], cores: availableParallelism() },
     });
-    process.stdout.write(`person-service store: ${STORE}, reads ${READS}\n${report}`);
+    const checks = [
+      `Reply checks (--validateReplies), GET /persons through person-service, the three gateways in ${SLICES} ` +
+        `alternating slices of ${SLICE_SECONDS} s per round; ratios against the same gateway with checks off.`,
+      '',
+      ...replyChecks.format(CONNECTIONS),
+      '',
+    ].join('\n');
+    process.stdout.write(`person-service store: ${STORE}, reads ${READS}\n${report}\n${checks}`);
   } finally {
     await stack?.stop();
     await nats.dispose();

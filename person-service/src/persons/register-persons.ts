@@ -1,18 +1,30 @@
-import { measureReplyRoom, openStore, type ServiceContext, type Shutdown, type StoreSettings } from '@restbus/infra';
+import {
+  createWordedRefusal,
+  measureReplyRoom,
+  openStore,
+  serveContract,
+  type ServiceContext,
+  type Shutdown,
+  type StoreSettings,
+} from '@restbus/infra';
+import { contract } from '../generated/contract';
+import { createPersonHandlers } from '../handlers';
 import type { Person } from './person';
-import { createPersonHandlers } from './person-handlers';
 
 export type PersonServiceSettings = StoreSettings;
 
-/** Startup function: opens the persons bucket and registers a handler per operation of person-api.yml. */
+/**
+ * Startup function: opens the persons bucket and serves person-api.yml's contract (src/generated, from
+ * `rest-tool generate-service`) with the person handlers, an endpoint per operation.
+ */
 export async function registerPersons(context: ServiceContext<PersonServiceSettings>): Promise<Shutdown> {
   const persons = await openStore<Person>(context.config, context.nc, 'persons', context.logger);
   const handlers = createPersonHandlers(persons, () => measureReplyRoom(context.nc.info?.max_payload));
-  context.register({ method: 'get', uri: '/persons' }, handlers.listPersons);
-  context.register({ method: 'post', uri: '/persons' }, handlers.createPerson);
-  context.register({ method: 'delete', uri: '/persons' }, handlers.deleteAllPersons);
-  context.register({ method: 'get', uri: '/persons/{personId}' }, handlers.getPerson);
-  context.register({ method: 'put', uri: '/persons/{personId}' }, handlers.putPerson);
-  context.register({ method: 'delete', uri: '/persons/{personId}' }, handlers.deletePerson);
+  // The generated register() would do, but for the words of the 400s person-service's clients know.
+  await serveContract<PersonServiceSettings>({
+    contract,
+    createHandlers: () => handlers,
+    refuseInput: createWordedRefusal('person'),
+  })(context);
   return () => persons.close();
 }

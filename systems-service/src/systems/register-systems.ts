@@ -1,18 +1,30 @@
-import { measureReplyRoom, openStore, type ServiceContext, type Shutdown, type StoreSettings } from '@restbus/infra';
+import {
+  createWordedRefusal,
+  measureReplyRoom,
+  openStore,
+  serveContract,
+  type ServiceContext,
+  type Shutdown,
+  type StoreSettings,
+} from '@restbus/infra';
+import { contract } from '../generated/contract';
+import { createHandlers } from '../handlers';
 import type { System } from './system';
-import { createSystemsHandlers } from './systems-handlers';
 
 export type SystemsServiceSettings = StoreSettings;
 
-/** Startup function: opens the systems bucket and registers getSystems, postSystems, deleteSystems and getSystem. */
+/**
+ * Startup function: opens the systems bucket and registers getSystems, postSystems, deleteSystems and getSystem as
+ * the operations of systems-api.yml's contract (src/generated, from `rest-tool generate-service`).
+ */
 export async function registerSystems(context: ServiceContext<SystemsServiceSettings>): Promise<Shutdown> {
   const systems = await openStore<System>(context.config, context.nc, 'systems', context.logger);
-  const { getSystems, postSystems, deleteSystems, getSystem } = createSystemsHandlers(systems, () =>
-    measureReplyRoom(context.nc.info?.max_payload),
-  );
-  context.register({ method: 'get', uri: '/systems' }, getSystems);
-  context.register({ method: 'post', uri: '/systems' }, postSystems);
-  context.register({ method: 'delete', uri: '/systems' }, deleteSystems);
-  context.register({ method: 'get', uri: '/systems/{systemId}' }, getSystem);
+  const handlers = createHandlers(systems, () => measureReplyRoom(context.nc.info?.max_payload));
+  // The generated register() would do, but for the words of the 400s systems-service's clients know.
+  await serveContract<SystemsServiceSettings>({
+    contract,
+    createHandlers: () => handlers,
+    refuseInput: createWordedRefusal('system'),
+  })(context);
   return () => systems.close();
 }

@@ -4,55 +4,66 @@ import {
   describeInvalidId,
   describePage,
   readPageRequest,
-  replyError,
   replyJson,
-  type Callback,
+  type CallbackOperationHandler,
   type Collection,
-  type RequestMessage,
 } from '@restbus/infra';
-import { parseNewSystem, type System } from './system';
+import type { Operations } from '../generated/contract';
+import type { NewSystem, System } from './system';
 
 const locationOf = (id: string): string => `/systems/${encodeURIComponent(id)}`;
 
-type SystemsHandler = (data: RequestMessage, cb: Callback) => void;
+/** A JSON reply as every restbus reply is made (replyJson), its status and body kept as the contract types them. */
+const json = <S extends number, B>(status: S, body: B, headers?: Record<string, string>) => ({
+  ...replyJson(status, body, headers),
+  status,
+  body,
+});
+
+const refuse = (error: string) => json(400, { error, code: 'REQUEST_INVALID' });
 
 /**
  * The systems handlers in the upstream style: `(data, cb)` with the whole request message, always answering
- * `cb(null, {status, headers, body})`, HTTP errors included. `cb(err)` is left for a broken store.
+ * `cb(null, {status, headers, body})`, HTTP errors included; `cb(err)` is left for a broken store. The request's
+ * parameters and body have been checked against systems-api.yml before a handler runs, and `cb` takes only the
+ * replies the document declares for its operation.
  */
 export function createSystemsHandlers(
   systems: Collection<System>,
   /** Bytes a reply's body may take (what fits in one NATS message): a list is cut into pages that fit. */
   replyRoom: () => number,
-): Record<'getSystems' | 'postSystems' | 'deleteSystems' | 'getSystem', SystemsHandler> {
+): {
+  getSystems: CallbackOperationHandler<Operations['getSystems']>;
+  postSystems: CallbackOperationHandler<Operations['postSystems']>;
+  deleteSystems: CallbackOperationHandler<Operations['deleteSystems']>;
+  getSystem: CallbackOperationHandler<Operations['getSystemsBySystemId']>;
+} {
   return {
     getSystems({ request }, cb) {
       const wanted = readPageRequest(request, replyRoom());
-      systems.list(wanted).then((page) => cb(null, replyJson(200, page.json, describePage(page, wanted))), cb);
+      // The page's JSON text, encoded once while the list is unchanged, stands for its systems in the reply.
+      systems
+        .list(wanted)
+        .then((page) => cb(null, json(200, page.json as unknown as System[], describePage(page, wanted))), cb);
     },
 
     postSystems({ request }, cb) {
-      const parsed = parseNewSystem(request);
-      if (!parsed.ok) {
-        cb(null, replyError('REQUEST_INVALID', parsed.error));
-        return;
-      }
-      const problem = parsed.value.id === undefined ? undefined : describeInvalidId(parsed.value.id);
+      // Valid JSON and a system: the contract checked the body before this handler runs.
+      const body = JSON.parse(request.body) as NewSystem;
+      const problem = body.id === undefined ? undefined : describeInvalidId(body.id);
       if (problem) {
         // Before anything is stored: such an id could not be put in a Location header or kept apart in the store.
-        cb(null, replyError('REQUEST_INVALID', `id: ${problem}`));
+        cb(null, refuse(`id: ${problem}`));
         return;
       }
-      const system: System = { ...parsed.value, id: parsed.value.id ?? randomUUID() };
+      const system: System = { ...body, id: body.id ?? randomUUID() };
       systems.create(system.id, system).then((created) => {
-        if (created) cb(null, replyJson(201, system, { location: locationOf(system.id) }));
-        else
-          cb(
-            null,
-            replyError('CONFLICT', `a system with the id "${system.id}" already exists`, {
-              location: locationOf(system.id),
-            }),
-          );
+        const location = locationOf(system.id);
+        if (created) cb(null, json(201, system, { location }));
+        else {
+          const error = `a system with the id "${system.id}" already exists`;
+          cb(null, json(409, { error, code: 'CONFLICT' }, { location }));
+        }
       }, cb);
     },
 
@@ -64,15 +75,13 @@ export function createSystemsHandlers(
       const id = request.parameters.uri.systemId;
       const problem = describeInvalidId(id);
       if (problem) {
-        cb(null, replyError('REQUEST_INVALID', `systemId: ${problem}`));
+        cb(null, refuse(`systemId: ${problem}`));
         return;
       }
       systems.get(id).then(({ value: system, stale }) => {
         const headers: Record<string, string> = stale ? { [STALE_HEADER]: 'true' } : {};
-        cb(
-          null,
-          system ? replyJson(200, system, headers) : replyError('NOT_FOUND', `no system has the id "${id}"`, headers),
-        );
+        const notFound = () => json(404, { error: `no system has the id "${id}"`, code: 'NOT_FOUND' }, headers);
+        cb(null, system ? json(200, system, headers) : notFound());
       }, cb);
     },
   };
