@@ -15,9 +15,9 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The most items a page holds; without it, as many as fit in one NATS message (all, when they fit) */
-                    limit?: components["parameters"]["Limit"];
+                    limit?: number;
                     /** @description Where the page starts, as the Link header of the page before says; absent for the first page */
-                    cursor?: components["parameters"]["Cursor"];
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -44,10 +44,49 @@ export interface paths {
                          *       }
                          *     ]
                          */
-                        "application/json": components["schemas"]["Person"][];
+                        "application/json": {
+                            id: string;
+                            familyName: string;
+                            givenName: string;
+                        }[];
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                /** @description The request is not a valid person */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "/id: must be equal to the path parameter personId",
+                         *       "code": "REQUEST_INVALID"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -61,7 +100,10 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["NewPerson"];
+                    "application/json": {
+                        familyName: string;
+                        givenName: string;
+                    };
                 };
             };
             responses: {
@@ -72,10 +114,49 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Person"];
+                        "application/json": {
+                            id: string;
+                            familyName: string;
+                            givenName: string;
+                        };
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                /** @description The request is not a valid person */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "/id: must be equal to the path parameter personId",
+                         *       "code": "REQUEST_INVALID"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
             };
         };
         /** Delete all the persons */
@@ -94,6 +175,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
                 };
             };
         };
@@ -129,10 +226,57 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Person"];
+                        "application/json": {
+                            id: string;
+                            familyName: string;
+                            givenName: string;
+                        };
                     };
                 };
-                404: components["responses"]["NotFound"];
+                /** @description The id is one no store can keep (over 512 bytes, or text that is not valid Unicode) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description No person has this id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
             };
         };
         /** Create or replace a person */
@@ -147,7 +291,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["Person"];
+                    "application/json": {
+                        id: string;
+                        familyName: string;
+                        givenName: string;
+                    };
                 };
             };
             responses: {
@@ -157,10 +305,49 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Person"];
+                        "application/json": {
+                            id: string;
+                            familyName: string;
+                            givenName: string;
+                        };
                     };
                 };
-                400: components["responses"]["BadRequest"];
+                /** @description The request is not a valid person */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "/id: must be equal to the path parameter personId",
+                         *       "code": "REQUEST_INVALID"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
             };
         };
         post?: never;
@@ -183,7 +370,50 @@ export interface paths {
                     };
                     content?: never;
                 };
-                404: components["responses"]["NotFound"];
+                /** @description The id is one no store can keep (over 512 bytes, or text that is not valid Unicode) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description No person has this id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -224,7 +454,12 @@ export interface components {
                  *       "code": "REQUEST_INVALID"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": {
+                    /** @description what went wrong, in prose */
+                    error: string;
+                    /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                    code: string;
+                };
             };
         };
         /** @description No person has this id */
@@ -233,7 +468,42 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": {
+                    /** @description what went wrong, in prose */
+                    error: string;
+                    /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                    code: string;
+                };
+            };
+        };
+        /** @description The id is one no store can keep (over 512 bytes, or text that is not valid Unicode) */
+        BadId: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description what went wrong, in prose */
+                    error: string;
+                    /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                    code: string;
+                };
+            };
+        };
+        /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+        StoreUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description what went wrong, in prose */
+                    error: string;
+                    /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                    code: string;
+                };
             };
         };
     };

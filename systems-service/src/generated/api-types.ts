@@ -15,9 +15,9 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description The most items a page holds; without it, as many as fit in one NATS message (all, when they fit) */
-                    limit?: components["parameters"]["Limit"];
+                    limit?: number;
                     /** @description Where the page starts, as the Link header of the page before says; absent for the first page */
-                    cursor?: components["parameters"]["Cursor"];
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -35,10 +35,44 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["System"][];
+                        "application/json": (({
+                            id?: string;
+                            name: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) & unknown)[];
                     };
                 };
-                400: components["responses"]["Error"];
+                /** @description What is wrong */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -52,7 +86,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["NewSystem"];
+                    "application/json": {
+                        id?: string;
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             responses: {
@@ -63,10 +102,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["System"];
+                        "application/json": ({
+                            id?: string;
+                            name: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) & unknown;
                     };
                 };
-                400: components["responses"]["Error"];
+                /** @description What is wrong */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
                 /** @description A system with this id exists; Location names it */
                 409: {
                     headers: {
@@ -74,7 +131,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
                     };
                 };
             };
@@ -95,6 +173,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
                 };
             };
         };
@@ -130,11 +224,58 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["System"];
+                        "application/json": ({
+                            id?: string;
+                            name: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) & unknown;
                     };
                 };
-                400: components["responses"]["Error"];
-                404: components["responses"]["Error"];
+                /** @description What is wrong */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description What is wrong */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -155,7 +296,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        System: components["schemas"]["NewSystem"] & unknown;
+        System: ({
+            id?: string;
+            name: string;
+        } & {
+            [key: string]: unknown;
+        }) & unknown;
         Error: {
             /** @description what went wrong, in prose */
             error: string;
@@ -170,7 +316,28 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": {
+                    /** @description what went wrong, in prose */
+                    error: string;
+                    /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                    code: string;
+                };
+            };
+        };
+        /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+        StoreUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description what went wrong, in prose */
+                    error: string;
+                    /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                    code: string;
+                };
             };
         };
     };

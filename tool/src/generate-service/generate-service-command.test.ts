@@ -55,7 +55,7 @@ describe('rest-tool generate-service', () => {
         'description: ok',
         'content:',
         `application/json: { schema: { $ref: '${ref}' } }`,
-      ].map((line, depth) => `${'  '.repeat(Math.min(depth, 5) + 1)}${line}`);
+      ].map((line, at) => `${'  '.repeat([1, 2, 3, 4, 5, 5, 6][at])}${line}`);
     const lines = [
       'openapi: 3.0.3',
       'info: { title: broken, version: "1" }',

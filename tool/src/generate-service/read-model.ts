@@ -19,7 +19,10 @@ export interface ReadDocument {
  */
 export async function readModel(file: string, shown: string, cwd: string): Promise<ReadDocument> {
   // Folders are the user's to choose: a `$ref` to a shared folder beside the API is common.
-  const { model, document, diagnostics } = await readApiDescription(file, { allowOutsideRefs: true, checkSchema: true });
+  const { model, document, diagnostics } = await readApiDescription(file, {
+    allowOutsideRefs: true,
+    checkSchema: true,
+  });
   // The reader names files by absolute path: the API file is named as the user gave it, the others from cwd.
   const describe = (diagnostic: Diagnostic): string =>
     formatDiagnostic({

@@ -129,6 +129,7 @@ import {
   type Contract,
   type ContractClient,
   type ContractHandlers,
+  type RefuseInput,
   type ServiceContext,
   type Startup,
 } from '@restbus/infra';
@@ -146,14 +147,15 @@ export type Handlers = ContractHandlers<Operations>;
 export const contract: Contract = ${JSON.stringify(contract, null, 2)};
 
 /**
- * The executive's startup function that serves every operation of the contract on its subject, each call checked
- * against the operation's schemas before its handler runs.
+ * The executive's startup function that serves every operation of the contract on its subject, as endpoints of the
+ * executive's one NATS service, each call checked against the operation's schemas before its handler runs
+ * (\`refuseInput\` words the 400 of a call that breaks them; \`400 REQUEST_INVALID\` with every problem by default).
  */
 export function register<C = object>(
   createHandlers: (context: ServiceContext<C>) => Handlers | Promise<Handlers>,
-  service: { name?: string; version?: string } = {},
+  options: { refuseInput?: RefuseInput } = {},
 ): Startup<C> {
-  return serveContract<C>({ ...service, contract, createHandlers });
+  return serveContract<C>({ ...options, contract, createHandlers });
 }
 
 /** A typed client of the service over NATS: one method per operation, resolving with the service's reply. */

@@ -53,7 +53,7 @@ runExecutive({
   name: ${JSON.stringify(name)},
   version,
   description: ${JSON.stringify(description)},
-  startups: [register(createHandlers, { name: ${JSON.stringify(name)}, version })],
+  startups: [register(createHandlers)],
 });
 `,
     'src/handlers.test.ts': renderServiceTest(model, name),
@@ -118,7 +118,7 @@ describe(${JSON.stringify(name)}, () => {
       name: ${JSON.stringify(name)},
       version: '0.1.0',
       description: 'under test',
-      startups: [register(createHandlers, { name: ${JSON.stringify(name)}, version: '0.1.0' })],
+      startups: [register(createHandlers)],
       argv: ['--natsUri', server.url, '--logLevel', 'warn'],
       env: {},
     });
