@@ -83,8 +83,13 @@ export async function startComposeStack(): Promise<ComposeStack> {
   refreshOfflineImages();
   const standalone = isStandaloneCompose();
   const projectName = `restbuse2e${Date.now().toString(36)}`;
-  // Empty host ports: Docker picks free ones.
-  const stackEnvironment = { GATEWAY_HOST_PORT: '', MOCK_HOST_PORT: '', RESTBUS_TAG: E2E_TAG };
+  // Empty host ports: Docker picks free ones. Every reply the suite sees must meet the API descriptions.
+  const stackEnvironment = {
+    GATEWAY_HOST_PORT: '',
+    MOCK_HOST_PORT: '',
+    RESTBUS_TAG: E2E_TAG,
+    GATEWAY_VALIDATE_REPLIES: 'enforce',
+  };
   const files = ['docker-compose.yml', 'e2e/docker-compose.e2e.yml'];
   const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(REPO_ROOT, files)
     .withProjectName(projectName)

@@ -246,6 +246,37 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
   describeReadmeRecipesOnComposeStack(() => stack!);
 
   describe('failure semantics', () => {
+    // First, while every service is up: what the suite did so far (flows, hostile input, durability, failover, the
+    // README's recipes) with replies checked in enforce mode.
+    it('has seen no reply of person-service or systems-service break its API description', async () => {
+      const metrics = await (await fetch(url('/-/metrics'))).text();
+      const samples = metrics.split('\n').filter((line) => line.startsWith('restbus_reply_violations_total{'));
+      expect(samples.filter((line) => !/ 0$/.test(line))).toEqual([]);
+    });
+
+    it('answers 502 REPLY_INVALID when a service replies what the description forbids', async () => {
+      const rogue = await connect({ servers: stack!.natsUrl() });
+      try {
+        // Answers GET /persons/{personId} before the replicas can: a person without its required names.
+        rogue.subscribe('easer.get_/persons/{personId}', {
+          callback: (_err, message) =>
+            message.respond(
+              JSON.stringify({ status: 200, headers: { 'content-type': 'application/json' }, body: { id: 'x' } }),
+            ),
+        });
+        await rogue.flush();
+        let response = await fetch(url('/persons/x'));
+        for (let i = 0; i < 20 && response.status !== 502; i++) response = await fetch(url('/persons/x'));
+        expect(response.status).toBe(502);
+        expect(await response.json()).toMatchObject({
+          code: 'REPLY_INVALID',
+          problems: expect.arrayContaining([expect.objectContaining({ location: expect.stringMatching(/^body/) })]),
+        });
+      } finally {
+        await rogue.close();
+      }
+    });
+
     it('answers an unknown path with 404 and a JSON error', async () => {
       const response = await fetch(url('/nope'));
       expect(response.status).toBe(404);
