@@ -1,8 +1,8 @@
 // Every shell block of the READMEs, and what the suite does with it: runs it (on this machine, or on a stack the e2e
 // suite has up) or leaves it out, with the reason. A block no rule names fails readme-commands.test.ts.
-import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { REPO_ROOT } from './compose-stack';
 import { readShellBlocks, type ShellBlock } from './readme-blocks';
 import { runRecipe, type RecipeOptions, type RecipeRun, type SkipCommand } from './run-recipe';
@@ -151,6 +151,31 @@ const readManifest = async (dir: string): Promise<Manifest> =>
 export async function productPackages(): Promise<Array<{ dir: string; manifest: Manifest }>> {
   const all = await Promise.all((await packageDirs()).map(async (dir) => ({ dir, manifest: await readManifest(dir) })));
   return all.filter(({ manifest }) => !manifest.private);
+}
+
+/**
+ * The reader's service of the root README's "Write a service", one a run: inside the clone (the generated service
+ * resolves @restbus/infra as a package of this workspace does), under .scratch rather than services/.
+ */
+let greetingsService: string | undefined;
+async function greetingsFolder(): Promise<string> {
+  await mkdir(join(REPO_ROOT, '.scratch'), { recursive: true });
+  greetingsService ??= await mkdtemp(join(REPO_ROOT, '.scratch', 'readme-greetings-'));
+  return greetingsService;
+}
+
+/** What the reader does between the README's blocks: writes its handler, and makes the stub's test expect a 200. */
+async function writeGreetingsHandler(folder: string): Promise<void> {
+  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+  const handler = /in `services\/greetings\/src\/handlers\.ts`:\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  const test = join(folder, 'src/handlers.test.ts');
+  const stubTest = existsSync(test) ? await readFile(test, 'utf8') : '';
+  if (!handler || !stubTest.includes('assert.equal(reply.status, 501);')) {
+    await rm(folder, { recursive: true, force: true });
+    throw new Error('README.md "Write a service": no handler block, or no generated test expecting the stub\'s 501');
+  }
+  await writeFile(join(folder, 'src/handlers.ts'), handler);
+  await writeFile(test, stubTest.replace('assert.equal(reply.status, 501);', 'assert.equal(reply.status, 200);'));
 }
 
 export const RULES: BlockRule[] = [
@@ -358,6 +383,51 @@ export const RULES: BlockRule[] = [
         status: 'ready',
       });
     },
+  },
+  {
+    readme: 'README.md',
+    opens: 'npx rest-tool generate-service examples/greetings-api.yml services/greetings',
+    runs: 'here',
+    does: 'generates a service from the example document into a folder of the clone',
+    prepare: async () => ({
+      cwd: REPO_ROOT,
+      replace: [['services/greetings', relative(REPO_ROOT, await greetingsFolder())]],
+    }),
+    check: async (run) => {
+      expect(run.stdoutOf(/^npx rest-tool generate-service /)).toContain(': 1 operation\n');
+      for (const file of ['package.json', 'src/main.ts', 'src/handlers.ts', 'src/generated/contract.ts']) {
+        expect(`${file}: ${existsSync(join(await greetingsFolder(), file))}`).toBe(`${file}: true`);
+      }
+    },
+  },
+  {
+    // After the block above: the reader's handler (the README's ts block) in the service it generated.
+    readme: 'README.md',
+    opens: 'cd services/greetings && npm test',
+    runs: 'here',
+    does: "builds the generated service with the README's handler, and its test passes against a real nats-server",
+    prepare: async () => {
+      const folder = await greetingsFolder();
+      await writeGreetingsHandler(folder);
+      return { cwd: REPO_ROOT, replace: [['services/greetings', relative(REPO_ROOT, folder)]] };
+    },
+    check: async (run) => {
+      try {
+        const tally = run.stdoutOf(/^cd services\/greetings && npm test$/);
+        expect(tally).toMatch(/^# fail 0$/m);
+        expect(tally).toMatch(/^# pass 1$/m);
+      } finally {
+        await rm(await greetingsFolder(), { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    readme: 'README.md',
+    opens: 'npm start -- -n nats://localhost:4222 &',
+    skip:
+      'run-recipe.ts knows no generated service as a server to wait for; generate-service.test.ts runs a generated ' +
+      "service against a real nats-server, and reply-checks-binary.integration.test.ts answers a service's reply " +
+      'that breaks its schema 502 REPLY_INVALID through the real gateway binary in enforce',
   },
   {
     readme: 'README.md',
