@@ -102,6 +102,13 @@ describe.each(['memory', 'jetstream'])('the person API on the %s store', (store)
     expect(await call('get', '/persons')).toMatchObject({ status: 200, body: [] });
   });
 
+  it('answers a body that is not JSON with the error and code alone, as before the service stood on a contract', async () => {
+    const reply = await call('put', '/persons/{personId}', { id: 'luke', body: '{not json', headers: JSON_TYPE });
+    expect(reply).toEqual(
+      expect.objectContaining({ status: 400, body: { error: 'the body is not valid JSON', code: 'REQUEST_INVALID' } }),
+    );
+  });
+
   it.each([
     ['non-JSON', 'hello'],
     ['JSON of the wrong shape', '{"topic":1}'],
