@@ -1,7 +1,6 @@
 import { inboxPrefixSetting, RestbusError, topicPrefixSetting, type SettingSpec } from '@restbus/infra';
 import type { GatewayConfig } from '../config';
-import { escapeControlCharacters } from '../openapi/diagnostic';
-import { findControlCharacter, MAX_SUBJECT_PREFIX_BYTES } from '../openapi/subject-limits';
+import { escapeControlCharacters, findControlCharacter, MAX_SUBJECT_PREFIX_BYTES } from '@restbus/openapi';
 
 /** `--topicPrefix / TOPIC_PREFIX`, as the configuration's own messages name a setting. */
 function nameOf(setting: SettingSpec): string {

@@ -1,9 +1,8 @@
 import type { Writable } from 'node:stream';
 import type { GatewayConfig } from '../config';
-import { countDiagnostics, formatDiagnostic } from '../openapi/diagnostic';
+import { countDiagnostics, createSourceLocator, formatDiagnostic } from '@restbus/openapi';
 import { readApis } from '../openapi/load-api';
 import { findMockWarnings } from '../mock/find-mock-warnings';
-import { createSourceLocator } from '../openapi/create-source-locator';
 import { createReplyChecks } from '../replies/create-reply-checks';
 import { findExampleWarnings } from '../replies/find-example-warnings';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';

@@ -10,6 +10,7 @@ import {
   toNatsLinkOptions,
   type Logger,
 } from '@restbus/infra';
+import { createSourceLocator } from '@restbus/openapi';
 import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
 import { createGateway } from './create-gateway';
@@ -18,7 +19,6 @@ import { reportDiagnostics } from '../openapi/report-diagnostics';
 import { assertServable, readApis, type LoadOptions } from '../openapi/load-api';
 import { createApiLinter } from '../openapi/create-api-linter';
 import { findMockWarnings } from '../mock/find-mock-warnings';
-import { createSourceLocator } from '../openapi/create-source-locator';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { createReplyChecks, type ReplyChecker } from '../replies/create-reply-checks';
 import { createReplyCheckingForwarder } from '../replies/create-reply-checking-forwarder';

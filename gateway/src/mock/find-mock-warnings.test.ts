@@ -133,7 +133,7 @@ describe('findMockWarnings', () => {
         'paths:',
         '  /a:',
         '    get:',
-        "      responses:",
+        '      responses:',
         "        '2xx':",
         '          description: fine',
         '          headers:',

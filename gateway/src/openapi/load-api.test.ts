@@ -64,6 +64,8 @@ describe('loadApi', () => {
             'application/json': { error: '/id: must be equal to the path parameter personId', code: 'REQUEST_INVALID' },
           },
         },
+        // Only the names of headers travel (see toResponses).
+        '503': { status: '503', headers: { 'Retry-After': {} }, examples: {} },
       },
     });
   });

@@ -16,7 +16,7 @@ const table = createRouteTable(
     endpoint('get', '/files/{name}.json'),
     endpoint('get', '/a/{x}/b/{y}'),
   ],
-  { basePath: '/', topicPrefix: 'easer', answerFor },
+  { basePath: '/', answerFor },
 );
 
 describe('createRouteTable', () => {
@@ -25,7 +25,6 @@ describe('createRouteTable', () => {
     const answers = new Map<string, () => Promise<void>>();
     const built = createRouteTable([endpoint('get', '/persons'), endpoint('post', '/persons')], {
       basePath: '/',
-      topicPrefix: 'easer',
       answerFor: (compiled: AnsweredEndpoint) => {
         const name = `${compiled.source.model.method} ${compiled.topic}`;
         chosen.push(name);
@@ -100,7 +99,6 @@ describe('createRouteTable', () => {
   it('serves only under the base path', () => {
     const based = createRouteTable([endpoint('get', '/persons')], {
       basePath: '/api/v1/',
-      topicPrefix: 'easer',
       answerFor,
     });
     expect(based.lookup('GET', '/api/v1/persons')).toMatchObject({ kind: 'found' });
@@ -118,5 +116,17 @@ describe('createRouteTable', () => {
       uri: '/persons',
       endpointDesc: { uri: '/persons' },
     });
+  });
+
+  it("sends an operation's calls to its x-restbus-subject, where the generated service listens", () => {
+    const overridden = testEndpoint('get', '/people', { 'x-restbus-subject': 'people.list', responses: {} });
+    const routed = createRouteTable([overridden, endpoint('get', '/other')], {
+      basePath: '/',
+      answerFor,
+    });
+    expect(routed.endpoints.map(({ topic }) => topic)).toEqual(['people.list', 'easer.get_/other']);
+    const found = routed.lookup('GET', '/people');
+    if (found.kind !== 'found') throw new Error('not found');
+    expect(JSON.parse(`${found.endpoint.messagePrefix}{}}`)).toMatchObject({ topic: 'people.list', uri: '/people' });
   });
 });

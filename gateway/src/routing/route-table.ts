@@ -1,4 +1,4 @@
-import { createMessagePrefix, toTopic, type EndpointDesc } from '@restbus/infra';
+import { createMessagePrefix, type EndpointDesc } from '@restbus/infra';
 import type { AnsweredEndpoint, CallAnswer } from '../call/call';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { PathTree, splitPath } from './path-tree';
@@ -8,6 +8,7 @@ import type { RequestCheck } from '../validation/create-request-validator';
 export interface CompiledEndpoint {
   desc: EndpointDesc;
   file: string;
+  /** The subject its calls are sent to: the model's (`x-restbus-subject` overrides `<topicPrefix>.<method>_<path>`). */
   topic: string;
   /** Parameter names of the template, in order. */
   paramNames: string[];
@@ -44,7 +45,6 @@ export interface RouteTable {
 
 export interface RouteTableOptions {
   basePath: string;
-  topicPrefix: string;
   /** With --validate: the check of each endpoint's calls (compileRequestChecks). */
   checks?: ReadonlyMap<ApiEndpoint, RequestCheck>;
   /** How an endpoint's calls are answered (createCallAnswers), chosen once per endpoint. */
@@ -52,9 +52,10 @@ export interface RouteTableOptions {
 }
 
 function compile(endpoint: ApiEndpoint, options: RouteTableOptions): CompiledEndpoint {
-  const { method, path } = endpoint.model;
-  // The subject is checked at load as `<topicPrefix>.<method>_<path>`; x-restbus-subject is not, so not used yet.
-  const topic = toTopic(options.topicPrefix, method, path);
+  const { path } = endpoint.model;
+  // `<topicPrefix>.<method>_<path>` or the operation's x-restbus-subject, made and checked at load (checkRoutes):
+  // where a generated service listens.
+  const topic = endpoint.model.subject;
   const compiled: AnsweredEndpoint = {
     validate: options.checks?.get(endpoint),
     desc: endpoint.desc,

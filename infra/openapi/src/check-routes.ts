@@ -1,5 +1,6 @@
 import type { ApiOperation } from './api-model';
 import { checkPathTemplate } from './check-path-template';
+import { checkSubject } from './check-subject';
 import { formatPath, type Diagnostic } from './diagnostic';
 import type { ApiDescription } from './read-api-description';
 import { checkSubjectLength } from './subject-limits';
@@ -13,7 +14,7 @@ export interface CheckedRoutes {
 
 /**
  * Which operations of a description can be served over NATS: a path template that makes a subject (no control
- * character, wildcard or empty token), a subject short enough for nats-server's protocol line, an `x-static` with
+ * character, wildcard or empty token), an `x-restbus-subject` that is one, a subject short enough for nats-server's protocol line, an `x-static` with
  * its folder. A description with no paths, or no operation and no other error, is an error too: there is nothing
  * to serve. What the gateway and a generated service both need before they route.
  */
@@ -47,6 +48,13 @@ export function checkRoutes({ model, document, source, diagnostics: found }: Api
       continue;
     }
     // An x-static operation is served from its folder and has no subject.
+    if (!operation.static && Object.hasOwn(operation.extensions, 'x-restbus-subject')) {
+      const wrong = checkSubject(operation.extensions['x-restbus-subject']);
+      if (wrong) {
+        error(['paths', path, method, 'x-restbus-subject'], wrong);
+        continue;
+      }
+    }
     const { subject } = operation;
     const tooLong =
       !operation.static && checkSubjectLength(subject, `the subject ${[...subject].slice(0, 48).join('')}…`);

@@ -95,4 +95,67 @@ describe('readApiDescription()', () => {
       `${file}:6:18  error  paths./files.get.x-static: needs a contentPath, the folder to serve (relative to --staticContentBasePath)`,
     ]);
   });
+
+  it('refuses an x-restbus-subject that is no NATS subject a call can be sent to, at its line', async () => {
+    const file = await write(
+      'subjects.yml',
+      [
+        'openapi: 3.0.3',
+        'info: {title: S, version: "1"}',
+        'paths:',
+        '  /ok: {get: {x-restbus-subject: people.list, responses: {"200": {description: ok}}}}',
+        '  /star: {get: {x-restbus-subject: "people.*", responses: {"200": {description: ok}}}}',
+        '  /tail: {get: {x-restbus-subject: "people.>", responses: {"200": {description: ok}}}}',
+        '  /empty-token: {get: {x-restbus-subject: "people..list", responses: {"200": {description: ok}}}}',
+        '  /trailing: {get: {x-restbus-subject: "people.", responses: {"200": {description: ok}}}}',
+        '  /space: {get: {x-restbus-subject: "people list", responses: {"200": {description: ok}}}}',
+        '  /control: {get: {x-restbus-subject: "people\\u0000list", responses: {"200": {description: ok}}}}',
+        '  /blank: {get: {x-restbus-subject: "", responses: {"200": {description: ok}}}}',
+        '  /number: {get: {x-restbus-subject: 42, responses: {"200": {description: ok}}}}',
+        '',
+      ].join('\n'),
+    );
+    const routes = checkRoutes(await readApiDescription(file, { topicPrefix: 'svc' }));
+    expect(routes.operations.map(({ path, subject }) => [path, subject])).toEqual([['/ok', 'people.list']]);
+    const because = (path: string, column: number, reason: string) =>
+      `${file}:${path}:${column}  error  paths./${reason}`;
+    expect(routes.diagnostics.map(formatDiagnostic)).toEqual([
+      because(
+        '5',
+        17,
+        'star.get.x-restbus-subject: the subject "people.*" holds a NATS wildcard ("*" or ">"): a call is sent to one subject',
+      ),
+      because(
+        '6',
+        17,
+        'tail.get.x-restbus-subject: the subject "people.>" holds a NATS wildcard ("*" or ">"): a call is sent to one subject',
+      ),
+      because(
+        '7',
+        24,
+        'empty-token.get.x-restbus-subject: the subject "people..list" has an empty token (a "." at an end or next to another)',
+      ),
+      because(
+        '8',
+        21,
+        'trailing.get.x-restbus-subject: the subject "people." has an empty token (a "." at an end or next to another)',
+      ),
+      because('9', 18, 'space.get.x-restbus-subject: the subject "people list" holds whitespace, which ends a subject'),
+      because(
+        '10',
+        20,
+        'control.get.x-restbus-subject: the subject holds the control character \\u0000, which cannot be part of a NATS subject',
+      ),
+      because(
+        '11',
+        18,
+        'blank.get.x-restbus-subject: must be a NATS subject (a non-empty string such as "people.list")',
+      ),
+      because(
+        '12',
+        19,
+        'number.get.x-restbus-subject: must be a NATS subject (a non-empty string such as "people.list")',
+      ),
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 import { isJsonMediaType } from '@restbus/infra';
+import type { ApiMedia } from '@restbus/openapi';
 import { schemaOf, type MappingContext } from './mapping-context';
-import { isObject, type Json } from './refs';
 import { sampleFromSchema } from './sample-from-schema';
 import type { Schema } from './to-json-schema';
 
@@ -19,26 +19,21 @@ export function pickJson(types: readonly string[]): { json?: string; others: str
   return { json, others: types.filter((type) => type !== json) };
 }
 
-/** The example of a media type object: the first of `examples`, else `example`; undefined when it has neither. */
-function exampleOf(context: MappingContext, media: Json): unknown {
-  if (isObject(media.examples)) {
-    for (const raw of Object.values(media.examples)) {
-      // An example may be a $ref to components.examples, or only an externalValue (a URL): skipped.
-      const example = context.refs.follow(raw);
-      if (isObject(example) && example.value !== undefined) return example.value;
-    }
-  }
-  return media.example;
-}
-
-/** The JSON body of an OpenAPI 3.x content map; every other media type is left out with a warning. */
-export function contentBody(context: MappingContext, content: unknown, where: string): Body | undefined {
-  if (!isObject(content)) return undefined;
+/**
+ * The JSON body of an OpenAPI 3.x content map (the model's), with its first example (one with only an
+ * `externalValue`, a URL, is none); every other media type is left out with a warning.
+ */
+export function contentBody(
+  context: MappingContext,
+  content: Readonly<Record<string, ApiMedia>> | undefined,
+  where: string,
+): Body | undefined {
+  if (!content) return undefined;
   const { json, others } = pickJson(Object.keys(content));
   for (const type of others) context.warn(`${where} as ${type} left out (only JSON bodies are imported)`);
   if (!json) return undefined;
-  const media = isObject(content[json]) ? content[json] : {};
-  const example = exampleOf(context, media);
+  const media = content[json];
+  const example = media.examples[0]?.value;
   return {
     mediaType: json,
     ...(media.schema !== undefined ? { schema: schemaOf(context, media.schema) } : {}),

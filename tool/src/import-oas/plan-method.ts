@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { ApiOperation, ApiResponse } from '@restbus/openapi';
 import type { ServiceType } from '../add/service-spec';
 import { capitalise } from '../add/to-identifier';
 import { contentBody, mockOf, pickJson, swaggerBody, type Body } from './map-bodies';
@@ -24,6 +25,8 @@ export interface MethodInput {
   /** The path item (its parameters apply to every operation) and the operation. */
   item: Json;
   operation: Json;
+  /** The operation's typed model: the plan reads its 3.x bodies and every response's headers from it. */
+  model: ApiOperation;
   style: ServiceType;
   /** Writes a JSON file beside the descriptor and answers its name (made unique in the folder). */
   addJsonFile(name: string, value: unknown): string;
@@ -56,24 +59,25 @@ function planRequestBody(
     );
     return { body, description: typeof bodyParameter.description === 'string' ? bodyParameter.description : undefined };
   }
-  if (operation.requestBody === undefined) return {};
-  const requestBody = context.refs.follow(operation.requestBody) as Json;
+  const { requestBody } = input.model;
+  if (!requestBody) return {};
   return {
     body: contentBody(context, requestBody.content, `${where}: the request body`),
-    description: typeof requestBody.description === 'string' ? requestBody.description : undefined,
+    description: requestBody.description,
   };
 }
 
-/** A response's headers but Content-Type, each with its example (or a sample of its schema) as content. */
-function planResponseHeaders(context: MappingContext, response: Json, where: string): Field[] {
+/**
+ * A response's headers but Content-Type, each with its first example (3.x `example`/`examples`, Swagger 2
+ * `example`/`x-example`) or a sample of its schema as content.
+ */
+function planResponseHeaders(context: MappingContext, response: ApiResponse | undefined, where: string): Field[] {
   const headers: Field[] = [];
-  for (const [field, rawHeader] of Object.entries(isObject(response.headers) ? response.headers : {})) {
+  for (const [field, header] of Object.entries(response?.headers ?? {})) {
     if (field.toLowerCase() === 'content-type') continue;
-    const header = context.refs.follow(rawHeader);
-    const schema = context.dialect === '2.0' ? header : isObject(header) ? header.schema : undefined;
     const value =
-      (isObject(header) ? header.example : undefined) ??
-      (schema !== undefined ? sampleFromSchema(schemaOf(context, schema)) : 'string');
+      header.examples[0]?.value ??
+      (header.schema !== undefined ? sampleFromSchema(schemaOf(context, header.schema)) : 'string');
     const content = toHeaderText(value);
     if (!isHeaderText(content)) {
       context.warn(`${where}: the header ${field} left out (its example is not a valid header value)`);
@@ -103,6 +107,7 @@ function planResponses(
   let ok: { statusCode: unknown; mediaType?: string } | undefined;
   for (const status of statuses) {
     const response = context.refs.follow(raw[status]) as Json;
+    const modelled = input.model.responses.find(({ key }) => key === status);
     const isOk = status === okStatus;
     const statusCode = /^\d{3}$/.test(status) ? Number(status) : status === 'default' ? status : status.toUpperCase();
     const description = typeof response.description === 'string' ? response.description : '';
@@ -113,7 +118,7 @@ function planResponses(
     };
     const responseWhere = `${where}: response ${status}`;
     let body: Body | undefined;
-    if (context.dialect !== '2.0') body = contentBody(context, response.content, responseWhere);
+    if (context.dialect !== '2.0') body = contentBody(context, modelled?.content, responseWhere);
     else if (response.schema !== undefined || isObject(response.examples)) {
       const examples = isObject(response.examples) ? response.examples : {};
       const { json } = pickJson(produces);
@@ -125,7 +130,7 @@ function planResponses(
     }
     const headers = [
       ...(body ? [{ field: 'Content-Type', content: body.mediaType }] : []),
-      ...planResponseHeaders(context, response, responseWhere),
+      ...planResponseHeaders(context, modelled, responseWhere),
     ];
     if (headers.length) planned.headers = headers;
     if (body) {
