@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +23,7 @@ const systemsApi = join(root, 'systems-service/systems-api.yml');
 // service of this workspace resolves it (infra/runtime must be built: the compiler reads its dist/*.d.ts).
 let scratch: string;
 beforeAll(async () => {
+  await mkdir(join(root, '.scratch'), { recursive: true });
   scratch = await mkdtemp(join(root, '.scratch', 'generate-service-'));
 });
 afterAll(async () => {
