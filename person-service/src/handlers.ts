@@ -26,7 +26,8 @@ const notFound = (id: string, headers?: Record<string, string>) =>
 
 /**
  * Throws 400 for an id no store can take, before any NATS call. It is the stores' rule (bytes, lone surrogates),
- * which no schema of person-api.yml says, and GET and DELETE declare no 400: the responder answers the throw.
+ * which no schema of person-api.yml can say; the document declares the 400 (BadId) and the responder answers the
+ * throw, so that one check serves every handler that takes an id.
  */
 function assertPersonId(id: string): void {
   const problem = describeInvalidId(id);

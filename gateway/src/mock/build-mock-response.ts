@@ -136,7 +136,7 @@ function listMedia(
   if (content.length === 0 || !hasBody(endpoint, response)) return undefined;
   return content.map(([type, media]) => ({
     type,
-    body: () => writeMedia(endpoint, { key: response.status, type }, media, preference, sampler),
+    body: () => writeMedia(endpoint, { key: response.key, type }, media, preference, sampler),
   }));
 }
 
@@ -241,7 +241,7 @@ export function buildMockHeaders(
   sampler: SchemaSampler,
 ): Record<string, string> {
   const headers: Record<string, string> = Object.create(null);
-  for (const header of listDeclaredHeaders(endpoint, response)) {
+  for (const header of listDeclaredHeaders(response)) {
     const lower = header.name.toLowerCase();
     if (lower === 'content-type') continue;
     const value = readHeaderValue(endpoint, header, sampler);

@@ -114,7 +114,7 @@ function checkHeaders(
   sampler: SchemaSampler,
   warn: (name: string, message: string) => void,
 ): void {
-  for (const header of listDeclaredHeaders(endpoint, response)) {
+  for (const header of listDeclaredHeaders(response)) {
     const { name } = header;
     if (name.toLowerCase() === 'content-type') continue;
     if (!isHeaderName(name)) {

@@ -19,16 +19,18 @@ type Check =
 
 /**
  * What the mock checks for a declared scheme, or undefined when there is nothing it can check: an unknown type (and
- * mutualTLS), an API key without a name or in a place it cannot be (`in: path`, none, a header name that is no
- * token), an `http` scheme whose name is no token. Such a scheme is let through, as a scheme the request cannot
- * satisfy would refuse every call; the load's linter warns about it.
+ * mutualTLS), an API key without a name or in a place it cannot be (`in: path`, a header name that is no token), an
+ * `http` scheme whose name is no token. Such a scheme is let through, as a scheme the request cannot satisfy would
+ * refuse every call; the load's linter warns about it. An API key with no `in` is looked for in a header, as the
+ * gateway always read it (the model gives `in` as written).
  */
 function toCheck(scheme: ApiSecurityScheme): Check | undefined {
   const { type, name } = scheme;
   if (type === 'apiKey') {
     if (name === undefined || name === '') return undefined;
-    if (scheme.in === 'header' && TOKEN.test(name)) return { kind: 'apiKey', in: 'header', name };
-    if (scheme.in === 'query' || scheme.in === 'cookie') return { kind: 'apiKey', in: scheme.in, name };
+    const where = scheme.in ?? 'header';
+    if (where === 'header' && TOKEN.test(name)) return { kind: 'apiKey', in: 'header', name };
+    if (where === 'query' || where === 'cookie') return { kind: 'apiKey', in: where, name };
     return undefined;
   }
   if (type === 'http') {

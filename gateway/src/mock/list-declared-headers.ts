@@ -1,5 +1,4 @@
 import type { ApiResponse } from '@restbus/openapi';
-import type { ApiEndpoint } from '../openapi/endpoint';
 
 /** A response header as the mock sends it: its name as declared, its schema, and its example if one is written. */
 export interface DeclaredHeader {
@@ -8,11 +7,8 @@ export interface DeclaredHeader {
   example?: unknown;
 }
 
-/**
- * The headers a response declares, in document order, each with its first example (the mock's answer). The
- * endpoint is no longer read (the model has all of it); it stays a parameter until build-mock-response drops it.
- */
-export function listDeclaredHeaders(_endpoint: ApiEndpoint, response: ApiResponse): DeclaredHeader[] {
+/** The headers a response declares, in document order, each with its first example (the mock's answer). */
+export function listDeclaredHeaders(response: ApiResponse): DeclaredHeader[] {
   return Object.entries(response.headers).map(([name, header]) => ({
     name,
     schema: header.schema,

@@ -62,6 +62,16 @@ describe('-m answers a schema whose sample would be too large with 500 MOCK_UNAV
     expect(result).toEqual({ code: 'MOCK_UNAVAILABLE', status: 500 });
   });
 
+  it('names the response as the document writes it (2xx), so that it can be found there', () => {
+    const huge = { type: 'string', minLength: 4e8 };
+    const endpoint = testEndpoint('get', '/huge', {
+      responses: { '2xx': { description: 'ok', content: { 'application/json': { schema: huge } } } },
+    });
+    expect(() => buildMockResponse(endpoint, undefined, {})).toThrow(
+      'GET /huge (its 2xx response in application/json)',
+    );
+  });
+
   it('still builds a large answer within the bound, the same as before', () => {
     const endpoint = testEndpoint('get', '/many', {
       responses: withSchema({
@@ -211,5 +221,11 @@ describe('the security of -m with odd schemes: a 401 with a challenge HTTP can c
     const proto = secured({ type: 'apiKey', in: 'header', name: '__proto__' });
     const sent = JSON.parse('{"__proto__":"k"}') as Record<string, string>;
     expect(findUnmetSecurity(proto, { headers: sent, query: '' })).toBeUndefined();
+  });
+
+  it('looks for an API key with no `in` in a header, as the gateway always has', () => {
+    const keyed = secured({ type: 'apiKey', name: 'X-Api-Key' });
+    expect(findUnmetSecurity(keyed, none)).toEqual(['ApiKey in="header", name="X-Api-Key"']);
+    expect(findUnmetSecurity(keyed, { headers: { 'x-api-key': 'k' }, query: '' })).toBeUndefined();
   });
 });
