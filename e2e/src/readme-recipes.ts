@@ -164,18 +164,18 @@ async function greetingsFolder(): Promise<string> {
   return greetingsService;
 }
 
-/** What the reader does between the README's blocks: writes its handler, and makes the stub's test expect a 200. */
+/**
+ * What the reader does between the README's blocks: writes its handler. The generated test asks only for a status the
+ * operation declares (or the stub's 501), so it passes before and after, unchanged.
+ */
 async function writeGreetingsHandler(folder: string): Promise<void> {
   const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
   const handler = /in `services\/greetings\/src\/handlers\.ts`:\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  const test = join(folder, 'src/handlers.test.ts');
-  const stubTest = existsSync(test) ? await readFile(test, 'utf8') : '';
-  if (!handler || !stubTest.includes('assert.equal(reply.status, 501);')) {
+  if (!handler) {
     await rm(folder, { recursive: true, force: true });
-    throw new Error('README.md "Write a service": no handler block, or no generated test expecting the stub\'s 501');
+    throw new Error('README.md "Write a service": no handler block');
   }
   await writeFile(join(folder, 'src/handlers.ts'), handler);
-  await writeFile(test, stubTest.replace('assert.equal(reply.status, 501);', 'assert.equal(reply.status, 200);'));
 }
 
 export const RULES: BlockRule[] = [
@@ -365,6 +365,13 @@ export const RULES: BlockRule[] = [
     },
   },
   {
+    readme: 'gateway/README.md',
+    opens: "restbus-gateway -r api.yml -w -i 'sensors.>,chat.room1' -o 'chat.room1,commands.lamp'",
+    skip:
+      "a synopsis on the reader's own api.yml; gateway/src/realtime/socket-gateway-binary.integration.test.ts runs " +
+      'the binary with these options, a socket.io client on each side',
+  },
+  {
     readme: 'README.md',
     opens: 'docker compose up --build',
     skip:
@@ -383,6 +390,13 @@ export const RULES: BlockRule[] = [
         status: 'ready',
       });
     },
+  },
+  {
+    readme: 'README.md',
+    opens: "curl -N -H 'Accept: text/event-stream' localhost:3007/persons/events",
+    skip:
+      'two terminals at once on the stack the reader has up, the first waiting for events until Ctrl-C; ' +
+      'person-service/src/persons/person-events.integration.test.ts checks the events person-service publishes',
   },
   {
     readme: 'README.md',

@@ -11,6 +11,7 @@ import {
   type NatsConnectionConfig,
   type ProgramSpec,
 } from '@restbus/infra';
+import { checkSubjectList } from './realtime/subject-list';
 
 export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionConfig {
   restApiPath: string[];
@@ -50,7 +51,30 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   validateReplies?: ReplyCheckMode;
   /** The fraction of forwarded replies checked, 0 to 1 (1 when left out). */
   validateRepliesSample?: number;
+  /** easer's -w: a socket.io server on the gateway's port, bridging -i and -o subjects (see realtime/). */
+  useWebsocket?: boolean;
+  /** easer's -i: comma-separated subjects whose messages go to every socket.io client (readSubjectList). */
+  inbound?: string;
+  /** easer's -o: comma-separated subjects socket.io clients may publish to, one event name each. */
+  outbound?: string;
+  /** With -w: the bytes queued for one socket.io client past which it is disconnected. */
+  wsBufferLimit?: number;
+  /** Events queued for one stream client past which it gets a gap event or is cut (--streamOverflow). */
+  streamMaxEvents?: number;
+  /** Bytes queued for one stream client past which it gets a gap event or is cut. */
+  streamMaxBytes?: number;
+  /** Past a stream client's bound: drop and say how many it missed (`gap`), or end its stream (`close`). */
+  streamOverflow?: StreamOverflow;
+  /** Event streams (SSE and WebSocket) open at once at most; more are refused. */
+  streamMaxOpen?: number;
+  /** Seconds between the keep-alives of an idle stream (an SSE comment, a WebSocket ping). */
+  streamHeartbeat?: number;
+  /** With -m: milliseconds between the example events a mocked stream sends. */
+  mockEventInterval?: number;
 }
+
+export const STREAM_OVERFLOW_POLICIES = ['gap', 'close'] as const;
+export type StreamOverflow = (typeof STREAM_OVERFLOW_POLICIES)[number];
 
 export const REPLY_CHECK_MODES = ['off', 'report', 'enforce'] as const;
 export type ReplyCheckMode = (typeof REPLY_CHECK_MODES)[number];
@@ -210,6 +234,91 @@ export const gatewayProgram: ProgramSpec = {
       schema: { type: 'boolean', default: false },
     },
     ...createHttpLimitSettings('GATEWAY'),
+    {
+      key: 'useWebsocket',
+      flags: '-w, --useWebsocket',
+      env: 'EASER_USE_WEBSOCKET',
+      description:
+        "easer's WebSocket gateway: a socket.io 4 server on the same port at /socket.io/, relaying the -i and -o subjects (connects to NATS even without -u)",
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'inbound',
+      flags: '-i, --inbound <subjects>',
+      env: 'WSGW_INBOUND_TOPICS',
+      description:
+        'with -w, comma-separated NATS subjects (wildcards allowed) whose messages go to every socket.io client as the event named by the subject',
+      schema: { type: 'string' },
+      check: checkSubjectList({ wildcards: true }),
+    },
+    {
+      key: 'outbound',
+      flags: '-o, --outbound <subjects>',
+      env: 'WSGW_OUTBOUND_TOPICS',
+      description:
+        'with -w, comma-separated NATS subjects a socket.io client publishes to by emitting the event of that name (acknowledged with true)',
+      schema: { type: 'string' },
+      check: checkSubjectList({ wildcards: false }),
+    },
+    {
+      key: 'wsBufferLimit',
+      flags: '--wsBufferLimit <bytes>',
+      aliases: ['--ws-buffer-limit'],
+      env: 'GATEWAY_WS_BUFFER_LIMIT',
+      description:
+        'with -w, the bytes queued for one socket.io client (not yet taken by its connection) past which it is disconnected',
+      schema: { type: 'integer', minimum: 1024, maximum: 1024 * 1024 * 1024, default: 4 * 1024 * 1024 },
+    },
+    {
+      key: 'streamMaxEvents',
+      flags: '--streamMaxEvents <n>',
+      aliases: ['--stream-max-events'],
+      env: 'GATEWAY_STREAM_MAX_EVENTS',
+      description:
+        'events queued for one stream client (SSE or WebSocket) that reads slowly, at most (see --streamOverflow)',
+      schema: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 1000 },
+    },
+    {
+      key: 'streamMaxBytes',
+      flags: '--streamMaxBytes <bytes>',
+      aliases: ['--stream-max-bytes'],
+      env: 'GATEWAY_STREAM_MAX_BYTES',
+      description: 'bytes queued for one stream client that reads slowly, at most (see --streamOverflow)',
+      schema: { type: 'integer', minimum: 1024, maximum: 1024 * 1024 * 1024, default: 1024 * 1024 },
+    },
+    {
+      key: 'streamOverflow',
+      flags: '--streamOverflow <policy>',
+      aliases: ['--stream-overflow'],
+      env: 'GATEWAY_STREAM_OVERFLOW',
+      description:
+        'what a stream client past its bound gets: gap (the events are dropped, then a gap event says how many) or close (its stream ends)',
+      schema: { enum: [...STREAM_OVERFLOW_POLICIES], default: 'gap' },
+    },
+    {
+      key: 'streamMaxOpen',
+      flags: '--streamMaxOpen <n>',
+      aliases: ['--stream-max-open'],
+      env: 'GATEWAY_STREAM_MAX_OPEN',
+      description: 'event streams open at once at most; more are refused with Retry-After',
+      schema: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 10_000 },
+    },
+    {
+      key: 'streamHeartbeat',
+      flags: '--streamHeartbeat <seconds>',
+      aliases: ['--stream-heartbeat'],
+      env: 'GATEWAY_STREAM_HEARTBEAT_S',
+      description: 'seconds between the keep-alives of an idle stream (an SSE comment, a WebSocket ping)',
+      schema: { type: 'integer', minimum: 1, maximum: 3600, default: 15 },
+    },
+    {
+      key: 'mockEventInterval',
+      flags: '--mockEventInterval <ms>',
+      aliases: ['--mock-event-interval'],
+      env: 'GATEWAY_MOCK_EVENT_INTERVAL_MS',
+      description: "with -m, milliseconds between the events a mocked stream sends (its operation's examples)",
+      schema: { type: 'integer', minimum: 1, maximum: 3_600_000, default: 1000 },
+    },
   ],
   // easer's flags that restbus does not take, each with the reason and what to do instead.
   declined: [
@@ -221,10 +330,6 @@ export const gatewayProgram: ProgramSpec = {
     ...['--parseJson', '--parseXml', '--parseUrlencoded'].map((flags) => ({
       flags,
       why: "the gateway forwards the exact body text (easer's default, --parseRaw) and the service parses it; restbus services also read the parsed bodies easer sent",
-    })),
-    ...['-w, --useWebsocket', '-i, --inbound <topics>', '-o, --outbound <topics>'].map((flags) => ({
-      flags,
-      why: "restbus has no WebSocket gateway; run easer's alongside it for WebSocket forwarding",
     })),
   ],
 };

@@ -6,13 +6,14 @@ import {
   STALE_HEADER,
   describeInvalidId,
   describePage,
+  jsonTextOf,
   replyJson,
   type Collection,
-  type Page,
   type PageRequest,
 } from '@restbus/infra';
 import type { Handlers } from './generated/contract';
 import type { Person } from './persons/person';
+import type { PersonEvents } from './persons/person-events';
 
 /** A JSON reply as every restbus reply is made (replyJson), its status and body kept as the contract types them. */
 const json = <S extends number, B>(status: S, body: B, headers?: Record<string, string>) => ({
@@ -34,9 +35,6 @@ function assertPersonId(id: string): void {
   if (problem !== undefined) throw new RestbusError('REQUEST_INVALID', `personId: ${problem}`);
 }
 
-// The page's JSON text, encoded once while the list is unchanged, stands for its persons in the reply.
-const asPersons = (page: Page<Person>): Person[] => page.json as unknown as Person[];
-
 /**
  * The person API. Each call's parameters and body have been checked against person-api.yml before its handler
  * runs; a handler answers every outcome the document declares as an ordinary reply, and only a broken store (or an
@@ -46,6 +44,8 @@ export function createPersonHandlers(
   persons: Collection<Person>,
   /** Bytes a reply's body may take (what fits in one NATS message): a list is cut into pages that fit. */
   replyRoom: () => number,
+  /** Where each acknowledged write is told, after it succeeded (GET /persons/events streams them). */
+  events: Pick<PersonEvents, 'publish' | 'ready'>,
 ): Handlers {
   return {
     async getPersons({ query }) {
@@ -53,16 +53,24 @@ export function createPersonHandlers(
       if (query.limit !== undefined) wanted.limit = query.limit;
       if (query.cursor !== undefined) wanted.cursor = query.cursor;
       const page = await persons.list(wanted);
-      return json(200, asPersons(page), describePage(page, wanted));
+      // The page's JSON text, encoded once while the list is unchanged, is sent as it is.
+      return json(200, jsonTextOf<Person[]>(page.json), describePage(page, wanted));
     },
     async postPersons({ body }) {
       const person = { id: randomUUID(), ...body };
       await persons.put(person.id, person);
+      await events.publish({ type: 'created', id: person.id, person });
       return json(201, person, { location: `/persons/${encodeURIComponent(person.id)}` });
     },
     async deletePersons() {
       await persons.clear();
+      await events.publish({ type: 'cleared' });
       return { status: 204 };
+    },
+    async getPersonsEvents() {
+      await events.ready();
+      // The stream opens with no snapshot: a client resuming with Last-Event-ID must not get the whole list again.
+      return { status: 200, body: undefined };
     },
     async getPersonsByPersonId({ params: { personId } }) {
       assertPersonId(personId);
@@ -76,12 +84,17 @@ export function createPersonHandlers(
         const error = `the id in the body ("${person.id}") differs from the path parameter personId ("${personId}")`;
         return json(400, { error, code: 'REQUEST_INVALID' });
       }
-      await persons.put(personId, person);
+      // A create that finds the id taken changes nothing; then the put replaces: the event says which it was.
+      const created = await persons.create(personId, person);
+      if (!created) await persons.put(personId, person);
+      await events.publish({ type: created ? 'created' : 'updated', id: personId, person });
       return json(200, person);
     },
     async deletePersonsByPersonId({ params: { personId } }) {
       assertPersonId(personId);
-      return (await persons.remove(personId)) ? { status: 204 } : notFound(personId);
+      if (!(await persons.remove(personId))) return notFound(personId);
+      await events.publish({ type: 'deleted', id: personId });
+      return { status: 204 };
     },
   };
 }

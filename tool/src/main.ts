@@ -5,12 +5,28 @@ import { runCli } from './cli/run-cli';
 import { generateDocs } from './docs';
 import { generateTests } from './testgen';
 
+/**
+ * Writes to a stream until its reader goes away (`rest-tool … | head -1`): then the rest of the output has nobody
+ * to read it, which is no failure, so the command finishes its work quietly, with its own exit code (as `cat | head`
+ * ends well), instead of dying of an unhandled EPIPE halfway through writing files.
+ */
+function createWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let gone = false;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    gone = true;
+  });
+  return (text) => {
+    if (!gone) stream.write(text);
+  };
+}
+
 void runCli(process.argv.slice(2), {
   version: readPackageVersion(__dirname),
   cwd: process.cwd(),
   env: process.env,
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: createWriter(process.stdout),
+  stderr: createWriter(process.stderr),
   generateDocs,
   generateTests,
 }).then((code) => {

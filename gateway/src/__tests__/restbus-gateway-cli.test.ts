@@ -33,6 +33,14 @@ describe('restbus-gateway on the command line', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it("exits 2 with one line naming -o when easer's -o is given a wildcard subject", async () => {
+    const result = await run(['-r', API, '-w', '-o', 'lamps.*']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'restbus-gateway: invalid configuration: --outbound / WSGW_OUTBOUND_TOPICS: "lamps.*" is not a NATS subject: it contains the wildcard "*": a client publishes to one subject (got "lamps.*")\n',
+    );
+  });
+
   it('exits 2 naming the variable when an environment variable has a value it cannot take', async () => {
     const result = await run(['-r', API], { LOG_FORMAT: 'plainText' });
     expect(result.code).toBe(2);
@@ -42,8 +50,6 @@ describe('restbus-gateway on the command line', () => {
   });
 
   it.each([
-    [['-w'], 'no WebSocket gateway'],
-    [['-i', 'a.b'], 'no WebSocket gateway'],
     [['-c', 'config.js'], 'flags and environment variables only'],
     [['-t', 'plainText'], 'use --log-format pretty|json'],
     [['--parseJson'], 'forwards the exact body text'],

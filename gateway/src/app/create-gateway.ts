@@ -1,15 +1,11 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import compression from 'compression';
 import express, { type Express } from 'express';
-import {
-  logRequestFailure,
-  refuseRequest,
-  sendError,
-  STALE_HEADER,
-  type Logger,
-  type RestbusError,
-} from '@restbus/infra';
+import { logRequestFailure, refuseRequest, sendError, RestbusError, STALE_HEADER, type Logger } from '@restbus/infra';
+import type { AnsweredEndpoint } from '../call/call';
 import { createCallAnswers, ERROR_CODE_HEADER, MOCKED_HEADER } from '../call/create-call-answers';
+import { createStreamAnswers, refuseUpgrade } from '../call/create-stream-answers';
 import type { Forwarder } from '../forward/create-forwarder';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import { createMockAnswers } from '../mock/create-mock-answers';
@@ -22,6 +18,7 @@ import { createStaticContent, type StaticContent } from '../static/create-static
 import { compileRequestChecks } from '../validation/create-request-validator';
 import { createAdminApp } from '../http/create-admin-app';
 import { createCorsPolicy, type CorsPolicy } from '../http/cors-policy';
+import { streamKeyOf, type StreamService } from '../streams/create-stream-service';
 
 export interface GatewayOptions {
   endpoints: readonly ApiEndpoint[];
@@ -44,6 +41,10 @@ export interface GatewayOptions {
   compress?: boolean;
   /** --validate: checks each call against its operation before forwarding (400 REQUEST_INVALID with the problems). */
   validate?: boolean;
+  /** The event streams (`x-restbus-stream` operations, SSE and WebSocket); without it they answer as any operation. */
+  streams?: StreamService;
+  /** -w: upgrades under `/socket.io/` are socket.io's, left alone here. */
+  socketIo?: boolean;
   metrics: GatewayMetrics;
   logger: Logger;
 }
@@ -51,6 +52,11 @@ export interface GatewayOptions {
 export interface Gateway {
   /** The HTTP request listener. */
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * The HTTP server's `upgrade` listener: a WebSocket on a stream operation's path is its stream; any other upgrade
+   * (but socket.io's with -w) is answered 400 or 404 on the raw socket and closed.
+   */
+  readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   /** The Express app behind the reserved `/-/` paths. */
   readonly app: Express;
   /**
@@ -127,7 +133,21 @@ export function createGateway(options: GatewayOptions): Gateway {
   );
   const mock = options.mock ? createMockAnswers() : undefined;
   // How each endpoint's calls are answered is chosen here, once per endpoint, as the routes are built.
-  const answerFor = createCallAnswers({ ...options, mock, bodyLimit: () => bodyLimit, logger });
+  const callAnswers = createCallAnswers({ ...options, mock, bodyLimit: () => bodyLimit, logger });
+  const streamAnswers = options.streams
+    ? createStreamAnswers({
+        streams: options.streams,
+        forward: options.forward,
+        mock: options.mock === true,
+        mockWrites: options.mockWrites === true,
+        metrics,
+        logger,
+      })
+    : undefined;
+  const answerFor = (endpoint: AnsweredEndpoint) => {
+    const ordinary = callAnswers(endpoint);
+    return streamAnswers ? streamAnswers.forCalls(endpoint, ordinary) : ordinary;
+  };
   const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => {
     // x-static operations are served from their folders, never forwarded.
     const forwarded = endpoints.filter((endpoint) => !endpoint.model.static);
@@ -216,6 +236,35 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?');
+    const path = mark < 0 ? url : url.slice(0, mark);
+    if (options.socketIo && path.startsWith('/socket.io/')) return;
+    // A client gone mid-answer is no failure of the gateway.
+    socket.on('error', () => undefined);
+    const trace = toTraceContext(req.headers);
+    const headers: OutgoingHttpHeaders = { 'x-request-id': trace.requestId };
+    cors?.addHeaders(req, headers);
+    const lookup = path.startsWith('/-/') ? ({ kind: 'not-found' } as const) : table.lookup('GET', path);
+    if (lookup.kind === 'found' && streamAnswers) {
+      streamAnswers
+        .upgrade({ ...lookup, query: mark < 0 ? '' : url.slice(mark + 1), req, socket, head, headers, trace })
+        .catch((err: unknown) => {
+          logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+          refuseUpgrade(socket, new RestbusError('INTERNAL', 'internal error'), headers);
+        });
+      return;
+    }
+    const refusal =
+      lookup.kind === 'bad-path'
+        ? refuseRequest('malformedPath')
+        : lookup.kind === 'not-found'
+          ? refuseRequest('notFound', `no endpoint matches ${path}`)
+          : refuseRequest('notAsDescribed', `${path} is no event stream: it takes no WebSocket`);
+    refuseUpgrade(socket, refusal, headers);
+  };
+
   // Typed as Express middleware, it reads only what Node's own request and response have.
   const compress = options.compress ? (compression() as Middleware) : undefined;
   const handle = compress
@@ -224,11 +273,19 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     handle,
+    upgrade,
     app,
     setEndpoints(endpoints) {
       // One assignment: a call is routed and checked either on the old table or on the new one, never on a mix.
       ({ table, statics } = compile(endpoints));
       mock?.clear();
+      // Streams of operations the reload removed (or whose subject or stream changed) end; the others stay open.
+      const kept = new Set<string>();
+      for (const endpoint of endpoints) {
+        const key = streamKeyOf(endpoint.model);
+        if (key !== undefined) kept.add(key);
+      }
+      options.streams?.keepOnly(kept);
     },
     beginShutdown() {
       shuttingDown = true;

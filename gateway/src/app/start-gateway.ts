@@ -24,6 +24,9 @@ import { createReplyChecks, type ReplyChecker } from '../replies/create-reply-ch
 import { createReplyCheckingForwarder } from '../replies/create-reply-checking-forwarder';
 import { findExampleWarnings } from '../replies/find-example-warnings';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
+import { readSubjectList } from '../realtime/subject-list';
+import { startSocketGateway } from '../realtime/start-socket-gateway';
+import { createStreamService } from '../streams/create-stream-service';
 
 /** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
 const ENVELOPE_ROOM = 64 * 1024;
@@ -82,11 +85,16 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   const loaded = await loadEndpoints();
   const endpoints = loaded.endpoints;
   let checkers: ReadonlyMap<ApiEndpoint, ReplyChecker> = loaded.checkers;
-  const link = config.useMessaging
-    ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
-    : undefined;
+  // -w relays over NATS even without -u, as easer's does.
+  const link =
+    config.useMessaging || config.useWebsocket
+      ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
+      : undefined;
   const metrics = createMetrics();
-  const forwarder = link && createForwarder({ link, timeoutMs: config.timeout, inboxPrefix: config.inboxPrefix });
+  const forwarder =
+    link && config.useMessaging
+      ? createForwarder({ link, timeoutMs: config.timeout, inboxPrefix: config.inboxPrefix })
+      : undefined;
   // --validateReplies wraps the forwarder: the call path is the same with and without it.
   const forward =
     forwarder && replyMode !== 'off'
@@ -99,6 +107,20 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
           logger,
         })
       : forwarder;
+  // Event streams (x-restbus-stream): their feeds read NATS only with -u; with -m alone they are mocked.
+  const streams = createStreamService({
+    connection: config.useMessaging ? () => link?.current() : undefined,
+    limits: {
+      maxEvents: config.streamMaxEvents ?? 1000,
+      maxBytes: config.streamMaxBytes ?? 1024 * 1024,
+      overflow: config.streamOverflow ?? 'gap',
+    },
+    maxOpen: config.streamMaxOpen ?? 10_000,
+    heartbeatMs: (config.streamHeartbeat ?? 15) * 1000,
+    mockIntervalMs: config.mockEventInterval ?? 1000,
+    registry: metrics.registry,
+    logger,
+  });
   const gateway = createGateway({
     endpoints,
     topicPrefix: config.topicPrefix,
@@ -115,11 +137,40 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     mock: config.enableMocking,
     mockWrites: config.mockWrites,
     compress: config.useCompression,
+    streams,
+    socketIo: link !== undefined && config.useWebsocket === true,
     metrics,
     logger,
   });
   // HTTP limits the command line leaves out keep infra's DEFAULT_HTTP_LIMITS.
   const server = createHttpServer(gateway.handle, { limits: toHttpLimits(config) });
+  server.on('upgrade', gateway.upgrade);
+  const inbound = readSubjectList(config.inbound);
+  const outbound = readSubjectList(config.outbound);
+  if (!config.useWebsocket && inbound.length + outbound.length > 0) {
+    logger.warn(
+      { inbound, outbound },
+      '-i and -o are used only with -w (--useWebsocket, EASER_USE_WEBSOCKET=true): no WebSocket gateway is started',
+    );
+  }
+  const sockets =
+    link && config.useWebsocket
+      ? startSocketGateway({
+          server,
+          link,
+          inbound,
+          outbound,
+          // At least room for an event's name: a body limit of 0 must not mean socket.io's "no limit".
+          maxMessageBytes: Math.max(config.bodyLimit, 1024),
+          bufferLimit: config.wsBufferLimit ?? 4 * 1024 * 1024,
+          corsOrigins: config.cors
+            ?.split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean),
+          registry: metrics.registry,
+          logger,
+        })
+      : undefined;
   server.listen(config.port);
   try {
     await once(server, 'listening');
@@ -147,6 +198,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     { port, endpoints: endpoints.length, forwarding: config.useMessaging, files: config.restApiPath },
     'gateway listening',
   );
+  if (sockets) logger.info({ path: '/socket.io/', inbound, outbound }, 'WebSocket gateway (socket.io) listening');
 
   // A load reads files, lints in a worker and compiles routes: a burst of SIGHUPs must not run one each, at once,
   // nor let an older load finish last and win.
@@ -171,12 +223,17 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     async stop() {
       logger.info({ inFlight: gateway.inFlight() }, 'shutting down');
       gateway.beginShutdown();
+      // Open streams are requests that never finish on their own: ended first, cleanly (their clients reconnect).
+      await streams.close();
+      // First: io.close() disconnects the clients, then stops the server from listening as server.close() does.
+      const socketsClosed = sockets?.close();
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
       const deadline = Date.now() + config.timeout + 1000;
       while (gateway.inFlight() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       server.closeAllConnections();
       await closed;
+      await socketsClosed;
       await link?.drain();
       logger.info('stopped');
     },

@@ -40,6 +40,7 @@ describe('loadApi', () => {
       'get /persons',
       'post /persons',
       'delete /persons',
+      'get /persons/events',
       'get /persons/{personId}',
       'put /persons/{personId}',
       'delete /persons/{personId}',

@@ -90,6 +90,27 @@ describe('the reply check of an operation', () => {
     expect(await persons.check(good)).toEqual([]);
   });
 
+  it('parses each of a few pages that alternate once, and judges a changed one anew', async () => {
+    const persons = checkerOf('get', '/persons');
+    const pages = ['Ann', 'Bob', 'Cy'].map((name) => ({
+      ...list(),
+      body: bytes({ items: Array.from({ length: 50 }, () => ({ ...GOOD_PERSON, name })) }),
+    }));
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        for (const page of pages) expect(await persons.check({ ...page, body: page.body.slice() })).toEqual([]);
+      }
+      expect(parse).toHaveBeenCalledTimes(pages.length);
+      // The same length, one quote more: no longer JSON.
+      const changed = pages[1].body.slice();
+      changed[new TextDecoder().decode(changed).lastIndexOf('Bob') + 1] = 0x22;
+      expect(await persons.check({ ...pages[1], body: changed })).not.toEqual([]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('finds a bad item deep in an array', async () => {
     const items = [GOOD_PERSON, GOOD_PERSON, GOOD_PERSON, { ...GOOD_PERSON, tags: ['a', 'b', 7] }];
     expect(await checkerOf('get', '/persons').check(list(...items))).toEqual([

@@ -1,16 +1,16 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import {
-  addLinearUniqueItems,
+  createSchemaCompilers,
   defaultContentType,
   findSchemaErrors,
   isJsonMediaType,
-  linearPatternEngine,
+  JSON_SLICE_LENGTH,
   MAX_LISTED_PROBLEMS,
   parseJsonInSlices,
   type HeaderValue,
   type ResponseMessage,
+  type SchemaCompilers,
   type ValidatorPair,
 } from '@restbus/infra';
 import type { ApiModel, ApiResponse, JsonSchema } from '@restbus/openapi';
@@ -40,14 +40,24 @@ interface CompiledMedia {
   type: string;
   validate?: ValidatorPair<ValidateFunction>;
   /**
-   * The last body found valid, when it came as bytes of at most REMEMBERED_BODY_BYTES: a service that keeps the
-   * encoded form of what it serves (a list that has not changed) sends the same bytes again, and comparing them
-   * (under a microsecond for 9 KB) is what checking them again would conclude, without the parse (40 µs).
+   * The last bodies found valid that came as bytes, oldest first, at most REMEMBERED_BODIES of them and
+   * REMEMBERED_BODY_BYTES in all: a service that keeps the encoded form of what it serves (a list, or the pages of
+   * one, that have not changed) sends the same bytes again, and comparing them (under a microsecond for 9 KB) is
+   * what checking them again would conclude, without the parse (about 80 % of a check: 40 µs for a 100-person page).
    */
-  lastValid?: Uint8Array;
+  remembered: RememberedBody[];
 }
 
-/** The largest body remembered as valid (per media type of an operation's response): memory stays bounded. */
+/** A copy of a valid body: its first `length` bytes of a buffer written over when it is the oldest. */
+interface RememberedBody {
+  buffer: Buffer;
+  length: number;
+}
+
+/** How many valid bodies are remembered per media type of a response: pages that alternate, or a few in turn. */
+export const REMEMBERED_BODIES = 4;
+
+/** The bytes remembered as valid per media type of an operation's response, in all: memory stays bounded. */
 export const REMEMBERED_BODY_BYTES = 64 * 1024;
 
 interface CompiledResponse {
@@ -58,41 +68,22 @@ interface CompiledResponse {
 }
 
 interface Compilers {
-  body: Ajv;
-  bodyFirst: Ajv;
-  header: Ajv;
+  body: SchemaCompilers;
+  header: SchemaCompilers['all'];
 }
 
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
-const INT32 = 2 ** 31;
 
-/** The formats OpenAPI names beyond JSON Schema's: numbers by width, base64 bytes, and two any-strings. */
-function addOpenApiFormats(ajv: Ajv): void {
-  ajv.addFormat('int32', { type: 'number', validate: (n) => Number.isInteger(n) && n >= -INT32 && n < INT32 });
-  ajv.addFormat('int64', { type: 'number', validate: (n) => Number.isInteger(n) });
-  ajv.addFormat('float', { type: 'number', validate: () => true });
-  ajv.addFormat('double', { type: 'number', validate: () => true });
-  ajv.addFormat('byte', /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/);
-  ajv.addFormat('binary', true);
-  ajv.addFormat('password', true);
-}
+// As --validate compiles requests (linear patterns and uniqueItems), with formats checked: a reply is the service's
+// word, and a date that is no date is what a client breaks on. Unknown formats pass unsaid.
+const withFormats = (ajv: Parameters<typeof addFormats>[0]): unknown => addFormats(ajv, { keywords: false });
 
-function createCompilers(AjvClass: typeof Ajv): Compilers {
-  // As --validate compiles requests (linear patterns and uniqueItems), with formats checked: a reply is the
-  // service's word, and a date that is no date is what a client breaks on. Unknown formats pass unsaid.
-  const code = { regExp: linearPatternEngine };
-  const base = { strict: false, code, logger: false, verbose: true } as const;
-  const make = (options: object): Ajv => {
-    const ajv = addLinearUniqueItems(new AjvClass({ ...base, ...options }));
-    addFormats(ajv, { keywords: false });
-    addOpenApiFormats(ajv);
-    return ajv;
-  };
+function createCompilers(dialect: '3.0' | '3.1'): Compilers {
+  const options = { addFormats: withFormats, verbose: true };
   return {
-    body: make({ allErrors: true }),
-    bodyFirst: make({ allErrors: false }),
+    body: createSchemaCompilers(dialect, options),
     // Header values are text: "10" is read as the integer a schema asks for.
-    header: make({ allErrors: true, coerceTypes: true }),
+    header: createSchemaCompilers(dialect, { ...options, coerceTypes: true }).all,
   };
 }
 
@@ -139,14 +130,15 @@ function compileResponse(response: ApiResponse, source: SchemaSource, ajv: Compi
   }
   const media = Object.entries(response.content).map(([type, content]) => {
     const schema = content.schema;
-    if (schema === undefined || !isJsonMediaType(type)) return { type: type.toLowerCase() };
+    if (schema === undefined || !isJsonMediaType(type)) return { type: type.toLowerCase(), remembered: [] };
     if (countExpandedNodes(schema, MAX_CHECKED_NODES) > MAX_CHECKED_NODES) {
       throw new Error(`its ${response.status} schema expands to more than ${MAX_CHECKED_NODES} nodes`);
     }
     const prepared = source.prepare(schema);
     return {
       type: type.toLowerCase(),
-      validate: { first: ajv.bodyFirst.compile(prepared), all: ajv.body.compile(prepared) },
+      validate: ajv.body.compilePair(prepared),
+      remembered: [],
     };
   });
   return { source: response, headers, media };
@@ -260,6 +252,36 @@ function readBodyText(body: unknown): { text: string } | { value: unknown } {
   return { value: body };
 }
 
+function isRemembered(media: CompiledMedia, bytes: Uint8Array): boolean {
+  for (const { buffer, length } of media.remembered) {
+    if (length === bytes.length && buffer.compare(bytes, 0, length, 0, length) === 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Keeps a copy of a valid body (the message's bytes may be a view of a buffer the NATS client reuses), in place of
+ * the oldest when there is no room, in its buffer when it fits: replies that vary cost no allocation (a new copy
+ * each was 5 µs of a page's check, and garbage).
+ */
+function remember(media: CompiledMedia, bytes: Uint8Array): void {
+  const kept = media.remembered;
+  let held = 0;
+  for (const body of kept) held += body.buffer.length;
+  let spare: Buffer | undefined;
+  while (kept.length > 0 && (kept.length >= REMEMBERED_BODIES || held + bytes.length > REMEMBERED_BODY_BYTES)) {
+    const oldest = kept.shift()!;
+    held -= oldest.buffer.length;
+    if (oldest.buffer.length >= bytes.length) spare = oldest.buffer;
+  }
+  if (spare && held + spare.length > REMEMBERED_BODY_BYTES) spare = undefined;
+  // Room to spare when there is some, so that a page a little longer than the one before does not allocate again.
+  const room = Math.min(Math.ceil(bytes.length * 1.25), REMEMBERED_BODY_BYTES - held);
+  const buffer = spare ?? Buffer.allocUnsafeSlow(Math.max(room, bytes.length));
+  buffer.set(bytes);
+  kept.push({ buffer, length: bytes.length });
+}
+
 function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Compilers): ReplyChecker {
   const responses = endpoint.model.responses.map((response) => compileResponse(response, source, ajv));
   const declared = responses.map((response) => response.source.status).join(', ');
@@ -350,14 +372,15 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
     body: unknown,
   ): Promise<ReplyViolation[]> {
     const bytes = body instanceof Uint8Array ? body : undefined;
-    if (bytes && media.lastValid?.length === bytes.length && Buffer.compare(media.lastValid, bytes) === 0) return [];
+    if (bytes && isRemembered(media, bytes)) return [];
     const read = readBodyText(body);
     if ('value' in read) return checkJson(validate, read.value, 0);
     // No depth scan first (it costs as much as the parse): a body so deep that a recursive schema's check
     // overflows the stack throws, and the reply is answered unchecked (see createReplyCheckingForwarder).
     let value: unknown;
     try {
-      value = await parseJsonInSlices(read.text);
+      // A text up to a slice is parsed at once (as parseJsonInSlices would), without a promise to wait for.
+      value = read.text.length <= JSON_SLICE_LENGTH ? JSON.parse(read.text) : await parseJsonInSlices(read.text);
     } catch {
       return [
         {
@@ -371,8 +394,7 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
       ];
     }
     const violations = checkJson(validate, value, read.text.length);
-    // A copy: the message's bytes may be a view of a buffer the NATS client reuses.
-    if (bytes && violations.length === 0 && bytes.length <= REMEMBERED_BODY_BYTES) media.lastValid = bytes.slice();
+    if (bytes && violations.length === 0 && bytes.length <= REMEMBERED_BODY_BYTES) remember(media, bytes);
     return violations;
   }
 
@@ -389,8 +411,8 @@ export function createReplyChecks(endpoints: readonly ApiEndpoint[]): {
   checkers: Map<ApiEndpoint, ReplyChecker>;
   skipped: string[];
 } {
-  const draft7 = createCompilers(Ajv);
-  const draft2020 = createCompilers(Ajv2020);
+  const draft7 = createCompilers('3.0');
+  const draft2020 = createCompilers('3.1');
   const sources = new Map<ApiModel, SchemaSource>();
   const checkers = new Map<ApiEndpoint, ReplyChecker>();
   const skipped: string[] = [];

@@ -20,6 +20,8 @@ export interface ApiExample {
 /** A body in one media type: its schema and the examples written for it, in document order. */
 export interface ApiMedia {
   schema?: JsonSchema;
+  /** OAS 3.2 sequential media types: the schema of one item (one event). Read in 3.0 and 3.1 documents too. */
+  itemSchema?: JsonSchema;
   examples: ApiExample[];
 }
 
@@ -99,6 +101,27 @@ export interface ApiSecurityUse {
   scopes: string[];
 }
 
+/**
+ * An event stream an operation declares (`x-restbus-stream: {subject, stream?}`). Whether the subject and the stream
+ * name can be used is checkRoutes' to say.
+ */
+export interface ApiStream {
+  /** Subject template as written, with `{pathParameter}` placeholders: `persons.events.{id}`. */
+  subject: string;
+  /** The JetStream stream that keeps the events, when declared: events then carry ids and resume. */
+  stream?: string;
+  /**
+   * The schema of one event's data: the response's itemSchema (3.2), else its schema; of an item written as OAS 3.2's
+   * whole event (`{data, event, id}`), its `data`'s `contentSchema` (examples likewise give their `data`).
+   */
+  itemSchema?: JsonSchema;
+  /**
+   * Examples of one event, in document order: the itemSchema's `example` (`default`) and `examples` (`example-1`,
+   * `example-2` …), else the media type's examples.
+   */
+  examples: ApiExample[];
+}
+
 export interface ApiOperation {
   /**
    * The operation's name in generated code and metrics: its `operationId`, or, when it has none, one made from
@@ -124,6 +147,8 @@ export interface ApiOperation {
    * `security`, else the document's. `[]` when none is asked; a `[]` alternative (`{}`) means "none needed".
    */
   security: ApiSecurityUse[][];
+  /** A GET whose 2xx response is `text/event-stream` and which has `x-restbus-stream`. */
+  stream?: ApiStream;
   /** easer's `x-static`: files under `contentPath` are served at the path; the operation is never forwarded. */
   static?: { contentPath: string };
   /** The operation's own `x-` members, for features built on them (streams, …). */

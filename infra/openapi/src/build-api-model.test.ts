@@ -117,6 +117,25 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
     expect(Object.values(post.parameters).flat()).toEqual([]);
   });
 
+  it("reads a body parameter's x-example (Swagger 2 has no example there) as its example", () => {
+    const swagger: Json = {
+      swagger: '2.0',
+      info: { title: 'T', version: '1' },
+      paths: {
+        '/pets': {
+          post: {
+            parameters: [{ name: 'pet', in: 'body', schema: pet, 'x-example': { name: 'Rex' } }],
+            responses: { 201: { description: 'made' } },
+          },
+        },
+      },
+    };
+    const [operation] = buildApiModel(swagger, { file: 'x.json', dialect: '2.0', topicPrefix: 'easer' }).operations;
+    expect(operation.requestBody?.content['application/json'].examples).toEqual([
+      { name: 'default', value: { name: 'Rex' } },
+    ]);
+  });
+
   it('gives formData parameters as one object schema under the form types consumed', () => {
     const upload = byName(model.operations, 'postUploads');
     expect(upload.requestBody).toEqual({
@@ -528,3 +547,128 @@ describe('buildApiModel() of what the mock and the load warnings need', () => {
     ]);
   });
 });
+
+describe('buildApiModel() of streams (x-restbus-stream with a text/event-stream response)', () => {
+  const event = { type: 'object', properties: { id: { type: 'string' } } };
+  const streamOf = (openapi: string, media: Json, extra: Json = {}): Json => ({
+    openapi,
+    info: { title: 'Events', version: '1' },
+    paths: {
+      '/persons/{id}/events': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: {
+          'x-restbus-stream': { subject: 'persons.{id}.events', stream: 'PERSONS' },
+          responses: {
+            '200': { description: 'the events', content: { 'text/event-stream': media } },
+            '404': { description: 'none', content: { 'application/json': { schema: { type: 'object' } } } },
+          },
+          ...extra,
+        },
+      },
+    },
+  });
+  const read = (document: Json, dialect: '3.0' | '3.1') =>
+    buildApiModel(document, { file: 'events.yml', dialect, topicPrefix: 'easer' }).operations[0];
+
+  it("reads a 3.2 sequential media type's itemSchema and gives the stream its subject, stream and the item's examples", () => {
+    const item = { ...event, examples: [{ id: 'a' }, { id: 'b' }] };
+    const operation = read(streamOf('3.2.0', { itemSchema: item, examples: { one: { value: { id: 'x' } } } }), '3.1');
+    expect(operation.responses[0].content['text/event-stream']).toEqual({
+      itemSchema: item,
+      examples: [{ name: 'one', value: { id: 'x' } }],
+    });
+    expect(operation.stream).toEqual({
+      subject: 'persons.{id}.events',
+      stream: 'PERSONS',
+      itemSchema: item,
+      examples: [
+        { name: 'example-1', value: { id: 'a' } },
+        { name: 'example-2', value: { id: 'b' } },
+      ],
+    });
+  });
+
+  it("accepts itemSchema in a 3.0 document, its lone example first, and the media type's examples when it has none", () => {
+    const withExample = read(streamOf('3.0.3', { itemSchema: { ...event, example: { id: 'e' } } }), '3.0');
+    expect(withExample.stream?.examples).toEqual([{ name: 'default', value: { id: 'e' } }]);
+    const mediaExamples = read(
+      streamOf('3.0.3', { itemSchema: event, example: { id: 'm' }, examples: { two: { value: { id: 'n' } } } }),
+      '3.0',
+    );
+    expect(mediaExamples.stream).toEqual({
+      subject: 'persons.{id}.events',
+      stream: 'PERSONS',
+      itemSchema: event,
+      examples: [
+        { name: 'default', value: { id: 'm' } },
+        { name: 'two', value: { id: 'n' } },
+      ],
+    });
+  });
+
+  it('takes the schema of the event-stream media type in a 3.1 document that has no itemSchema, and no stream name when none is given', () => {
+    const document = streamOf('3.1.0', { schema: event });
+    const get = asGet(document);
+    get['x-restbus-stream'] = { subject: 'persons.{id}.events' };
+    expect(read(document, '3.1').stream).toEqual({ subject: 'persons.{id}.events', itemSchema: event, examples: [] });
+  });
+
+  it('finds the event stream under a 2XX range and a media type with parameters, written in any case', () => {
+    const document = streamOf('3.1.0', {});
+    const get = asGet(document);
+    get.responses = {
+      '2XX': { description: 'e', content: { 'Text/Event-Stream; charset=utf-8': { itemSchema: event } } },
+    };
+    expect(read(document, '3.1').stream?.itemSchema).toEqual(event);
+  });
+
+  it("reads OAS 3.2's event shape (an object with data, event, id) as its data's contentSchema, and examples by their data", () => {
+    const person = { type: 'object', properties: { name: { type: 'string' } } };
+    const sseEvent = {
+      type: 'object',
+      required: ['data'],
+      properties: {
+        event: { type: 'string' },
+        id: { type: 'string' },
+        data: { type: 'string', contentMediaType: 'application/json', contentSchema: person },
+      },
+      examples: [{ event: 'created', data: '{"name":"Ada"}' }, { data: 'not json' }],
+    };
+    expect(read(streamOf('3.2.0', { itemSchema: sseEvent }), '3.1').stream).toEqual({
+      subject: 'persons.{id}.events',
+      stream: 'PERSONS',
+      itemSchema: person,
+      examples: [
+        { name: 'example-1', value: { name: 'Ada' } },
+        { name: 'example-2', value: 'not json' },
+      ],
+    });
+    const plainData = { type: 'object', properties: { data: { type: 'string', maxLength: 9 } } };
+    expect(read(streamOf('3.2.0', { itemSchema: plainData }), '3.1').stream?.itemSchema).toEqual({
+      type: 'string',
+      maxLength: 9,
+    });
+  });
+
+  it('gives no stream to an operation that is not a GET, has no event-stream 2xx response, or no subject', () => {
+    const post = streamOf('3.1.0', { itemSchema: event });
+    const paths = post.paths as Json;
+    const item = paths['/persons/{id}/events'] as Json;
+    item.post = item.get;
+    delete item.get;
+    expect(read(post, '3.1').stream).toBeUndefined();
+    const json = streamOf('3.1.0', {});
+    asGet(json).responses = { '200': { description: 'j', content: { 'application/json': { schema: event } } } };
+    expect(read(json, '3.1').stream).toBeUndefined();
+    const noSubject = streamOf('3.1.0', { itemSchema: event });
+    asGet(noSubject)['x-restbus-stream'] = { stream: 'PERSONS' };
+    expect(read(noSubject, '3.1').stream).toBeUndefined();
+    const plain = streamOf('3.1.0', { itemSchema: event });
+    delete asGet(plain)['x-restbus-stream'];
+    expect(read(plain, '3.1').stream).toBeUndefined();
+  });
+});
+
+function asGet(document: Json): Json {
+  return ((document.paths as Json)['/persons/{id}/events'] as Json).get as Json;
+}

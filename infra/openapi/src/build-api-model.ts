@@ -10,10 +10,12 @@ import type {
   ApiResponse,
   ApiSecurityScheme,
   ApiSecurityUse,
+  ApiStream,
   Dialect,
   JsonSchema,
   ParameterLocation,
 } from './api-model';
+import { findEventStream } from './find-event-stream';
 import { nameOperation } from './name-operation';
 
 type Json = Record<string, unknown>;
@@ -28,6 +30,9 @@ const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined;
 const toSchema = (value: unknown): JsonSchema | undefined =>
   isObject(value) || typeof value === 'boolean' ? value : undefined;
+
+type ExternalValues = ReadonlyMap<object, unknown>;
+const NO_EXTERNAL_VALUES: ExternalValues = new Map();
 
 const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
 const JSON_TYPE = 'application/json';
@@ -54,6 +59,11 @@ export interface BuildOptions {
   dialect: Dialect;
   /** The first tokens of every subject (`--topicPrefix`). */
   topicPrefix: string;
+  /**
+   * The values of Example objects given only by `externalValue`, read by the loader (see readExternalExamples):
+   * an example with neither is left out.
+   */
+  externalValues?: ExternalValues;
 }
 
 function inlineSchema(object: Json): JsonSchema {
@@ -61,24 +71,82 @@ function inlineSchema(object: Json): JsonSchema {
 }
 
 /** 3.x `example` / `examples` (Example objects) of a media type or parameter. */
-function readExamples(holder: Json): ApiExample[] {
+function readExamples(holder: Json, external: ExternalValues): ApiExample[] {
   const examples: ApiExample[] = [];
   if (holder.example !== undefined) examples.push({ name: 'default', value: holder.example });
   for (const [name, raw] of Object.entries(asObject(holder.examples))) {
-    if (!isObject(raw) || raw.value === undefined) continue;
-    examples.push({ name, value: raw.value, ...(typeof raw.summary === 'string' && { summary: raw.summary }) });
+    if (!isObject(raw)) continue;
+    const value = raw.value !== undefined ? raw.value : external.get(raw);
+    if (value === undefined) continue;
+    examples.push({ name, value, ...(typeof raw.summary === 'string' && { summary: raw.summary }) });
   }
   return examples;
 }
 
-function readMedia(raw: unknown): ApiMedia {
+function readMedia(raw: unknown, external: ExternalValues): ApiMedia {
   const media = asObject(raw);
   const schema = toSchema(media.schema);
-  return { ...(schema !== undefined && { schema }), examples: readExamples(media) };
+  const itemSchema = toSchema(media.itemSchema);
+  return {
+    ...(schema !== undefined && { schema }),
+    ...(itemSchema !== undefined && { itemSchema }),
+    examples: readExamples(media, external),
+  };
 }
 
-function readContent(raw: unknown): Record<string, ApiMedia> {
-  return Object.fromEntries(Object.entries(asObject(raw)).map(([type, media]) => [type, readMedia(media)]));
+/** A schema's own `example` (3.0) and `examples` (JSON Schema's list), as examples of one item. */
+function readSchemaExamples(schema: JsonSchema | undefined): ApiExample[] {
+  if (!isObject(schema)) return [];
+  const examples: ApiExample[] = [];
+  if (schema.example !== undefined) examples.push({ name: 'default', value: schema.example });
+  asArray(schema.examples).forEach((value, index) => examples.push({ name: `example-${index + 1}`, value }));
+  return examples;
+}
+
+/**
+ * OAS 3.2 describes a `text/event-stream` item as the whole event (`{data, event, id, retry}`, `data` a string whose
+ * `contentSchema` is the JSON it carries); the gateway sends and checks the data, so the model gives the data's
+ * schema and examples. An item schema of any other shape is the data's already (3.0 and 3.1 documents).
+ */
+function readEventData(itemSchema: JsonSchema | undefined): { schema?: JsonSchema; unwrap(value: unknown): unknown } {
+  const data = isObject(itemSchema) && isObject(itemSchema.properties) ? itemSchema.properties.data : undefined;
+  if (!isObject(data)) return { schema: itemSchema, unwrap: (value) => value };
+  const carriesJson = data.contentSchema !== undefined || /json/i.test(String(data.contentMediaType ?? ''));
+  return {
+    schema: (data.contentSchema as JsonSchema | undefined) ?? data,
+    unwrap(value) {
+      if (!isObject(value) || !('data' in value)) return value;
+      if (!carriesJson || typeof value.data !== 'string') return value.data;
+      try {
+        return JSON.parse(value.data) as unknown;
+      } catch {
+        return value.data;
+      }
+    },
+  };
+}
+
+/**
+ * The stream a GET declares with `x-restbus-stream`, read from its first 2xx response in `text/event-stream`;
+ * undefined when any part is missing (checkRoutes says why).
+ */
+function readStream(method: HttpMethod, declared: unknown, responses: ApiResponse[]): ApiStream | undefined {
+  if (method !== 'get' || !isObject(declared) || typeof declared.subject !== 'string') return undefined;
+  const media = findEventStream(responses);
+  if (!media) return undefined;
+  const data = readEventData(media.itemSchema ?? media.schema);
+  const itemExamples = readSchemaExamples(media.itemSchema);
+  const examples = itemExamples.length > 0 ? itemExamples : media.examples;
+  return {
+    subject: declared.subject,
+    ...(typeof declared.stream === 'string' && { stream: declared.stream }),
+    ...(data.schema !== undefined && { itemSchema: data.schema }),
+    examples: examples.map((example) => ({ ...example, value: data.unwrap(example.value) })),
+  };
+}
+
+function readContent(raw: unknown, external: ExternalValues): Record<string, ApiMedia> {
+  return Object.fromEntries(Object.entries(asObject(raw)).map(([type, media]) => [type, readMedia(media, external)]));
 }
 
 /** Swagger 2's `collectionFormat` as the 3.x style it stands for. */
@@ -97,7 +165,7 @@ function toStyle(collectionFormat: unknown, location: string): Pick<ApiParameter
   }
 }
 
-function readParameter(raw: Json, dialect: Dialect): ApiParameter | undefined {
+function readParameter(raw: Json, dialect: Dialect, external: ExternalValues): ApiParameter | undefined {
   const name = asString(raw.name);
   const location = raw.in;
   if (name === undefined || !LOCATIONS.includes(location as ParameterLocation)) return undefined;
@@ -106,7 +174,7 @@ function readParameter(raw: Json, dialect: Dialect): ApiParameter | undefined {
     name,
     in: where,
     required: where === 'path' || raw.required === true,
-    examples: readExamples(raw),
+    examples: readExamples(raw, external),
   };
   if (dialect === '2.0') {
     parameter.schema = inlineSchema(raw);
@@ -143,7 +211,10 @@ function readSwaggerBody(parameters: Json[], consumes: string[]): ApiRequestBody
   const body = parameters.find((parameter) => parameter.in === 'body');
   if (body) {
     const schema = toSchema(body.schema);
-    const media: ApiMedia = { ...(schema !== undefined && { schema }), examples: readExamples(body) };
+    const media: ApiMedia = {
+      ...(schema !== undefined && { schema }),
+      examples: readSwaggerExamples(body),
+    };
     const types = consumes.length > 0 ? consumes : [JSON_TYPE];
     return {
       required: body.required === true,
@@ -168,8 +239,11 @@ function readSwaggerBody(parameters: Json[], consumes: string[]): ApiRequestBody
   };
 }
 
-/** Swagger 2 headers have `example`, and tools write `x-example` (Swagger 2 parameters' vendor member) too. */
-function readSwaggerHeaderExamples(header: Json): ApiExample[] {
+/**
+ * Swagger 2 headers have `example`; tools write `x-example` (Swagger 2 parameters' vendor member) on headers and
+ * body parameters too.
+ */
+function readSwaggerExamples(header: Json): ApiExample[] {
   const examples: ApiExample[] = [];
   if (header.example !== undefined) examples.push({ name: 'default', value: header.example });
   if (header['x-example'] !== undefined) {
@@ -179,7 +253,7 @@ function readSwaggerHeaderExamples(header: Json): ApiExample[] {
 }
 
 // Records keyed by a document's names are built with Object.fromEntries: a name like `__proto__` stays a member.
-function readHeaders(raw: unknown, dialect: Dialect): Record<string, ApiHeader> {
+function readHeaders(raw: unknown, dialect: Dialect, external: ExternalValues): Record<string, ApiHeader> {
   return Object.fromEntries(
     Object.entries(asObject(raw)).flatMap(([name, value]): Array<[string, ApiHeader]> => {
       if (!isObject(value)) return [];
@@ -191,23 +265,29 @@ function readHeaders(raw: unknown, dialect: Dialect): Record<string, ApiHeader> 
         required: value.required === true,
         ...(schema !== undefined && { schema }),
         ...(typeof value.description === 'string' && { description: value.description }),
-        examples: dialect === '2.0' ? readSwaggerHeaderExamples(value) : readExamples(value),
+        examples: dialect === '2.0' ? readSwaggerExamples(value) : readExamples(value, external),
       };
       return [[name, header]];
     }),
   );
 }
 
-function readResponse(status: string, raw: Json, dialect: Dialect, produces: string[]): ApiResponse {
+function readResponse(
+  status: string,
+  raw: Json,
+  dialect: Dialect,
+  produces: string[],
+  external: ExternalValues,
+): ApiResponse {
   const response: ApiResponse = {
     status: /^[1-5]xx$/i.test(status) ? status.toUpperCase() : status,
     key: status,
     content: {},
-    headers: readHeaders(raw.headers, dialect),
+    headers: readHeaders(raw.headers, dialect, external),
   };
   if (typeof raw.description === 'string') response.description = raw.description;
   if (dialect !== '2.0') {
-    response.content = readContent(raw.content);
+    response.content = readContent(raw.content, external);
     return response;
   }
   const schema = toSchema(raw.schema);
@@ -270,10 +350,11 @@ function readOperation(
 ): Omit<ApiOperation, 'name'> {
   const operation = asObject(item[method]);
   const { dialect } = options;
+  const external = options.externalValues ?? NO_EXTERNAL_VALUES;
   const merged = mergeParameters(item.parameters, operation.parameters);
   const parameters: Record<ParameterLocation, ApiParameter[]> = { path: [], query: [], header: [], cookie: [] };
   for (const raw of merged) {
-    const parameter = readParameter(raw, dialect);
+    const parameter = readParameter(raw, dialect, external);
     if (parameter) parameters[parameter.in].push(parameter);
   }
   const consumes = strings(operation.consumes ?? document.consumes) ?? [];
@@ -285,15 +366,16 @@ function readOperation(
     requestBody = {
       required: body.required === true,
       ...(typeof body.description === 'string' && { description: body.description }),
-      content: readContent(body.content),
+      content: readContent(body.content, external),
     };
   }
   const responses = Object.entries(asObject(operation.responses))
     .filter((entry): entry is [string, Json] => isObject(entry[1]))
-    .map(([status, raw]) => readResponse(status, raw, dialect, produces));
+    .map(([status, raw]) => readResponse(status, raw, dialect, produces, external));
   const contentPath = asObject(operation['x-static']).contentPath;
   const override = operation['x-restbus-subject'];
   const extensions = Object.fromEntries(Object.entries(operation).filter(([key]) => key.startsWith('x-')));
+  const stream = readStream(method, operation['x-restbus-stream'], responses);
   return {
     ...(typeof operation.operationId === 'string' && { operationId: operation.operationId }),
     method,
@@ -306,6 +388,7 @@ function readOperation(
     parameters,
     ...(requestBody && { requestBody }),
     responses,
+    ...(stream && { stream }),
     security: readSecurity(Array.isArray(operation.security) ? operation.security : document.security, schemes),
     ...(typeof contentPath === 'string' && contentPath !== '' && { static: { contentPath } }),
     extensions,

@@ -29,10 +29,17 @@ function compile(dialect: Dialect): ValidateFunction {
     schema.$defs.components.properties.schemas.additionalProperties = target;
     schema.$defs.header.dependentSchemas.schema.properties.schema = target;
     schema.$defs['media-type'].properties.schema = target;
+    // OAS 3.2's sequential media types, which restbus reads in 3.1 documents too (streams).
+    schema.$defs['media-type'].properties.itemSchema = target;
     schema.$defs.parameter.properties.schema = target;
     validate = new Ajv2020(OPTIONS).compile(schema);
+  } else if (dialect === '3.0') {
+    const schema = structuredClone(openapi.v3) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the schema's own shape
+    // OAS 3.2's sequential media types, which restbus reads in 3.0 documents too (streams).
+    schema.definitions.MediaType.properties.itemSchema = schema.definitions.MediaType.properties.schema;
+    validate = new AjvDraft04(OPTIONS).compile(schema);
   } else {
-    validate = new AjvDraft04(OPTIONS).compile(dialect === '2.0' ? openapi.v2 : openapi.v3);
+    validate = new AjvDraft04(OPTIONS).compile(openapi.v2);
   }
   compiled.set(dialect, validate);
   return validate;

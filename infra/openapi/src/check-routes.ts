@@ -1,5 +1,6 @@
 import type { ApiOperation } from './api-model';
 import { checkPathTemplate } from './check-path-template';
+import { checkStream } from './check-stream';
 import { checkSubject } from './check-subject';
 import { formatPath, type Diagnostic } from './diagnostic';
 import type { ApiDescription } from './read-api-description';
@@ -14,7 +15,8 @@ export interface CheckedRoutes {
 
 /**
  * Which operations of a description can be served over NATS: a path template that makes a subject (no control
- * character, wildcard or empty token), an `x-restbus-subject` that is one, a subject short enough for nats-server's protocol line, an `x-static` with
+ * character, wildcard or empty token), an `x-restbus-subject` that is one, an
+ * `x-restbus-stream` that can be served (see checkStream), a subject short enough for nats-server's protocol line, an `x-static` with
  * its folder. A description with no paths, or no operation and no other error, is an error too: there is nothing
  * to serve. What the gateway and a generated service both need before they route.
  */
@@ -52,6 +54,13 @@ export function checkRoutes({ model, document, source, diagnostics: found }: Api
       const wrong = checkSubject(operation.extensions['x-restbus-subject']);
       if (wrong) {
         error(['paths', path, method, 'x-restbus-subject'], wrong);
+        continue;
+      }
+    }
+    if (Object.hasOwn(operation.extensions, 'x-restbus-stream')) {
+      const wrong = checkStream(operation, operation.extensions['x-restbus-stream']);
+      if (wrong) {
+        error(['paths', path, method, 'x-restbus-stream', ...(wrong.property ? [wrong.property] : [])], wrong.message);
         continue;
       }
     }

@@ -11,6 +11,7 @@ export type {
   ApiResponse,
   ApiSecurityScheme,
   ApiSecurityUse,
+  ApiStream,
   Dialect,
   JsonSchema,
   ParameterLocation,

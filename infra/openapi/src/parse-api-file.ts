@@ -87,9 +87,12 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
   let rootUrl = '';
   const parser = new $RefParser();
   const resolveAll = parser.resolve.bind(parser) as (...args: unknown[]) => Promise<unknown>;
-  // dereference() resolves through this.resolve: an own property puts the measuring between the two steps.
+  let bundled = false;
+  // bundle() and dereference() resolve through this.resolve: an own property puts the measuring between resolving
+  // and bundling, and lets dereference() work on the bundled document with the files already read.
   Object.assign(parser, {
     async resolve(...args: unknown[]) {
+      if (bundled) return parser.$refs;
       const refs = (await resolveAll(...args)) as RefRegistry;
       const parserOptions = args[2];
       assertBoundedExpansion({
@@ -129,13 +132,22 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
     return bytes;
   };
   let failures: ParserFailure[] = [];
+  const parserOptions = {
+    continueOnError: true,
+    dereference: { circular: 'ignore' as const },
+    // One resolver for everything, local paths and URLs alike: the reader, which fetches nothing.
+    resolve: { http: false as const, file: { canRead: () => true, read } },
+  };
   try {
-    await parser.dereference(file, {
-      continueOnError: true,
-      dereference: { circular: 'ignore' },
-      // One resolver for everything, local paths and URLs alike: the reader, which fetches nothing.
-      resolve: { http: false, file: { canRead: () => true, read } },
+    // Bundled first, every other file's part moved into the document: a cycle that crosses files then leaves
+    // `$ref`s that point into the document (`#/…`), which its schemaRoot resolves, not into another file.
+    // What fails here is collected again by dereference(), which reports it where it is written.
+    await parser.bundle(file, parserOptions).catch((err: unknown) => {
+      if (reader.refusal() ?? err instanceof RestbusError) throw err;
+      if (!Array.isArray((err as { errors?: unknown }).errors)) throw err;
     });
+    bundled = true;
+    await parser.dereference(file, parserOptions);
   } catch (err) {
     const refused = reader.refusal() ?? (err instanceof RestbusError ? err : undefined);
     if (refused)

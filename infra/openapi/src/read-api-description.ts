@@ -4,7 +4,9 @@ import { buildApiModel } from './build-api-model';
 import { checkOfficialSchema } from './check-official-schema';
 import { detectDialect } from './detect-dialect';
 import { formatPath, type Diagnostic } from './diagnostic';
+import { LOAD_LIMITS } from './load-limits';
 import { parseApiFile, type ParseOptions } from './parse-api-file';
+import { readExternalExamples } from './read-external-examples';
 import type { SourceFile } from './read-source-file';
 
 export interface ReadOptions extends ParseOptions {
@@ -68,6 +70,14 @@ export async function readApiDescription(file: string, options: ReadOptions = {}
   const failed = diagnostics.some(({ severity }) => severity === 'error');
   if (options.checkSchema && !failed) diagnostics.push(...checkOfficialSchema(document, dialect, file, source));
   const topicPrefix = options.topicPrefix ?? String(topicPrefixSetting.schema.default);
-  const model = buildApiModel(document, { file, dialect, topicPrefix });
+  const external = await readExternalExamples({
+    file,
+    document,
+    source,
+    allowOutsideRefs: options.allowOutsideRefs === true,
+    limits: options.limits ?? LOAD_LIMITS,
+  });
+  diagnostics.push(...external.diagnostics);
+  const model = buildApiModel(document, { file, dialect, topicPrefix, externalValues: external.values });
   return { model, document, source, diagnostics };
 }

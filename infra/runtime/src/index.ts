@@ -83,4 +83,8 @@ export {
   findSchemaErrors,
 } from './validation/find-schema-errors';
 export type { ValidatorPair } from './validation/find-schema-errors';
+export { createSchemaCompilers } from './validation/create-schema-compilers';
+export type { SchemaCompilerOptions, SchemaCompilers, SchemaDialect } from './validation/create-schema-compilers';
+export { compileInputCheck, createInputCompilers } from './contract/compile-input-checks';
+export type { InputCompilers, InputOperation, InputResult, OperationInputCheck } from './contract/compile-input-checks';
 export * from './contract/index';

@@ -199,6 +199,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/persons/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch the persons change, one event per acknowledged create, update or delete
+         * @description A stream of Server-Sent Events (or a WebSocket, on upgrade): every create, update and delete person-service acknowledges is one event, in the order the writes were acknowledged, from when the client connects. It starts with no snapshot (read `GET /persons` for the state); each event's id is its sequence in the PERSON_EVENTS stream, and a client that reconnects with `Last-Event-ID` resumes after it, with no gap and no duplicate, for as long as the stream keeps the events (a day, at most 100,000 of them). The subject is written with easer's default topic prefix: a gateway and services run with another `--topicPrefix` need it changed here too.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The stream opens; its events follow, none at first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": unknown;
+                    };
+                };
+                /** @description The store (JetStream) cannot be reached or is electing a leader; try again after Retry-After */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in prose */
+                            error: string;
+                            /** @description a stable code (REQUEST_INVALID, NOT_FOUND, CONFLICT, STORE_UNAVAILABLE, HANDLER_FAILED...) */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/persons/{personId}": {
         parameters: {
             query?: never;
@@ -429,6 +484,29 @@ export interface components {
             id: string;
             familyName: string;
             givenName: string;
+        };
+        /**
+         * @description One change of the collection: a person created or updated (with the person as stored), deleted (its id), or every person deleted at once (cleared)
+         * @example {
+         *       "type": "updated",
+         *       "id": "luke",
+         *       "person": {
+         *         "id": "luke",
+         *         "familyName": "Skywalker",
+         *         "givenName": "Luke"
+         *       }
+         *     }
+         */
+        PersonEvent: {
+            /** @enum {string} */
+            type: "created" | "updated" | "deleted" | "cleared";
+            /** @description the person's id; absent from cleared */
+            id?: string;
+            person?: {
+                id: string;
+                familyName: string;
+                givenName: string;
+            };
         };
         NewPerson: {
             familyName: string;

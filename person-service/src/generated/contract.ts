@@ -5,6 +5,7 @@ import {
   type Contract,
   type ContractClient,
   type ContractHandlers,
+  type RefuseInput,
   type ServiceContext,
   type Startup,
 } from '@restbus/infra';
@@ -19,6 +20,8 @@ export interface Operations {
   postPersons: paths["/persons"]["post"];
   /** DELETE /persons: Delete all the persons */
   deletePersons: paths["/persons"]["delete"];
+  /** GET /persons/events: Watch the persons change, one event per acknowledged create, update or delete */
+  getPersonsEvents: paths["/persons/events"]["get"];
   /** GET /persons/{personId}: Get one person */
   getPersonsByPersonId: paths["/persons/{personId}"]["get"];
   /** PUT /persons/{personId}: Create or replace a person */
@@ -61,6 +64,17 @@ export const contract: Contract = {
           }
         ],
         "header": []
+      },
+      "responses": {
+        "200": [
+          "application/json"
+        ],
+        "400": [
+          "application/json"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     },
     {
@@ -94,6 +108,17 @@ export const contract: Contract = {
             }
           }
         }
+      },
+      "responses": {
+        "201": [
+          "application/json"
+        ],
+        "400": [
+          "application/json"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     },
     {
@@ -104,6 +129,30 @@ export const contract: Contract = {
         "path": [],
         "query": [],
         "header": []
+      },
+      "responses": {
+        "204": [],
+        "503": [
+          "application/json"
+        ]
+      }
+    },
+    {
+      "name": "getPersonsEvents",
+      "method": "get",
+      "path": "/persons/events",
+      "parameters": {
+        "path": [],
+        "query": [],
+        "header": []
+      },
+      "responses": {
+        "200": [
+          "text/event-stream"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     },
     {
@@ -122,6 +171,20 @@ export const contract: Contract = {
         ],
         "query": [],
         "header": []
+      },
+      "responses": {
+        "200": [
+          "application/json"
+        ],
+        "400": [
+          "application/json"
+        ],
+        "404": [
+          "application/json"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     },
     {
@@ -168,6 +231,17 @@ export const contract: Contract = {
             }
           }
         }
+      },
+      "responses": {
+        "200": [
+          "application/json"
+        ],
+        "400": [
+          "application/json"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     },
     {
@@ -186,20 +260,33 @@ export const contract: Contract = {
         ],
         "query": [],
         "header": []
+      },
+      "responses": {
+        "204": [],
+        "400": [
+          "application/json"
+        ],
+        "404": [
+          "application/json"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     }
   ]
 };
 
 /**
- * The executive's startup function that serves every operation of the contract on its subject, each call checked
- * against the operation's schemas before its handler runs.
+ * The executive's startup function that serves every operation of the contract on its subject, as endpoints of the
+ * executive's one NATS service, each call checked against the operation's schemas before its handler runs
+ * (`refuseInput` words the 400 of a call that breaks them; `400 REQUEST_INVALID` with every problem by default).
  */
 export function register<C = object>(
   createHandlers: (context: ServiceContext<C>) => Handlers | Promise<Handlers>,
-  service: { name?: string; version?: string } = {},
+  options: { refuseInput?: RefuseInput } = {},
 ): Startup<C> {
-  return serveContract<C>({ ...service, contract, createHandlers });
+  return serveContract<C>({ ...options, contract, createHandlers });
 }
 
 /** A typed client of the service over NATS: one method per operation, resolving with the service's reply. */

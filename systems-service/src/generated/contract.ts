@@ -5,6 +5,7 @@ import {
   type Contract,
   type ContractClient,
   type ContractHandlers,
+  type RefuseInput,
   type ServiceContext,
   type Startup,
 } from '@restbus/infra';
@@ -57,6 +58,17 @@ export const contract: Contract = {
           }
         ],
         "header": []
+      },
+      "responses": {
+        "200": [
+          "application/json"
+        ],
+        "400": [
+          "application/json"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     },
     {
@@ -90,6 +102,20 @@ export const contract: Contract = {
             }
           }
         }
+      },
+      "responses": {
+        "201": [
+          "application/json"
+        ],
+        "400": [
+          "application/json"
+        ],
+        "409": [
+          "application/json"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     },
     {
@@ -100,6 +126,12 @@ export const contract: Contract = {
         "path": [],
         "query": [],
         "header": []
+      },
+      "responses": {
+        "204": [],
+        "503": [
+          "application/json"
+        ]
       }
     },
     {
@@ -118,20 +150,35 @@ export const contract: Contract = {
         ],
         "query": [],
         "header": []
+      },
+      "responses": {
+        "200": [
+          "application/json"
+        ],
+        "400": [
+          "application/json"
+        ],
+        "404": [
+          "application/json"
+        ],
+        "503": [
+          "application/json"
+        ]
       }
     }
   ]
 };
 
 /**
- * The executive's startup function that serves every operation of the contract on its subject, each call checked
- * against the operation's schemas before its handler runs.
+ * The executive's startup function that serves every operation of the contract on its subject, as endpoints of the
+ * executive's one NATS service, each call checked against the operation's schemas before its handler runs
+ * (`refuseInput` words the 400 of a call that breaks them; `400 REQUEST_INVALID` with every problem by default).
  */
 export function register<C = object>(
   createHandlers: (context: ServiceContext<C>) => Handlers | Promise<Handlers>,
-  service: { name?: string; version?: string } = {},
+  options: { refuseInput?: RefuseInput } = {},
 ): Startup<C> {
-  return serveContract<C>({ ...service, contract, createHandlers });
+  return serveContract<C>({ ...options, contract, createHandlers });
 }
 
 /** A typed client of the service over NATS: one method per operation, resolving with the service's reply. */

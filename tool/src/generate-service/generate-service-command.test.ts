@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { makeTempDir, runTool } from '../__tests__/tool-helpers';
@@ -16,7 +17,7 @@ describe('rest-tool generate-service', () => {
     const first = await runTool(temp.dir, ['generate-service', join(root, 'person-service/person-api.yml'), 'persons']);
     expect(first).toMatchObject({ code: 0, stderr: '' });
     expect(first.stdout).toContain('generated persons from');
-    expect(first.stdout).toContain(': 6 operations\n');
+    expect(first.stdout).toContain(': 7 operations\n');
     expect(first.stdout).toContain('  wrote src/handlers.ts\n');
     expect(first.stdout).toContain('  wrote src/main.ts\n');
 
@@ -26,6 +27,21 @@ describe('rest-tool generate-service', () => {
     expect(again.stdout).toContain('  kept src/handlers.ts (yours: never overwritten)\n');
     expect(again.stdout).not.toContain('wrote src/main.ts');
   });
+
+  it('exits 0 and quietly, its work done, when the reader of its output has gone (`rest-tool … | head -1`)', async () => {
+    // The built program as a real process, its stdout a pipe whose reading end is closed before it writes a line.
+    const child = spawn(
+      process.execPath,
+      [join(root, 'tool/bin/rest-tool.js'), 'generate-service', join(root, 'person-service/person-api.yml'), 'piped'],
+      { cwd: temp.dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(await readdir(join(temp.dir, 'piped/src/generated'))).toEqual(['api-types.ts', 'contract.ts']);
+  }, 60_000);
 
   it('types a Swagger 2.0 document through its conversion to OpenAPI 3.0', async () => {
     const result = await runTool(temp.dir, ['generate-service', join(fixtures, 'petstore-swagger.json'), 'pets2']);

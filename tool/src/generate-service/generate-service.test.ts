@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +13,7 @@ import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { connect, type NatsConnection } from 'nats';
 import { parse, stringify } from 'yaml';
 import { compileFolder } from './__tests__/compile-folder';
-import { generateService, HANDLERS_FILE } from './generate-service';
+import { GENERATED_DIR, generateService, HANDLERS_FILE } from './generate-service';
 
 const root = resolve(__dirname, '../../..');
 const personApi = join(root, 'person-service/person-api.yml');
@@ -77,6 +77,26 @@ describe('rest-tool generate-service on person-api.yml', () => {
     expect(errors).toMatch(/givenName[\s\S]*Type 'number' is not assignable to type 'string'/);
   });
 
+  it('accepts JSON text standing for the declared body (jsonTextOf), and refuses text standing for another type', async () => {
+    const person = '{ id: string; familyName: string; givenName: string }';
+    const errors = await compileWith((stubs) =>
+      stubs
+        .replace('import { notImplemented,', 'import { jsonTextOf, notImplemented,')
+        .replace(
+          'getPersons: async () => notImplemented("getPersons")',
+          `getPersons: async () => ({ status: 200, body: jsonTextOf<Array<${person}>>("[]") })`,
+        )
+        .replace(
+          'getPersonsByPersonId: async () => notImplemented("getPersonsByPersonId")',
+          'getPersonsByPersonId: async () => ({ status: 200, body: jsonTextOf<{ id: number }>("{}") })',
+        ),
+    );
+    expect(errors.split('\n').filter((line) => line.startsWith('src/'))).toHaveLength(1);
+    expect(errors).toContain(
+      "Type 'JsonTextOf<{ id: number; }>' is not assignable to type 'JsonTextOf<{ id: string; familyName: string; givenName: string; }>'",
+    );
+  });
+
   it('never overwrites the handlers file, and after an operation is added the only compile error is its handler', async () => {
     const handlers = join(dir, HANDLERS_FILE);
     const mine = (await readFile(handlers, 'utf8')).replace('// Your handlers', '// My handlers');
@@ -103,6 +123,22 @@ it('writes code that compiles under strict for the systems API', async () => {
   await generateService({ cwd: root, file: systemsApi, folder: dir });
   expect(messages(compileFolder(dir))).toEqual([]);
 });
+
+it.each(['person', 'systems'])(
+  "%s-service's src/generated is what the tool writes from its API file now",
+  async (name) => {
+    const dir = join(scratch, `fresh-${name}`);
+    await mkdir(dir, { recursive: true });
+    const api = `${name}-api.yml`;
+    await copyFile(join(root, `${name}-service`, api), join(dir, api));
+    await generateService({ cwd: dir, file: api });
+    for (const file of ['api-types.ts', 'contract.ts']) {
+      const committed = await readFile(join(root, `${name}-service`, GENERATED_DIR, file), 'utf8');
+      expect(await readFile(join(dir, GENERATED_DIR, file), 'utf8')).toBe(committed);
+    }
+  },
+  60_000,
+);
 
 describe('a service on the generated person-api code, against a real nats-server', () => {
   let server: TestNatsServer;
@@ -143,6 +179,7 @@ describe('a service on the generated person-api code, against a real nats-server
             : { status: 404, body: { error: 'no', code: 'NOT_FOUND' } },
         putPersonsByPersonId: async ({ body }: { body: unknown }) => ({ status: 200, body }),
         deletePersonsByPersonId: notImplemented,
+        getPersonsEvents: notImplemented,
       },
     });
   });
@@ -170,7 +207,8 @@ describe('a service on the generated person-api code, against a real nats-server
     const client = generated.createClient(nc, 'easer');
     expect(await client.getPersons({ query: { limit: 5 } })).toEqual({
       status: 200,
-      headers: { 'x-limit-type': 'number' },
+      // The one media type its 200 declares, which the handler did not name.
+      headers: { 'x-limit-type': 'number', 'content-type': 'application/json' },
       body: [stored],
     });
     expect((await client.getPersonsByPersonId({ params: { personId: 'leia' } })).status).toBe(404);
@@ -219,9 +257,22 @@ it('writes a runnable service into an empty folder: its test per operation passe
       'src/generated/contract.ts',
     ].sort(),
   );
-  const output = await promisify(execFile)('npm', ['test'], { cwd: dir, timeout: 120_000 }).then(
-    ({ stdout }) => stdout,
-    (err: { stdout: string; stderr: string }) => `${err.stdout}\n${err.stderr}`,
+  const npmTest = () =>
+    promisify(execFile)('npm', ['test'], { cwd: dir, timeout: 120_000 }).then(
+      ({ stdout }) => stdout,
+      (err: { stdout: string; stderr: string }) => `${err.stdout}\n${err.stderr}`,
+    );
+  expect(await npmTest()).toMatch(/# pass 7\n# fail 0\n/);
+
+  // The tests stay true as the handlers are written: a declared status passes, a handler that fails (500) does not.
+  const handlers = join(dir, HANDLERS_FILE);
+  await writeFile(
+    handlers,
+    (await readFile(handlers, 'utf8'))
+      .replace('async () => notImplemented("getPersons")', 'async () => ({ status: 200, body: [] })')
+      .replace('async () => notImplemented("deletePersons")', 'async () => { throw new Error("the store is gone"); }'),
   );
-  expect(output).toMatch(/# pass 6\n# fail 0\n/);
-}, 150_000);
+  const output = await npmTest();
+  expect(output).toMatch(/# pass 6\n# fail 1\n/);
+  expect(output).toMatch(/not ok \d+ - deletePersons/);
+}, 240_000);

@@ -91,6 +91,10 @@ function toContractOperation(
         ),
       },
     }),
+    // Each declared response's media types: the runtime sends a reply with the one its status declares.
+    ...(operation.responses.length > 0 && {
+      responses: Object.fromEntries(operation.responses.map(({ status, content }) => [status, Object.keys(content)])),
+    }),
   };
 }
 

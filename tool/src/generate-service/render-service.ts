@@ -89,15 +89,17 @@ function sampleCall(operation: ApiOperation, model: ApiModel): Record<string, un
 
 function renderServiceTest(model: ApiModel, name: string): string {
   const cases = model.operations
-    .map(
-      (operation) => `
-  it(${JSON.stringify(`${operation.name} answers (501 until it is written)`)}, async () => {
+    .map((operation) => {
+      const statuses = operation.responses.map(({ status }) => status);
+      return `
+  it(${JSON.stringify(`${operation.name} answers a status it declares (501 while it is a stub), never 500`)}, async () => {
     const reply = await client[${JSON.stringify(operation.name)}](${JSON.stringify(sampleCall(operation, model))} as never);
-    assert.equal(reply.status, 501);
-  });`,
-    )
+    assertDeclared(reply, ${JSON.stringify(statuses)});
+  });`;
+    })
     .join('\n');
-  return `// A test per operation against a real nats-server: change each as you write its handler.
+  return `// A test per operation against a real nats-server: it stays true as you write the handlers (a status the
+// operation declares, never 500); add your own beside it for what each handler answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createExecutive, type Executive } from '@restbus/infra';
@@ -105,6 +107,15 @@ import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { connect, type NatsConnection } from 'nats';
 import { createClient, register } from './generated/contract';
 import { createHandlers } from './handlers';
+
+/** Fails unless the reply's status is one the operation declares (its code, its range 4XX, default) or a stub's 501. */
+function assertDeclared(reply: { status: number; body?: unknown }, declared: string[]): void {
+  assert.notEqual(reply.status, 500, \`the handler failed (500): \${JSON.stringify(reply.body)}\`);
+  if (reply.status === 501 && (reply.body as { code?: string } | undefined)?.code === 'NOT_IMPLEMENTED') return;
+  const status = String(reply.status);
+  const found = declared.some((key) => key === status || key === \`\${status[0]}XX\` || key === 'default');
+  assert.ok(found, \`status \${status} is not one the operation declares (\${declared.join(', ')})\`);
+}
 
 describe(${JSON.stringify(name)}, () => {
   let server: TestNatsServer;

@@ -1,6 +1,32 @@
 import { spawn } from 'node:child_process';
 import { RestbusError } from '@restbus/infra';
 import { convertObj } from 'swagger2openapi';
+import { hoistRefTargets } from './hoist-ref-targets';
+
+/**
+ * openapi-typescript's postTransform hook (run on each schema's type): in an object type that declares a property
+ * twice, only the last declaration is kept. openapi-typescript adds a subtype's discriminator property from its
+ * parent's mapping even when the subtype declares the property itself (apple.com's sirikit-cloud-media, `class`),
+ * a duplicate identifier under strict; the subtype's own declaration, last, is what the document says.
+ */
+const DEDUPE_PROPERTIES = `
+const nameOf = (member) => (ts.isPropertySignature(member) && member.name && 'text' in member.name ? member.name.text : undefined);
+function dedupeProperties(type) {
+  const [fixed] = ts.transform(type, [
+    (context) => (root) => {
+      const visit = (node) => {
+        const visited = ts.visitEachChild(node, visit, context);
+        if (!ts.isTypeLiteralNode(visited)) return visited;
+        const last = new Map(visited.members.map((member, at) => [nameOf(member), at]));
+        const members = visited.members.filter((member, at) => nameOf(member) === undefined || last.get(nameOf(member)) === at);
+        return members.length === visited.members.length ? visited : context.factory.updateTypeLiteralNode(visited, context.factory.createNodeArray(members));
+      };
+      return ts.visitNode(root, visit);
+    },
+  ]).transformed;
+  return fixed;
+}
+`;
 
 /**
  * openapi-typescript 7 is ESM inside (its CommonJS build requires ESM-only packages), and the tool is CommonJS:
@@ -9,10 +35,12 @@ import { convertObj } from 'swagger2openapi';
  */
 const RENDER = `
 import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+${DEDUPE_PROPERTIES}
 let text = '';
 process.stdin.setEncoding('utf8');
 for await (const chunk of process.stdin) text += chunk;
-const ast = await openapiTS(JSON.parse(text), { silent: true });
+const ast = await openapiTS(JSON.parse(text), { silent: true, postTransform: dedupeProperties });
 process.stdout.write(astToString(ast));
 `;
 
@@ -46,9 +74,9 @@ function runRender(document: object): Promise<string> {
  * still names each operation).
  */
 export async function renderTypes(document: Record<string, unknown>): Promise<string> {
-  if (document.swagger !== '2.0') return runRender(document);
+  if (document.swagger !== '2.0') return runRender(hoistRefTargets(document));
   // A copy through JSON: the dereferenced document shares objects, which swagger2openapi refuses as YAML anchors.
   const copy = JSON.parse(JSON.stringify(document)) as object;
   const converted = await convertObj(copy, { patch: true, warnOnly: true });
-  return runRender(converted.openapi);
+  return runRender(hoistRefTargets(converted.openapi));
 }

@@ -20,8 +20,8 @@ export function pickJson(types: readonly string[]): { json?: string; others: str
 }
 
 /**
- * The JSON body of an OpenAPI 3.x content map (the model's), with its first example (one with only an
- * `externalValue`, a URL, is none); every other media type is left out with a warning.
+ * The JSON body of a content map of the model (Swagger 2's body, form and response schemas are given there under each
+ * type consumed or produced), with its first example; every other media type is left out with a warning.
  */
 export function contentBody(
   context: MappingContext,
@@ -38,25 +38,6 @@ export function contentBody(
     mediaType: json,
     ...(media.schema !== undefined ? { schema: schemaOf(context, media.schema) } : {}),
     ...(example !== undefined ? { example } : {}),
-  };
-}
-
-/** A Swagger 2.0 body (a body parameter, a response schema) in the first JSON type of its consumes/produces. */
-export function swaggerBody(
-  context: MappingContext,
-  body: { schema: unknown; example: unknown; types: readonly string[] },
-  where: string,
-): Body | undefined {
-  const { json, others } = pickJson(body.types);
-  if (!json) {
-    context.warn(`${where} as ${body.types.join(', ')} left out (only JSON bodies are imported)`);
-    return undefined;
-  }
-  for (const type of others) context.warn(`${where} as ${type} left out (only JSON bodies are imported)`);
-  return {
-    mediaType: json,
-    ...(body.schema !== undefined ? { schema: schemaOf(context, body.schema) } : {}),
-    ...(body.example !== undefined ? { example: body.example } : {}),
   };
 }
 

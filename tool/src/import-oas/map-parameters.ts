@@ -1,5 +1,6 @@
+import type { ApiParameter, ParameterLocation } from '@restbus/openapi';
 import { toHeaderText, type MappingContext } from './mapping-context';
-import { isObject, type Refs, type Json } from './refs';
+import { isObject } from './refs';
 
 /** A `request.parameters` entry of a descriptor. */
 export interface Parameter {
@@ -14,7 +15,11 @@ export interface Parameter {
 /** Headers OpenAPI says header parameters must not describe (they are described elsewhere). */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
-const KINDS: Record<string, Parameter['kind']> = { path: 'URL', query: 'QUERY', header: 'HEADER' };
+const KINDS: Record<Exclude<ParameterLocation, 'cookie'>, Parameter['kind']> = {
+  path: 'URL',
+  query: 'QUERY',
+  header: 'HEADER',
+};
 
 const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'];
 
@@ -28,65 +33,36 @@ export function typeOf(schema: unknown): string {
   return PARAMETER_TYPES.includes(type) ? type : 'string';
 }
 
-/** The parameters of an operation: those of its path item, replaced by its own of the same name and location. */
-export function mergeParameters(refs: Refs, fromPath: unknown, fromOperation: unknown): Json[] {
-  const merged = new Map<string, Json>();
-  for (const raw of [
-    ...(Array.isArray(fromPath) ? fromPath : []),
-    ...(Array.isArray(fromOperation) ? fromOperation : []),
-  ]) {
-    const parameter = refs.follow(raw);
-    if (isObject(parameter)) merged.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
-  }
-  return [...merged.values()];
-}
-
-/** The schema of a parameter: Swagger 2.0 describes it inline, OpenAPI 3 in `schema` or in `content`. */
-function schemaOfParameter(context: MappingContext, raw: Json): unknown {
-  if (context.dialect === '2.0') return raw;
-  if (raw.schema !== undefined) return context.refs.follow(raw.schema);
-  if (isObject(raw.content)) {
-    const [first] = Object.values(raw.content);
-    return isObject(first) ? context.refs.follow(first.schema) : undefined;
-  }
-  return undefined;
-}
+/** The schema of a parameter: in `schema` (Swagger 2's inline one gathered there by the model), or in `content`. */
+const schemaOfParameter = (parameter: ApiParameter): unknown => parameter.schema ?? parameter.content?.schema;
 
 /**
- * A path, query or header parameter as a descriptor's parameter (URL, QUERY, HEADER), with its type, `required`,
- * description as summary and default. A Swagger 2.0 body parameter is returned as it is (it is the request body);
- * cookie and form parameters, and the headers OpenAPI ignores, are left out with a warning.
+ * A path, query or header parameter of the model as a descriptor's parameter (URL, QUERY, HEADER), with its type,
+ * `required`, description as summary and default. Cookie parameters and the headers OpenAPI ignores are left out
+ * with a warning. (Swagger 2's body and form parameters are the model's request body.)
  */
-export function toParameter(context: MappingContext, raw: Json, where: string): Parameter | { body: Json } | undefined {
-  const name = String(raw.name);
-  const location = String(raw.in);
-  if (location === 'body') return { body: raw };
+export function toParameter(context: MappingContext, raw: ApiParameter, where: string): Parameter | undefined {
+  const { name, in: location } = raw;
   if (location === 'cookie') {
     context.warn(`${where}: the cookie parameter ${name} left out (the project format has no cookie parameters)`);
-    return undefined;
-  }
-  if (location === 'formData') {
-    context.warn(`${where}: the form parameter ${name} left out (only JSON bodies are imported)`);
     return undefined;
   }
   if (location === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) {
     context.warn(`${where}: the header parameter ${name} left out (OpenAPI ignores ${name} as a parameter)`);
     return undefined;
   }
-  const kind = KINDS[location];
-  if (!kind) return undefined;
-  const schema = schemaOfParameter(context, raw);
+  const schema = schemaOfParameter(raw);
   let type = typeOf(schema);
-  if (context.dialect === '2.0' && raw.type === 'file') {
+  if (context.dialect === '2.0' && isObject(schema) && schema.type === 'file') {
     context.warn(`${where}: the parameter ${name} is a file, imported as a string`);
     type = 'string';
   }
   const parameter: Parameter = {
     name,
-    kind,
-    required: location === 'path' ? true : raw.required === true,
+    kind: KINDS[location],
+    required: raw.required,
     type,
-    summary: typeof raw.description === 'string' ? raw.description : '',
+    summary: raw.description ?? '',
   };
   const fallback = isObject(schema) ? schema.default : undefined;
   if (Array.isArray(fallback)) {
@@ -99,11 +75,11 @@ export function toParameter(context: MappingContext, raw: Json, where: string): 
 }
 
 /** A parameter's value for a generated test: its example, default or first enum value, else one of its type. */
-export function sampleParameter(context: MappingContext, raw: Json | undefined): string {
+export function sampleParameter(raw: ApiParameter | undefined): string {
   if (!raw) return '1';
-  const schema = schemaOfParameter(context, raw);
+  const schema = schemaOfParameter(raw);
   const value =
-    raw.example ??
+    raw.examples[0]?.value ??
     (isObject(schema)
       ? ((Array.isArray(schema.examples) ? schema.examples[0] : undefined) ??
         schema.example ??

@@ -238,13 +238,13 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
       return unique;
     };
     const methods: Record<string, Json> = {};
-    for (const [method, operation] of operations) {
+    for (const [method] of operations) {
       const model = api.model.operations.find(
         (candidate) => candidate.method === method.toLowerCase() && candidate.path === path,
       );
       // The model has every operation of the document: one missing is a bug here, not a problem of the file.
       if (!model) throw new Error(`the model of ${path} has no ${method}`);
-      methods[method] = planMethod(context, { method, path, item, operation, model, style, addJsonFile });
+      methods[method] = planMethod(context, { method, path, model, style, addJsonFile });
     }
     const summary = typeof item.summary === 'string' && item.summary.trim() ? item.summary : undefined;
     const descriptor: Json = {

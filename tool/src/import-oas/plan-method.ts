@@ -1,11 +1,11 @@
 import { STATUS_CODES } from 'node:http';
-import type { ApiOperation, ApiResponse } from '@restbus/openapi';
+import type { ApiOperation, ApiParameter, ApiResponse, ParameterLocation } from '@restbus/openapi';
 import type { ServiceType } from '../add/service-spec';
 import { capitalise } from '../add/to-identifier';
-import { contentBody, mockOf, pickJson, swaggerBody, type Body } from './map-bodies';
-import { mergeParameters, sampleParameter, toParameter, type Parameter } from './map-parameters';
+import { contentBody, mockOf, type Body } from './map-bodies';
+import { sampleParameter, toParameter, type Parameter } from './map-parameters';
 import { isHeaderText, schemaOf, toHeaderText, type MappingContext } from './mapping-context';
-import { isObject, type Json } from './refs';
+import type { Json } from './refs';
 import { sampleFromSchema } from './sample-from-schema';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -22,10 +22,7 @@ type Field = { field: string; content: string };
 export interface MethodInput {
   method: Method;
   path: string;
-  /** The path item (its parameters apply to every operation) and the operation. */
-  item: Json;
-  operation: Json;
-  /** The operation's typed model: the plan reads its 3.x bodies and every response's headers from it. */
+  /** The operation's typed model: what the plan reads of it (parameters, bodies, responses, headers). */
   model: ApiOperation;
   style: ServiceType;
   /** Writes a JSON file beside the descriptor and answers its name (made unique in the folder). */
@@ -41,24 +38,12 @@ function findOkStatus(statuses: readonly string[]): string | undefined {
   );
 }
 
-/** The request body of an operation: a Swagger 2.0 body parameter, or an OpenAPI 3 requestBody. */
+/** The request body of an operation: the model's (a Swagger 2.0 body or form parameters, an OpenAPI 3 requestBody). */
 function planRequestBody(
   context: MappingContext,
   input: MethodInput,
-  bodyParameter: Json | undefined,
   where: string,
 ): { body?: Body; description?: string } {
-  const { operation } = input;
-  if (context.dialect === '2.0') {
-    if (!bodyParameter) return {};
-    const types = (operation.consumes ?? context.document.consumes ?? ['application/json']) as string[];
-    const body = swaggerBody(
-      context,
-      { schema: bodyParameter.schema, example: bodyParameter['x-example'], types },
-      `${where}: the request body`,
-    );
-    return { body, description: typeof bodyParameter.description === 'string' ? bodyParameter.description : undefined };
-  }
   const { requestBody } = input.model;
   if (!requestBody) return {};
   return {
@@ -71,9 +56,9 @@ function planRequestBody(
  * A response's headers but Content-Type, each with its first example (3.x `example`/`examples`, Swagger 2
  * `example`/`x-example`) or a sample of its schema as content.
  */
-function planResponseHeaders(context: MappingContext, response: ApiResponse | undefined, where: string): Field[] {
+function planResponseHeaders(context: MappingContext, response: ApiResponse, where: string): Field[] {
   const headers: Field[] = [];
-  for (const [field, header] of Object.entries(response?.headers ?? {})) {
+  for (const [field, header] of Object.entries(response.headers)) {
     if (field.toLowerCase() === 'content-type') continue;
     const value =
       header.examples[0]?.value ??
@@ -98,39 +83,24 @@ function planResponses(
   prefix: string,
   where: string,
 ): { responses: Json[]; ok?: { statusCode: unknown; mediaType?: string } } {
-  const { operation } = input;
-  const raw = isObject(operation.responses) ? operation.responses : {};
-  const statuses = Object.keys(raw);
-  const okStatus = findOkStatus(statuses);
-  const produces = (operation.produces ?? context.document.produces ?? ['application/json']) as string[];
+  const okStatus = findOkStatus(input.model.responses.map(({ key }) => key));
   const responses: Json[] = [];
   let ok: { statusCode: unknown; mediaType?: string } | undefined;
-  for (const status of statuses) {
-    const response = context.refs.follow(raw[status]) as Json;
-    const modelled = input.model.responses.find(({ key }) => key === status);
+  for (const response of input.model.responses) {
+    const status = response.key;
     const isOk = status === okStatus;
     const statusCode = /^\d{3}$/.test(status) ? Number(status) : status === 'default' ? status : status.toUpperCase();
-    const description = typeof response.description === 'string' ? response.description : '';
+    const description = response.description ?? '';
     const planned: Json = {
       name: isOk ? 'OK' : status,
       statusCode,
       reason: description || STATUS_CODES[status] || status,
     };
     const responseWhere = `${where}: response ${status}`;
-    let body: Body | undefined;
-    if (context.dialect !== '2.0') body = contentBody(context, modelled?.content, responseWhere);
-    else if (response.schema !== undefined || isObject(response.examples)) {
-      const examples = isObject(response.examples) ? response.examples : {};
-      const { json } = pickJson(produces);
-      body = swaggerBody(
-        context,
-        { schema: response.schema, example: json ? examples[json] : undefined, types: produces },
-        responseWhere,
-      );
-    }
+    const body = contentBody(context, response.content, responseWhere);
     const headers = [
       ...(body ? [{ field: 'Content-Type', content: body.mediaType }] : []),
-      ...planResponseHeaders(context, modelled, responseWhere),
+      ...planResponseHeaders(context, response, responseWhere),
     ];
     if (headers.length) planned.headers = headers;
     if (body) {
@@ -154,15 +124,19 @@ function planResponses(
 
 /** A test case of the OK response, with what it needs filled in: path parameters, required query and headers. */
 function planTestCase(
-  context: MappingContext,
   input: MethodInput,
-  planned: { summary: string; parameters: Parameter[]; declared: Json[]; headers: Field[]; mockBody?: unknown },
+  planned: {
+    summary: string;
+    parameters: Parameter[];
+    declared: ApiParameter[];
+    headers: Field[];
+    mockBody?: unknown;
+  },
   ok: { statusCode: unknown; mediaType?: string },
 ): Json {
   const { method, path } = input;
-  const rawOf = (name: string, location: string): Json | undefined =>
-    planned.declared.find((raw) => raw.name === name && raw.in === location);
-  const sample = (name: string, location: string): string => sampleParameter(context, rawOf(name, location));
+  const sample = (name: string, location: ParameterLocation): string =>
+    sampleParameter(planned.declared.find((parameter) => parameter.name === name && parameter.in === location));
   let url = path.replace(/\{([^}]*)\}/g, (_whole, name: string) => encodeURIComponent(sample(name, 'path')));
   const required = (kind: Parameter['kind']): Parameter[] =>
     planned.parameters.filter((parameter) => parameter.kind === kind && parameter.required);
@@ -196,19 +170,23 @@ function planTestCase(
  * parameters, request body (mock and schema files), responses and a test case of the OK response.
  */
 export function planMethod(context: MappingContext, input: MethodInput): Json {
-  const { method, path, item, operation, style } = input;
+  const { method, path, model, style } = input;
   const where = `${method} ${path}`;
   // The file names of `rest-tool add`'s templates: getCollection-responseBody.json, putResource-requestBody.json…
   const prefix = `${method.toLowerCase()}${capitalise(style.toLowerCase())}`;
-  const declared = mergeParameters(context.refs, item.parameters, operation.parameters);
+  // By location (URL, QUERY, HEADER, then cookies), each in the order written, path item parameters first.
+  const declared = [
+    ...model.parameters.path,
+    ...model.parameters.query,
+    ...model.parameters.header,
+    ...model.parameters.cookie,
+  ];
   const parameters: Parameter[] = [];
-  let bodyParameter: Json | undefined;
   for (const raw of declared) {
     const mapped = toParameter(context, raw, where);
-    if (mapped && 'body' in mapped) bodyParameter = mapped.body;
-    else if (mapped) parameters.push(mapped);
+    if (mapped) parameters.push(mapped);
   }
-  const { body, description } = planRequestBody(context, input, bodyParameter, where);
+  const { body, description } = planRequestBody(context, input, where);
   const { responses, ok } = planResponses(context, input, prefix, where);
 
   const request: Json = {};
@@ -230,17 +208,14 @@ export function planMethod(context: MappingContext, input: MethodInput): Json {
     }
   }
 
-  const summary =
-    (typeof operation.summary === 'string' && operation.summary.trim()) ||
-    (typeof operation.operationId === 'string' && operation.operationId) ||
-    where;
+  const summary = model.summary?.trim() || model.operationId || where;
   const planned: Json = { summary };
-  if (typeof operation.description === 'string') planned.notes = operation.description;
+  if (model.description !== undefined) planned.notes = model.description;
   if (Object.keys(request).length) planned.request = request;
   planned.responses = responses;
   if (ok && typeof ok.statusCode === 'number') {
     planned.testCases = [
-      planTestCase(context, input, { summary, parameters, declared, headers, mockBody: request.mockBody }, ok),
+      planTestCase(input, { summary, parameters, declared, headers, mockBody: request.mockBody }, ok),
     ];
     context.counts.testCases += 1;
   }

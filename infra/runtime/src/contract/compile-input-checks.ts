@@ -1,13 +1,12 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
+import type { ValidateFunction } from 'ajv';
 import type { RequestProblem } from '../errors/restbus-error';
 import { REQUEST_MISTAKES } from '../errors/request-mistakes';
 import { isJsonMediaType } from '../http/is-json-media-type';
-import { addLinearUniqueItems } from '../validation/add-linear-unique-items';
+import { createSchemaCompilers, type SchemaCompilers, type SchemaDialect } from '../validation/create-schema-compilers';
 import { describeRequestProblems, findSchemaErrors, type ValidatorPair } from '../validation/find-schema-errors';
-import { linearPatternEngine } from '../validation/linear-pattern-engine';
 import { MAX_JSON_DEPTH, isNestedDeeperThan } from '../wire/find-json-depth';
-import type { RequestMessage } from '../wire/types';
+import { parseJsonInSlices } from '../wire/parse-json-in-slices';
+import type { IncomingRequest, RequestMessage } from '../wire/types';
 import { CONTRACT_SCHEMA_ROOT_ID, type Contract, type ContractOperation } from './contract';
 
 const LOCATIONS = ['path', 'query', 'header'] as const;
@@ -22,48 +21,69 @@ export interface CheckedInput {
   message: RequestMessage;
 }
 
+/** What an input check concludes: the input as the handler gets it, or the problems a 400 lists. */
+export type InputResult<I = Omit<CheckedInput, 'message'>> =
+  { ok: true; input: I } | { ok: false; message: string; problems: RequestProblem[] };
+
+/** What an input check reads of an operation: a ContractOperation, or @restbus/openapi's ApiOperation as it is. */
+export type InputOperation = Pick<ContractOperation, 'parameters' | 'requestBody'>;
+
+/** The check of one operation's input (see compileInputCheck). */
+export interface OperationInputCheck {
+  /** Parses a JSON body at once: for a service, whose bodies the gateway bounded. */
+  (request: IncomingRequest): InputResult;
+  /** Parses a large JSON body a slice at a time, serving other clients between the slices: for the gateway. */
+  inSlices(request: IncomingRequest): Promise<InputResult>;
+}
+
+/** The two sets of ajv instances an input is checked with: parameters (text, coerced) and bodies (JSON, as sent). */
+export interface InputCompilers {
+  params: SchemaCompilers;
+  body: SchemaCompilers;
+}
+
+/** The compilers of input checks for a dialect; `schemas`: what `$ref`s resolve against, by id. */
+export function createInputCompilers(
+  dialect: SchemaDialect,
+  schemas?: Readonly<Record<string, object>>,
+): InputCompilers {
+  return {
+    params: createSchemaCompilers(dialect, { coerceTypes: 'array', schemas }),
+    body: createSchemaCompilers(dialect, { schemas }),
+  };
+}
+
 // What a location without declared parameters hands the handler: one object for every call, not one each.
 const NONE: Record<string, unknown> = Object.freeze({});
 
-export type InputCheck = (
-  message: RequestMessage,
-) => { ok: true; input: CheckedInput } | { ok: false; message: string; problems: RequestProblem[] };
+const MESSAGE = 'the request does not match the API description';
 
-function compileParameters(operation: ContractOperation, location: Location, ajv: Ajv): ValidateFunction | undefined {
-  const own = operation.parameters[location];
-  if (own.length === 0) return undefined;
-  return ajv.compile({
-    type: 'object',
-    properties: Object.fromEntries(own.map((parameter) => [parameter.name, parameter.schema ?? {}])),
-    required: own.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+// Header names arrive in lower case: headers are checked, and their problems named, by the lower-case name.
+const checkedName = (location: Location, name: string): string => (location === 'header' ? name.toLowerCase() : name);
+
+interface CompiledParameters {
+  location: Location;
+  /** Declared name and the name it is checked under. */
+  names: Array<[declared: string, checked: string]>;
+  validate: ValidateFunction;
+}
+
+function compileParameters(operation: InputOperation, ajv: SchemaCompilers): CompiledParameters[] {
+  return LOCATIONS.filter((location) => operation.parameters[location].length > 0).map((location) => {
+    const own = operation.parameters[location];
+    const name = (parameter: { name: string }): string => checkedName(location, parameter.name);
+    return {
+      location,
+      names: own.map((parameter) => [parameter.name, name(parameter)]),
+      validate: ajv.all.compile({
+        type: 'object',
+        // A parameter written with `content` (or with no schema) takes any value.
+        properties: Object.fromEntries(own.map((parameter) => [name(parameter), parameter.schema ?? {}])),
+        required: own.filter((parameter) => parameter.required).map(name),
+      }),
+    };
   });
 }
-
-/** The declared parameters of a location, read from the message (header names are lower case on the wire). */
-function readParameters(
-  operation: ContractOperation,
-  location: Location,
-  message: RequestMessage,
-): Record<string, unknown> {
-  const { uri, query } = message.request.parameters;
-  const values: Record<string, unknown> = {};
-  for (const { name } of operation.parameters[location]) {
-    const value =
-      location === 'path'
-        ? uri[name]
-        : location === 'query'
-          ? query[name]
-          : message.request.headers[name.toLowerCase()];
-    if (value !== undefined) values[name] = value;
-  }
-  return values;
-}
-
-const readMediaType = (message: RequestMessage): string =>
-  String(message.request.headers['content-type'] ?? '')
-    .split(';')[0]
-    .trim()
-    .toLowerCase();
 
 function toProblems(location: string, errors: ValidateFunction['errors']): RequestProblem[] {
   return (errors ?? []).map((error) => {
@@ -74,73 +94,132 @@ function toProblems(location: string, errors: ValidateFunction['errors']): Reque
   });
 }
 
-function compileOperation(operation: ContractOperation, ajv: { params: Ajv; body: Ajv; bodyFirst: Ajv }): InputCheck {
-  const parameters = LOCATIONS.map((location) => ({
-    location,
-    validate: compileParameters(operation, location, ajv.params),
-  }));
+const readMediaType = (request: IncomingRequest): string =>
+  String(request.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+
+/** The state of a check once all but the parse of a JSON body is done. */
+interface Started {
+  problems: RequestProblem[];
+  input: Omit<CheckedInput, 'message'>;
+  /** The JSON text to parse and check, when there is one to. */
+  json?: string;
+}
+
+/**
+ * Compiles the check of one operation's input against its schemas: path, query and header parameters (declared
+ * ones only, coerced from text: "7" is the handler's 7) and a JSON body (parsed; every problem listed, the first only
+ * of a body over LISTED_TEXT_LENGTH; too deep, not JSON or JSON sent as another type refused as REQUEST_MISTAKES
+ * says). The gateway's --validate and the generated services' runtime check with it. Throws what ajv throws on a
+ * schema it cannot compile.
+ */
+export function compileInputCheck(operation: InputOperation, compilers: InputCompilers): OperationInputCheck {
+  const parameters = compileParameters(operation, compilers.params);
   const content = operation.requestBody?.content ?? {};
-  const jsonType = Object.keys(content).find(isJsonMediaType);
+  const types = Object.keys(content);
+  const jsonType = types.find(isJsonMediaType);
   const schema = jsonType === undefined ? undefined : content[jsonType].schema;
   const body: ValidatorPair<ValidateFunction> | undefined =
-    schema === undefined ? undefined : { first: ajv.bodyFirst.compile(schema), all: ajv.body.compile(schema) };
-  const onlyJson = Object.keys(content).length > 0 && Object.keys(content).every(isJsonMediaType);
+    schema === undefined ? undefined : compilers.body.compilePair(schema);
+  const onlyJson = types.length > 0 && types.every(isJsonMediaType);
+  const required = operation.requestBody?.required === true;
 
-  const declared = parameters.filter(({ location }) => operation.parameters[location].length > 0);
-  return (message) => {
+  const start = (request: IncomingRequest): Started => {
     const problems: RequestProblem[] = [];
-    const input: CheckedInput = { params: NONE, query: NONE, headers: NONE, body: undefined, message };
-    for (const { location, validate } of declared) {
+    const input: Started['input'] = { params: NONE, query: NONE, headers: NONE, body: undefined };
+    const sources = { path: request.parameters.uri, query: request.parameters.query, header: request.headers };
+    for (const { location, names, validate } of parameters) {
+      const source: Record<string, unknown> = sources[location];
+      const values: Record<string, unknown> = {};
+      for (const [, checked] of names) if (source[checked] !== undefined) values[checked] = source[checked];
       // Coercion turns "7" into 7 on this copy: the handler gets the values as their schemas type them.
-      const values = readParameters(operation, location, message);
-      if (validate && !validate(values)) problems.push(...toProblems(location, validate.errors));
-      input[location === 'path' ? 'params' : location === 'header' ? 'headers' : 'query'] = values;
+      if (!validate(values)) problems.push(...toProblems(location, validate.errors));
+      if (location === 'header') {
+        const byDeclared: Record<string, unknown> = {};
+        for (const [declared, checked] of names) if (checked in values) byDeclared[declared] = values[checked];
+        input.headers = byDeclared;
+      } else input[location === 'path' ? 'params' : 'query'] = values;
     }
-    let partial = false;
-    const { body: text, bodyEncoding } = message.request;
+    const { body: text, bodyEncoding } = request;
     if (text === '') {
-      if (operation.requestBody?.required) problems.push({ location: 'body', message: 'is required' });
-    } else if (jsonType !== undefined && isJsonMediaType(readMediaType(message)) && bodyEncoding !== 'base64') {
-      if (isNestedDeeperThan(text, MAX_JSON_DEPTH)) problems.push(REQUEST_MISTAKES.jsonTooDeep.problem);
-      else {
-        try {
-          input.body = JSON.parse(text);
-          if (body) {
-            const found = findSchemaErrors(body, input.body, text.length);
-            problems.push(...toProblems('body', found.errors));
-            partial = found.partial;
-          }
-        } catch {
-          problems.push(REQUEST_MISTAKES.malformedJson.problem);
-        }
-      }
+      if (required) problems.push({ location: 'body', message: 'is required' });
+    } else if (jsonType !== undefined && isJsonMediaType(readMediaType(request))) {
+      // Bytes that are not UTF-8 came as base64: JSON is UTF-8, so they are no JSON.
+      if (bodyEncoding === 'base64') problems.push(REQUEST_MISTAKES.malformedJson.problem);
+      // Deeper than any API needs, and a stack a parse, a check or a copy would overflow.
+      else if (isNestedDeeperThan(text, MAX_JSON_DEPTH)) problems.push(REQUEST_MISTAKES.jsonTooDeep.problem);
+      else return { problems, input, json: text };
     } else if (onlyJson) {
+      // The gateway, the services and the mock server give one answer for a JSON body sent as another type.
       problems.push(REQUEST_MISTAKES.notJson.problem);
     } else {
       input.body = text; // a body of another type goes to the handler as it came
     }
-    if (problems.length === 0) return { ok: true, input };
-    return {
-      ok: false,
-      ...describeRequestProblems('the request does not match the API description', problems, partial),
-    };
+    return { problems, input };
   };
+
+  const finish = ({ problems, input, json }: Started, parsed: { value: unknown } | undefined): InputResult => {
+    let partial = false;
+    if (json !== undefined) {
+      if (!parsed) problems.push(REQUEST_MISTAKES.malformedJson.problem);
+      else {
+        input.body = parsed.value;
+        if (body) {
+          const found = findSchemaErrors(body, parsed.value, json.length);
+          problems.push(...toProblems('body', found.errors));
+          partial = found.partial;
+        }
+      }
+    }
+    if (problems.length === 0) return { ok: true, input };
+    return { ok: false, ...describeRequestProblems(MESSAGE, problems, partial) };
+  };
+
+  const check = (request: IncomingRequest): InputResult => {
+    const started = start(request);
+    if (started.json === undefined) return finish(started, undefined);
+    let parsed: { value: unknown } | undefined;
+    try {
+      parsed = { value: JSON.parse(started.json) };
+    } catch {
+      parsed = undefined;
+    }
+    return finish(started, parsed);
+  };
+  check.inSlices = async (request: IncomingRequest): Promise<InputResult> => {
+    const started = start(request);
+    if (started.json === undefined) return finish(started, undefined);
+    const parsed = await parseJsonInSlices(started.json).then(
+      (value: unknown) => ({ value }),
+      () => undefined,
+    );
+    return finish(started, parsed);
+  };
+  return check;
 }
 
+export type InputCheck = (message: RequestMessage) => InputResult<CheckedInput>;
+
 /**
- * Compiles, once, a check of every operation's input against its schemas: path, query and header parameters
- * (coerced from text, as the gateway's --validate does) and a JSON body (every problem listed, the first only of a
- * body over LISTED_TEXT_LENGTH). OAS 3.1 schemas are JSON Schema 2020-12, the others draft-07 with `nullable`.
+ * Compiles, once, a check of every operation's input against its schemas (compileInputCheck). OAS 3.1 schemas are
+ * JSON Schema 2020-12, the others draft-07 with `nullable`; a cycle's `$ref`s resolve against the contract's
+ * schemaRoot.
  */
 export function compileInputChecks(contract: Contract): Map<string, InputCheck> {
-  const code = { regExp: linearPatternEngine };
-  const params = { allErrors: true, strict: false, coerceTypes: 'array', validateFormats: false, code } as const;
-  const bodyOptions = { allErrors: true, strict: false, validateFormats: false, code } as const;
-  const make = (options: object): Ajv => {
-    const ajv = addLinearUniqueItems(contract.dialect === '3.1' ? new Ajv2020(options) : new Ajv(options));
-    if (contract.schemaRoot) ajv.addSchema({ ...contract.schemaRoot, $id: CONTRACT_SCHEMA_ROOT_ID });
-    return ajv;
-  };
-  const ajv = { params: make(params), body: make(bodyOptions), bodyFirst: make({ ...bodyOptions, allErrors: false }) };
-  return new Map(contract.operations.map((operation) => [operation.name, compileOperation(operation, ajv)]));
+  const schemas = contract.schemaRoot ? { [CONTRACT_SCHEMA_ROOT_ID]: contract.schemaRoot } : undefined;
+  const compilers = createInputCompilers(contract.dialect, schemas);
+  return new Map(
+    contract.operations.map((operation): [string, InputCheck] => {
+      const check = compileInputCheck(operation, compilers);
+      return [
+        operation.name,
+        (message) => {
+          const result = check(message.request);
+          return result.ok ? { ok: true, input: { ...result.input, message } } : result;
+        },
+      ];
+    }),
+  );
 }

@@ -24,6 +24,11 @@ export interface ContractOperation {
   subjectOverride?: string;
   parameters: Readonly<Record<'path' | 'query' | 'header', readonly ContractParameter[]>>;
   requestBody?: { required: boolean; content: Readonly<Record<string, { schema?: ContractSchema }>> };
+  /**
+   * The media types each declared response may be sent with, by its key as written (`200`, `4XX`, `default`): a
+   * reply whose handler names no content-type is sent with the one its status declares (createDeclaredContentType).
+   */
+  responses?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The part of an OpenAPI document a generated service carries. */

@@ -4,6 +4,7 @@ import type { RequestProblem } from '../errors/restbus-error';
 import { replyJson } from '../wire/replies';
 import type { RequestMessage, ResponseMessage } from '../wire/types';
 import { compileInputChecks } from './compile-input-checks';
+import { createDeclaredContentType } from './create-declared-content-type';
 import type { Contract, ContractOperation } from './contract';
 import { toOperationSubject } from './to-operation-subject';
 
@@ -50,7 +51,8 @@ export function createContractEndpoints(
 
   return contract.operations.map((operation) => {
     const check = checks.get(operation.name)!;
-    const handle = handlers[operation.name] as (input: unknown) => unknown;
+    const handle = handlers[operation.name] as (input: unknown) => ResponseMessage | Promise<ResponseMessage>;
+    const typeReply = createDeclaredContentType(operation);
     const endpoint: Endpoint = {
       method: operation.method,
       uri: operation.path,
@@ -70,7 +72,9 @@ export function createContractEndpoints(
         return Promise.resolve(refuseInput({ operation, error: checked.message, problems: checked.problems }, message));
       }
       // A generated handler's reply is typed by the contract; the responder checks it is a response message.
-      return Promise.resolve(handle(checked.input) as ResponseMessage | Promise<ResponseMessage>);
+      const reply = handle(checked.input);
+      if (!typeReply) return Promise.resolve(reply);
+      return Promise.resolve(reply).then(typeReply);
     };
     return { endpoint, handler };
   });

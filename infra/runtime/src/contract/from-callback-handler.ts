@@ -1,6 +1,6 @@
 import type { RequestMessage } from '../wire/types';
 import type { NotImplementedReply } from './not-implemented';
-import type { OperationHandler, OperationReply } from './operation-types';
+import type { HandlerReply, OperationHandler } from './operation-types';
 
 /**
  * A handler in the upstream style, `(data, cb)`, typed by its operation: `data` is the whole request message (its
@@ -9,7 +9,7 @@ import type { OperationHandler, OperationReply } from './operation-types';
  */
 export type CallbackOperationHandler<Op> = (
   data: RequestMessage,
-  cb: (err: unknown, reply?: OperationReply<Op> | NotImplementedReply) => void,
+  cb: (err: unknown, reply?: HandlerReply<Op> | NotImplementedReply) => void,
 ) => void;
 
 /**

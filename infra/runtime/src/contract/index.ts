@@ -5,6 +5,7 @@ export type {
   CallInput,
   ContractClient,
   ContractHandlers,
+  HandlerReply,
   OperationHandler,
   OperationInput,
   OperationReply,
@@ -25,4 +26,6 @@ export type { CallParts, ContractClientOptions } from './create-contract-client'
 export { serveContract } from './serve-contract';
 export type { ServeContractOptions } from './serve-contract';
 export { notImplemented } from './not-implemented';
+export { jsonTextOf } from './json-text-of';
+export type { JsonTextOf } from './json-text-of';
 export type { NotImplementedReply } from './not-implemented';

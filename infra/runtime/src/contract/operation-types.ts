@@ -1,4 +1,5 @@
 import type { HeaderValue, RequestMessage } from '../wire/types';
+import type { JsonTextOf } from './json-text-of';
 import type { NotImplementedReply } from './not-implemented';
 
 // Type-level reading of one operation as openapi-typescript writes it (`paths['/persons']['get']`): its parameters
@@ -45,10 +46,11 @@ export type StatusOf<S> = S extends number
       ? ToNumber<`${D}${Digit}${Digit}`>
       : ToNumber<S>;
 
-type ReplyBody<R> = R extends { content: infer C }
+/** A reply's body; a handler's may also be JSON text that stands for it (jsonTextOf), which is sent as it is. */
+type ReplyBody<R, Sent extends boolean> = R extends { content: infer C }
   ? IsNever<C> extends true
     ? { body?: undefined }
-    : { body: C[keyof C] }
+    : { body: Sent extends true ? C[keyof C] | JsonTextOf<C[keyof C]> : C[keyof C] }
   : { body?: undefined };
 /** The names a headers object declares, without openapi-typescript's `[name: string]: unknown`. */
 type DeclaredKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
@@ -62,16 +64,21 @@ type ReplyHeaders<R> = R extends { headers: infer H }
 
 type ResponsesOf<Op> = Op extends { responses: infer R } ? R : never;
 
-/** What a handler answers: one of the declared responses, `{status, body, headers}`. */
-export type OperationReply<Op> = {
-  [S in keyof ResponsesOf<Op>]: { status: StatusOf<S> } & ReplyBody<ResponsesOf<Op>[S]> &
+type DeclaredReply<Op, Sent extends boolean> = {
+  [S in keyof ResponsesOf<Op>]: { status: StatusOf<S> } & ReplyBody<ResponsesOf<Op>[S], Sent> &
     ReplyHeaders<ResponsesOf<Op>[S]>;
 }[keyof ResponsesOf<Op>];
+
+/** What a caller gets: one of the declared responses, `{status, body, headers}`. */
+export type OperationReply<Op> = DeclaredReply<Op, false>;
+
+/** What a handler answers: one of the declared responses, its body the value or JSON text standing for it. */
+export type HandlerReply<Op> = DeclaredReply<Op, true>;
 
 /** A handler: one of the declared replies, or a stub's notImplemented(). */
 export type OperationHandler<Op> = (
   input: OperationInput<Op>,
-) => OperationReply<Op> | NotImplementedReply | Promise<OperationReply<Op> | NotImplementedReply>;
+) => HandlerReply<Op> | NotImplementedReply | Promise<HandlerReply<Op> | NotImplementedReply>;
 
 /** What a caller passes: the parts of the input it has (the service checks them against the same schemas). */
 export type CallInput<Op> = Partial<Omit<OperationInput<Op>, 'message'>>;

@@ -2,14 +2,8 @@ import type { ServiceContext, Startup } from '../executive/create-executive';
 import type { Contract } from './contract';
 import { createContractEndpoints, type ContractHandler, type RefuseInput } from './create-contract-endpoints';
 
+/** What a contract is served with; the NATS service's name and version are the executive's (a process is one service). */
 export interface ServeContractOptions<C> {
-  /**
-   * Unused: the executive's own name and version are the NATS service's (`$SRV.INFO`), so that a process is one
-   * service. Kept so that code generated before still compiles.
-   */
-  name?: string;
-  /** Unused, as `name`. */
-  version?: string;
   contract: Contract;
   /** Makes the handlers once the service is connected (open a store, read the config …). */
   createHandlers(

@@ -136,7 +136,7 @@ describe('startContractService', () => {
       code: 'REQUEST_INVALID',
       problems: [
         { location: 'path.id', message: 'must be integer' },
-        { location: 'header.X-Tenant', message: 'is required' },
+        { location: 'header.x-tenant', message: 'is required' },
       ],
     });
     expect((await client.postThings({})).body).toMatchObject({

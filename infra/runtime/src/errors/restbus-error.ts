@@ -40,6 +40,8 @@ export const ErrorCodes = {
   NATS_UNAVAILABLE: 503,
   // The service's store (JetStream) cannot take or confirm the operation just now; answered with Retry-After.
   STORE_UNAVAILABLE: 503,
+  // The gateway serves its maximum of open event streams (--streamMaxOpen); answered with Retry-After.
+  STREAMS_FULL: 503,
   UPSTREAM_TIMEOUT: 504,
   // A program that cannot listen on its port; it stops at start, so the status is never sent.
   PORT_UNAVAILABLE: 500,

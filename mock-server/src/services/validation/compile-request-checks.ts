@@ -1,15 +1,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Request } from 'express';
 import {
-  addLinearUniqueItems,
+  createSchemaCompilers,
   findSchemaErrors,
   isJsonMediaType,
-  linearPatternEngine,
   REQUEST_MISTAKES,
   type RequestProblem,
+  type SchemaCompilers,
   type ValidatorPair,
 } from '@restbus/infra';
 import {
@@ -81,11 +80,11 @@ const contentTypeOf = (req: Request): string =>
     .toLowerCase();
 
 interface Compilers {
-  params: Ajv;
-  fields: Ajv;
-  /** Body schemas: the first compiler stops at the first error, the second lists them all. */
-  draft7: [Ajv, Ajv];
-  draft2020: [Ajv2020, Ajv2020];
+  /** Parameters: text, coerced. */
+  params: SchemaCompilers;
+  /** BODY parameters, and body schemas by their `$schema`. */
+  draft7: SchemaCompilers;
+  draft2020: SchemaCompilers;
 }
 
 function compileCheck(
@@ -101,11 +100,11 @@ function compileCheck(
     // Header names arrive in lower case.
     const name = (parameter: RequestParameter) =>
       location === 'header' ? parameter.name.toLowerCase() : parameter.name;
-    parameters.push({ location, validate: ajv.params.compile(objectSchema(own, name)) });
+    parameters.push({ location, validate: ajv.params.all.compile(objectSchema(own, name)) });
   }
   const bodyParameters = declared.filter((parameter) => parameter.kind === 'BODY');
   const fields = bodyParameters.length
-    ? ajv.fields.compile(objectSchema(bodyParameters, (parameter) => parameter.name))
+    ? ajv.draft7.all.compile(objectSchema(bodyParameters, (parameter) => parameter.name))
     : undefined;
   if (parameters.length === 0 && !fields && !bodySchema) return undefined;
 
@@ -156,12 +155,12 @@ async function readSchema(file: string): Promise<Record<string, unknown>> {
 /** A body schema compiled twice (see ValidatorPair): listing every error is bounded to small bodies. */
 function compileSchema(schema: Record<string, unknown>, ajv: Compilers): ValidatorPair<ValidateFunction> {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const [first, all] = DRAFT_2020.test(dialect) ? ajv.draft2020 : ajv.draft7;
+  const compilers = DRAFT_2020.test(dialect) ? ajv.draft2020 : ajv.draft7;
   if (DRAFT_04.test(dialect)) {
     const { $schema: _draft04, ...rest } = schema;
-    return { first: first.compile(rest), all: all.compile(rest) };
+    return compilers.compilePair(rest);
   }
-  return { first: first.compile(schema), all: all.compile(schema) };
+  return compilers.compilePair(schema);
 }
 
 /**
@@ -170,16 +169,11 @@ function compileSchema(schema: Record<string, unknown>, ajv: Compilers): Validat
  * `request.validationSchema` names. Schemas are read and compiled once, here, at load.
  */
 export async function compileRequestChecks(project: Project): Promise<RequestChecks> {
-  // Patterns compiled so that V8's linear-time fallback can take a catastrophic one over (see linearPatternEngine).
-  const code = { regExp: linearPatternEngine };
-  const options = { allErrors: true, strict: false, validateFormats: false, code } as const;
-  const first = { ...options, allErrors: false } as const;
+  // Linear patterns and uniqueItems (createSchemaCompilers): a client's value never holds the loop.
   const ajv: Compilers = {
-    params: new Ajv({ ...options, coerceTypes: 'array' }),
-    fields: new Ajv(options),
-    // A body is checked in time linear in its size: ajv's uniqueItems compares every pair of objects.
-    draft7: [addLinearUniqueItems(new Ajv(first)), addLinearUniqueItems(new Ajv(options))],
-    draft2020: [addLinearUniqueItems(new Ajv2020(first)), addLinearUniqueItems(new Ajv2020(options))],
+    params: createSchemaCompilers('draft-07', { coerceTypes: 'array' }),
+    draft7: createSchemaCompilers('draft-07'),
+    draft2020: createSchemaCompilers('2020-12'),
   };
   const checks = new Map<ServiceDescriptor, Map<string, RequestCheck>>();
   // One compilation per file: methods may share a schema, and ajv refuses a second schema with the same $id.

@@ -1,0 +1,351 @@
+import {
+  ConsumerEvents,
+  DeliverPolicy,
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type NatsConnection,
+  type Subscription,
+} from 'nats';
+import { RestbusError, type Logger } from '@restbus/infra';
+import type { StreamClient } from './stream-client';
+import { createStreamEvent, type StreamEvent } from './stream-event';
+
+/** What one client asks for: a concrete subject (expandStreamSubject), its JetStream stream, where to resume. */
+export interface StreamSpec {
+  subject: string;
+  /** The JetStream stream that keeps the subject's events: events then carry their sequence and resume. */
+  stream?: string;
+  /** The last sequence the client has (`Last-Event-ID`, `?since=`): it gets what follows. Only with `stream`. */
+  since?: number;
+}
+
+export interface EventSourcesOptions {
+  nc: NatsConnection;
+  logger: Logger;
+  /**
+   * How long one pull of a consumer lasts (ms); its idle heartbeat is half of it, and two missed heartbeats make
+   * the ordered consumer recreate itself (a NATS node lost, say). 30 s as nats.js by default.
+   */
+  expiresMs?: number;
+}
+
+export interface EventSources {
+  /**
+   * Adds a client to the feed of its subject, starting the feed if it is the first. With `since`, what the client
+   * missed is replayed first; the promise resolves once the client is live. Returns the function that removes it
+   * (the feed stops with its last client). Rejects with 503 STORE_UNAVAILABLE when the stream cannot be read.
+   */
+  attach(spec: StreamSpec, client: StreamClient): Promise<() => void>;
+  /** Feeds running: one per concrete subject (and stream), whatever the number of clients. */
+  size(): number;
+  /** Stops every feed (shutdown); clients are ended by their owner (createStreamRegistry). */
+  close(): Promise<void>;
+}
+
+interface Member {
+  readonly client: StreamClient;
+  /** The last sequence this client got: what the live feed and the replay both skip. */
+  lastSeq: number;
+  /** Live events held while the client's replay runs. */
+  held?: StreamEvent[];
+  /** Stops the client's replay when it leaves in the middle of it. */
+  stopReplay?: () => void;
+}
+
+interface Source {
+  readonly members: Set<Member>;
+  readonly ready: Promise<void>;
+  /** Replays what a resuming member missed, then makes it live. */
+  resume(member: Member, since: number): Promise<void>;
+  stop(): void;
+}
+
+const MESSAGE = 'message';
+
+function resetEvent(body: Record<string, unknown>): StreamEvent {
+  return createStreamEvent({ event: 'reset', data: JSON.stringify(body) });
+}
+
+/** Hands one event to one member, once: a sequence it already has is skipped; a reset starts the count again. */
+function deliverTo(member: Member, event: StreamEvent): void {
+  if (event.event === 'reset') member.lastSeq = 0;
+  else if (event.seq !== undefined) {
+    if (event.seq <= member.lastSeq) return;
+    member.lastSeq = event.seq;
+  }
+  member.client.deliver(event);
+}
+
+function fanOut(members: Set<Member>, event: StreamEvent): void {
+  for (const member of members) {
+    if (member.held) member.held.push(event);
+    else deliverTo(member, event);
+  }
+}
+
+function storeUnavailable(stream: string, cause: unknown): RestbusError {
+  return new RestbusError('STORE_UNAVAILABLE', `the event stream ${stream} cannot be read just now`, {
+    cause,
+    headers: { 'retry-after': '5' },
+  });
+}
+
+/** A core NATS subscription: events as they come, without ids. */
+function createCoreSource(nc: NatsConnection, subject: string, logger: Logger): Source {
+  const members = new Set<Member>();
+  const sub: Subscription = nc.subscribe(subject, {
+    callback: (err, msg) => {
+      if (err) {
+        logger.warn({ err, subject }, 'stream subscription failed');
+        return;
+      }
+      fanOut(members, createStreamEvent({ event: MESSAGE, payload: msg.data }));
+    },
+  });
+  return {
+    members,
+    // Subscribed at the server before the client is told it is live.
+    ready: nc.flush(),
+    resume: () => Promise.resolve(),
+    stop: () => sub.unsubscribe(),
+  };
+}
+
+interface JetStreamLinks {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+/**
+ * One ordered consumer for every client of a subject, from the stream's end when the first client came: live events
+ * carry their stream sequence. A stream deleted and recreated is noticed two ways, its creation advisory and the
+ * ordered consumer recreating itself, and checked against the stream's creation time: clients then get a `reset`
+ * and the new stream from its start (the ordered consumer alone would resume at the old sequence, silently skipping).
+ */
+function createJetStreamSource(
+  links: Promise<JetStreamLinks>,
+  nc: NatsConnection,
+  spec: { subject: string; stream: string },
+  options: { logger: Logger; expiresMs: number },
+): Source {
+  const { subject, stream } = spec;
+  const { logger, expiresMs } = options;
+  const members = new Set<Member>();
+  let created = '';
+  let lastSeq = 0;
+  let generation = 0;
+  let stopped = false;
+  let consumer: Consumer | undefined;
+  let messages: ConsumerMessages | undefined;
+  // Events held while the stream's identity is checked: they may come from a recreated stream.
+  let suspect: StreamEvent[] | undefined;
+  let checking: Promise<void> = Promise.resolve();
+
+  const stopConsumer = (): void => {
+    generation++;
+    messages?.stop();
+    void consumer?.delete().catch(() => undefined);
+    messages = undefined;
+    consumer = undefined;
+  };
+
+  const startConsumer = async (from: number): Promise<void> => {
+    const { js } = await links;
+    const serial = ++generation;
+    const next = await js.consumers.get(stream, {
+      filterSubjects: subject,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: from,
+    });
+    const onMessage = (m: JsMsg): void => {
+      if (serial !== generation) return;
+      const event = createStreamEvent({ event: MESSAGE, seq: m.seq, payload: m.data });
+      if (suspect) {
+        suspect.push(event);
+        return;
+      }
+      lastSeq = m.seq;
+      fanOut(members, event);
+    };
+    const consumed = await next.consume({ callback: onMessage, expires: expiresMs });
+    if (serial !== generation || stopped) {
+      consumed.stop();
+      void next.delete().catch(() => undefined);
+      return;
+    }
+    consumer = next;
+    messages = consumed;
+    void (async () => {
+      for await (const status of await consumed.status()) {
+        if (serial !== generation) break;
+        if (status.type === ConsumerEvents.OrderedConsumerRecreated) {
+          suspect ??= [];
+          check();
+        }
+      }
+    })().catch(() => undefined);
+  };
+
+  /** Compares the stream with the one the feed started on; says reset and starts over when it is another. */
+  const checkOnce = async (): Promise<void> => {
+    const { jsm } = await links;
+    const info = await jsm.streams.info(stream).catch(() => undefined);
+    if (stopped) return;
+    if (!info) {
+      // Deleted and not yet back: its creation advisory (or the consumer's next recreation) checks again.
+      return;
+    }
+    const held = suspect;
+    suspect = undefined;
+    if (info.created === created && info.state.last_seq >= lastSeq) {
+      for (const event of held ?? []) {
+        if (event.seq !== undefined && event.seq <= lastSeq) continue;
+        lastSeq = event.seq ?? lastSeq;
+        fanOut(members, event);
+      }
+      return;
+    }
+    logger.warn({ stream, subject }, 'stream recreated: clients get a reset');
+    created = info.created;
+    lastSeq = 0;
+    stopConsumer();
+    const from = Math.max(1, info.state.first_seq);
+    fanOut(members, resetEvent({ reason: 'recreated', firstId: String(from) }));
+    await startConsumer(from);
+  };
+  const check = (): void => {
+    checking = checking
+      .then(checkOnce)
+      .catch((err: unknown) => logger.warn({ err, stream, subject }, 'stream check failed'));
+  };
+
+  const advisory = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.CREATED.${stream}`, { callback: () => check() });
+
+  const ready = (async () => {
+    const { jsm } = await links;
+    const info = await jsm.streams.info(stream);
+    created = info.created;
+    lastSeq = info.state.last_seq;
+    await startConsumer(info.state.last_seq + 1);
+  })();
+
+  /** A client's own short-lived ordered consumer from `from` up to `until`: what the live feed started after. */
+  const replay = async (member: Member, from: number, until: number): Promise<void> => {
+    const { js } = await links;
+    const own = await js.consumers.get(stream, {
+      filterSubjects: subject,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: from,
+    });
+    try {
+      if ((await own.info()).num_pending === 0) return;
+      const replayed = await own.consume({ expires: expiresMs });
+      member.stopReplay = () => replayed.stop();
+      for await (const m of replayed) {
+        if (m.seq > until) break;
+        const drained = member.client.drained?.();
+        if (drained) await drained;
+        deliverTo(member, createStreamEvent({ event: MESSAGE, seq: m.seq, payload: m.data }));
+        if (m.seq >= until || m.info.pending === 0) break;
+      }
+    } finally {
+      member.stopReplay = undefined;
+      await own.delete().catch(() => undefined);
+    }
+  };
+
+  return {
+    members,
+    ready,
+    async resume(member, since) {
+      try {
+        // The member holds live events already: whatever the stream gets from now on reaches it one way or the other.
+        const { jsm } = await links;
+        const { state } = await jsm.streams.info(stream);
+        let from = since + 1;
+        if (since > state.last_seq) {
+          // Its ids are of a stream that is gone: everything of this one is new to it.
+          from = Math.max(1, state.first_seq);
+          deliverTo(member, resetEvent({ reason: 'recreated', firstId: String(from) }));
+        } else if (from < state.first_seq) {
+          from = state.first_seq;
+          deliverTo(member, resetEvent({ reason: 'expired', firstId: String(from) }));
+        }
+        if (from <= state.last_seq) await replay(member, from, state.last_seq);
+      } finally {
+        const held = member.held ?? [];
+        member.held = undefined;
+        for (const event of held) deliverTo(member, event);
+      }
+    },
+    stop() {
+      stopped = true;
+      advisory.unsubscribe();
+      stopConsumer();
+    },
+  };
+}
+
+/**
+ * The feeds of a gateway's streams: one per concrete subject, shared by all its clients, fanned out in process
+ * (1,000 clients on a subject are one subscription or one consumer, and each event is encoded once).
+ */
+export function createEventSources(options: EventSourcesOptions): EventSources {
+  const { nc } = options;
+  const logger = options.logger.child({ component: 'streams' });
+  const expiresMs = options.expiresMs ?? 30_000;
+  const sources = new Map<string, Source>();
+  let links: Promise<JetStreamLinks> | undefined;
+  const jetStream = (): Promise<JetStreamLinks> =>
+    (links ??= nc.jetstreamManager().then((jsm) => ({ jsm, js: nc.jetstream() })));
+
+  return {
+    async attach(spec, client) {
+      const key = `${spec.stream ?? ''} ${spec.subject}`;
+      let source = sources.get(key);
+      if (!source) {
+        source = spec.stream
+          ? createJetStreamSource(
+              jetStream(),
+              nc,
+              { subject: spec.subject, stream: spec.stream },
+              { logger, expiresMs },
+            )
+          : createCoreSource(nc, spec.subject, logger);
+        sources.set(key, source);
+      }
+      const resuming = spec.stream !== undefined && spec.since !== undefined;
+      const member: Member = { client, lastSeq: resuming ? (spec.since ?? 0) : 0, held: resuming ? [] : undefined };
+      const current = source;
+      current.members.add(member);
+      let left = false;
+      const leave = (): void => {
+        if (left) return;
+        left = true;
+        member.stopReplay?.();
+        current.members.delete(member);
+        if (current.members.size === 0 && sources.get(key) === current) {
+          sources.delete(key);
+          current.stop();
+        }
+      };
+      try {
+        await current.ready;
+        if (resuming) await current.resume(member, spec.since ?? 0);
+      } catch (err) {
+        leave();
+        throw spec.stream ? storeUnavailable(spec.stream, err) : err;
+      }
+      return leave;
+    },
+    size: () => sources.size,
+    async close() {
+      for (const source of sources.values()) source.stop();
+      sources.clear();
+      await Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+// The building blocks of the gateway's event streams (issue 32): wired into the routes by the gateway.
+export { createClientQueue, DEFAULT_QUEUE_LIMITS } from './client-queue';
+export type { ClientQueue, EventSink, OverflowPolicy, QueueLimits } from './client-queue';
+export { createEventSources } from './event-sources';
+export type { EventSources, EventSourcesOptions, StreamSpec } from './event-sources';
+export { expandStreamSubject } from './expand-stream-subject';
+export { createHeartbeat } from './heartbeat';
+export type { Heartbeat } from './heartbeat';
+export { createHeldClient } from './held-client';
+export type { HeldClient } from './held-client';
+export { readResumePoint } from './read-resume-point';
+export { createSseWriter } from './sse-writer';
+export type { SseWriter, SseWriterOptions } from './sse-writer';
+export type { StreamClient } from './stream-client';
+export { createStreamCounters } from './stream-counters';
+export type { StreamCounters, StreamCountsSnapshot } from './stream-counters';
+export { createGapEvent, createStreamEvent } from './stream-event';
+export type { StreamEvent } from './stream-event';
+export { bindStreamMetrics } from './stream-metrics';
+export { createStreamRegistry } from './stream-registry';
+export type { StreamRegistry, StreamSlot } from './stream-registry';
+export { createWsSender } from './ws-sender';
+export type { WsSender, WsSenderOptions } from './ws-sender';
+export { createStreamOpener } from './stream-opener';
+export type { ServiceAnswer, StreamOpener, StreamOpenerOptions, StreamOutcome } from './stream-opener';
+export { createStreamService, streamKeyOf } from './create-stream-service';
+export type { StreamService, StreamServiceOptions, StreamTarget } from './create-stream-service';

@@ -1,0 +1,80 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { createClientQueue, DEFAULT_QUEUE_LIMITS, type EventSink, type QueueLimits } from './client-queue';
+import type { Heartbeat } from './heartbeat';
+import type { StreamClient } from './stream-client';
+import type { StreamCounters } from './stream-counters';
+import type { StreamEvent } from './stream-event';
+
+export interface SseWriterOptions {
+  heartbeat: Heartbeat;
+  counters: StreamCounters;
+  limits?: QueueLimits;
+  /** The `retry:` sent once: how long a client's EventSource waits before reconnecting (ms). */
+  retryMs?: number;
+}
+
+export interface SseWriter {
+  /** Answers 200 with an event stream on `res` (the caller's headers beside ours) and returns its client. */
+  open(res: ServerResponse, headers?: OutgoingHttpHeaders): StreamClient;
+}
+
+// no-transform keeps the compression middleware (and proxies) from buffering the stream; X-Accel-Buffering: no
+// keeps nginx from it.
+const SSE_HEADERS: OutgoingHttpHeaders = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+const COMMENT = Buffer.from(':\n\n');
+const sizeOf = (event: StreamEvent): number => event.sse().length;
+
+/** Serves streams as Server-Sent Events over a bounded queue per client (createClientQueue). */
+export function createSseWriter(options: SseWriterOptions): SseWriter {
+  const { heartbeat, counters } = options;
+  const limits = options.limits ?? DEFAULT_QUEUE_LIMITS;
+  const retry = Buffer.from(`retry: ${options.retryMs ?? 3000}\n\n`);
+
+  return {
+    open(res, headers = {}) {
+      const ended: (() => void)[] = [];
+      let over = false;
+      const finish = (): void => {
+        if (over) return;
+        over = true;
+        queue.close();
+        heartbeat.delete(beating);
+        counters.closed();
+        for (const callback of ended.splice(0)) callback();
+      };
+      const sink: EventSink = {
+        write: (event) => res.write(event.sse()),
+        size: sizeOf,
+        waitReady: (callback) => res.once('drain', callback),
+        // A stalled client's buffers are freed now: ending would wait for it to read them.
+        cut: () => res.destroy(),
+      };
+      const queue = createClientQueue({ sink, counters, ...limits });
+      const beating = {
+        beat: () => {
+          if (queue.idle()) res.write(COMMENT);
+        },
+      };
+      counters.opened();
+      res.writeHead(200, { ...headers, ...SSE_HEADERS });
+      res.write(retry);
+      res.once('close', finish);
+      heartbeat.add(beating);
+      return {
+        deliver: (event) => queue.push(event),
+        drained: () => queue.whenDrained(),
+        end() {
+          if (!over) res.end();
+        },
+        onEnd(callback) {
+          if (over) callback();
+          else ended.push(callback);
+        },
+      };
+    },
+  };
+}

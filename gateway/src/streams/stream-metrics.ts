@@ -1,0 +1,40 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { StreamCounters, StreamCountsSnapshot } from './stream-counters';
+
+/**
+ * Registers the streams' metrics on the gateway's registry (createMetrics's `registry`); each is read from the
+ * counters when prometheus scrapes, so that an event sent costs a number incremented, not a prom-client call.
+ */
+export function bindStreamMetrics(registry: Registry, counters: StreamCounters): void {
+  const total = (name: string, help: string, read: (counts: StreamCountsSnapshot) => number): void => {
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read(counters.snapshot()));
+      },
+    });
+  };
+  new Gauge({
+    name: 'restbus_gateway_streams_open',
+    help: 'Event streams open (SSE and WebSocket)',
+    registers: [registry],
+    collect() {
+      this.set(counters.snapshot().openStreams);
+    },
+  });
+  total(
+    'restbus_gateway_stream_events_total',
+    'Events written to stream clients (one per client per event)',
+    (c) => c.eventsSent,
+  );
+  total(
+    'restbus_gateway_stream_gaps_total',
+    'Gap events given to stream clients that missed events at their bound',
+    (c) => c.gaps,
+  );
+  total('restbus_gateway_stream_cuts_total', 'Stream clients cut at their bound', (c) => c.cuts);
+  total('restbus_gateway_streams_refused_total', 'Streams refused at the maximum of open streams', (c) => c.refused);
+}

@@ -1,0 +1,92 @@
+import type { WebSocket } from 'ws';
+import { createClientQueue, DEFAULT_QUEUE_LIMITS, type EventSink, type QueueLimits } from './client-queue';
+import type { Heartbeat } from './heartbeat';
+import type { StreamClient } from './stream-client';
+import type { StreamCounters } from './stream-counters';
+import type { StreamEvent } from './stream-event';
+
+export interface WsSenderOptions {
+  heartbeat: Heartbeat;
+  counters: StreamCounters;
+  limits?: QueueLimits;
+  /** Bytes the socket may hold unsent before the queue holds events instead (the WebSocket's 'drain'). */
+  highWaterMark?: number;
+}
+
+export interface WsSender {
+  /** Streams to an accepted WebSocket (JSON text frames `{id?, event, data}`) and returns its client. */
+  open(ws: WebSocket): StreamClient;
+}
+
+const TEXT = { binary: false } as const;
+const sizeOf = (event: StreamEvent): number => event.ws().length;
+// ws.OPEN, without importing the value (the package is the caller's).
+const OPEN = 1;
+
+/** Serves streams over WebSockets, over the same bounded queue per client as SSE (createClientQueue). */
+export function createWsSender(options: WsSenderOptions): WsSender {
+  const { heartbeat, counters } = options;
+  const limits = options.limits ?? DEFAULT_QUEUE_LIMITS;
+  const highWaterMark = options.highWaterMark ?? 64 * 1024;
+
+  return {
+    open(ws) {
+      const ended: (() => void)[] = [];
+      let over = false;
+      let ready: (() => void) | undefined;
+      // ws has no 'drain': the callback of the frame that crossed the mark says when it left the buffer. One
+      // function per client, passed only on that frame.
+      const onSent = (): void => {
+        const callback = ready;
+        ready = undefined;
+        callback?.();
+      };
+      const finish = (): void => {
+        if (over) return;
+        over = true;
+        queue.close();
+        heartbeat.delete(beating);
+        counters.closed();
+        for (const callback of ended.splice(0)) callback();
+      };
+      const sink: EventSink = {
+        write(event) {
+          if (ws.readyState !== OPEN) return true;
+          const frame = event.ws();
+          if (ws.bufferedAmount + frame.length <= highWaterMark) {
+            ws.send(frame, TEXT);
+            return true;
+          }
+          ws.send(frame, TEXT, onSent);
+          return false;
+        },
+        size: sizeOf,
+        waitReady(callback) {
+          ready = callback;
+        },
+        // A stalled client would never finish a closing handshake.
+        cut: () => ws.terminate(),
+      };
+      const queue = createClientQueue({ sink, counters, ...limits });
+      const beating = {
+        beat: () => {
+          if (ws.readyState === OPEN) ws.ping();
+        },
+      };
+      counters.opened();
+      ws.once('close', finish);
+      heartbeat.add(beating);
+      return {
+        deliver: (event) => queue.push(event),
+        drained: () => queue.whenDrained(),
+        end() {
+          if (!over) ws.close(1001, 'stream ended');
+        },
+        onEnd(callback) {
+          if (over) callback();
+          else ended.push(callback);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { compileInputChecks, type IncomingRequest, type RequestMessage } from '@restbus/infra';
+import { testEndpoint } from '../__tests__/start-test-gateway';
+import { compileRequestChecks } from './create-request-validator';
+
+const endpoint = testEndpoint('post', '/things/{id}', {
+  parameters: [
+    { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+    { name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string', minLength: 2 } },
+  ],
+  requestBody: {
+    required: true,
+    content: { 'application/json': { schema: { type: 'object', properties: { n: { type: 'integer' } } } } },
+  },
+});
+const noSchema = testEndpoint('post', '/notes', {
+  requestBody: { required: true, content: { 'application/json': {} } },
+});
+
+const gatewayCheck = (at: typeof endpoint) => compileRequestChecks([at]).checks.get(at)!;
+const serviceCheck = ({ model }: typeof endpoint) => {
+  // What a generator writes of the operation: the contract carries no responses' schemas.
+  const { name, method, path, parameters, requestBody } = model;
+  const operation = { name, method, path, parameters, requestBody };
+  const check = compileInputChecks({ title: 't', version: '1', dialect: '3.0', operations: [operation] }).get(name)!;
+  return (request: IncomingRequest) => {
+    const result = check({ request } as RequestMessage);
+    return result.ok ? undefined : { message: result.message, problems: result.problems };
+  };
+};
+
+const call = (overrides: Partial<IncomingRequest>): IncomingRequest => ({
+  cookies: {},
+  headers: { 'content-type': 'application/json', 'x-tenant': 'acme' },
+  parameters: { uri: { id: '7' }, query: {} },
+  body: '{"n":1}',
+  ...overrides,
+});
+
+describe("the gateway's --validate and a generated service's input check", () => {
+  it('give the same answer to the same call, whatever is wrong with it', async () => {
+    const calls = [
+      call({}),
+      call({ parameters: { uri: { id: 'seven' }, query: {} }, headers: { 'content-type': 'application/json' } }),
+      call({ body: '{"n":"one"}' }),
+      call({ body: '' }),
+      call({ body: '{nope' }),
+      call({ body: '{}', headers: { 'content-type': 'text/plain', 'x-tenant': 'acme' } }),
+      call({ body: `${'['.repeat(200)}${']'.repeat(200)}` }),
+    ];
+    const gateway = gatewayCheck(endpoint);
+    const service = serviceCheck(endpoint);
+    for (const request of calls) expect(await gateway(request)).toEqual(service(request));
+    expect(await gateway(calls[1])).toEqual({
+      message: 'the request does not match the API description',
+      problems: [
+        { location: 'path.id', message: 'must be integer' },
+        { location: 'header.x-tenant', message: 'is required' },
+      ],
+    });
+  });
+
+  it('refuse a missing body or one that is not JSON where the operation takes JSON of no declared schema', async () => {
+    const gateway = gatewayCheck(noSchema);
+    expect(await gateway(call({ body: '' }))).toMatchObject({
+      problems: [{ location: 'body', message: 'is required' }],
+    });
+    expect(await gateway(call({ body: '{nope' }))).toMatchObject({
+      problems: [{ location: 'body', message: 'is not valid JSON' }],
+    });
+    expect(await gateway(call({ body: '{"any":"thing"}' }))).toBeUndefined();
+  });
+});

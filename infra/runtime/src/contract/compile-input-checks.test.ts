@@ -1,0 +1,74 @@
+import type { IncomingRequest, RequestMessage } from '../wire/types';
+import { compileInputChecks } from './compile-input-checks';
+import type { Contract } from './contract';
+
+const contract: Contract = {
+  title: 'things',
+  version: '1',
+  dialect: '3.0',
+  operations: [
+    {
+      name: 'putThing',
+      method: 'put',
+      path: '/things/{id}',
+      parameters: {
+        path: [{ name: 'id', required: true, schema: { type: 'integer' } }],
+        query: [{ name: 'limit', required: false, schema: { type: 'integer', maximum: 10 } }],
+        header: [{ name: 'X-Tenant', required: true, schema: { type: 'string', minLength: 2 } }],
+      },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { type: 'object', required: ['name'] } } },
+      },
+    },
+  ],
+};
+
+const check = compileInputChecks(contract).get('putThing')!;
+
+function message(request: Partial<IncomingRequest>): RequestMessage {
+  return {
+    topic: 'things',
+    method: 'put',
+    uri: '/things/7',
+    endpointDesc: { method: 'put', uri: '/things/{id}' },
+    request: {
+      cookies: {},
+      headers: { 'content-type': 'application/json', 'x-tenant': 'acme' },
+      parameters: { uri: { id: '7' }, query: { limit: '3' } },
+      body: '{"name":"a"}',
+      ...request,
+    },
+  } as RequestMessage;
+}
+
+describe('compileInputChecks', () => {
+  it('hands the handler parameters coerced, headers by their declared names, and the parsed body', () => {
+    const result = check(message({}));
+    expect(result.ok && { ...result.input, message: undefined }).toEqual({
+      params: { id: 7 },
+      query: { limit: 3 },
+      headers: { 'X-Tenant': 'acme' },
+      body: { name: 'a' },
+      message: undefined,
+    });
+  });
+
+  it('names a header problem by its lower-case name, as the gateway does', () => {
+    expect(check(message({ headers: { 'content-type': 'application/json', 'x-tenant': 'a' } }))).toEqual({
+      ok: false,
+      message: 'the request does not match the API description',
+      problems: [{ location: 'header.x-tenant', message: 'must NOT have fewer than 2 characters' }],
+    });
+    expect(check(message({ headers: { 'content-type': 'application/json' } }))).toMatchObject({
+      problems: [{ location: 'header.x-tenant', message: 'is required' }],
+    });
+  });
+
+  it('refuses a JSON body whose bytes were not UTF-8 (sent on as base64) as not valid JSON, as the gateway does', () => {
+    const result = check(
+      message({ body: Buffer.from('{"name":"\xff"}', 'latin1').toString('base64'), bodyEncoding: 'base64' }),
+    );
+    expect(result).toMatchObject({ ok: false, problems: [{ location: 'body', message: 'is not valid JSON' }] });
+  });
+});
