@@ -1,4 +1,5 @@
 import { connect, type NatsConnection } from 'nats';
+import { readSseEvents } from '@restbus/infra/testing';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { E2E_TAG, REPO_ROOT, startComposeStack, type ComposeStack } from './compose-stack';
 import { describeMockServerAndTool } from './mock-and-tool.cases';
@@ -84,6 +85,36 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
         'luke',
         'leia',
       ]);
+    });
+
+    // The root README's "Watch the persons change", on the stack: `curl -N` on the stream, writes in another terminal.
+    it('streams each acknowledged write on GET /persons/events, whichever replica took it, and resumes after an id', async () => {
+      const leia = { id: 'leia', familyName: 'Organa', givenName: 'Leia (General)' };
+      const live = await readSseEvents(url('/persons/events'), {
+        count: 3,
+        headers: { accept: '*/*' },
+        during: async () => {
+          expect(
+            (await send('PUT', '/persons/rey', { id: 'rey', familyName: 'Skywalker', givenName: 'Rey' })).status,
+          ).toBe(200);
+          expect((await send('PUT', '/persons/leia', leia)).status).toBe(200);
+          expect((await send('DELETE', '/persons/rey')).status).toBe(204);
+        },
+      });
+      expect(live.map(({ event, data }) => [event, data])).toEqual([
+        ['message', { type: 'created', id: 'rey', person: { id: 'rey', familyName: 'Skywalker', givenName: 'Rey' } }],
+        ['message', { type: 'updated', id: 'leia', person: leia }],
+        ['message', { type: 'deleted', id: 'rey' }],
+      ]);
+      const ids = live.map(({ id }) => Number(id));
+      expect(ids).toEqual([ids[0], ids[0] + 1, ids[0] + 2]);
+      const resumed = await readSseEvents(url('/persons/events'), {
+        count: 2,
+        headers: { 'last-event-id': String(ids[0]) },
+      });
+      expect(resumed).toEqual(live.slice(1));
+      // Back as the next tests expect it.
+      expect((await send('PUT', '/persons/leia', persons[1])).status).toBe(200);
     });
 
     it('answers an invalid PUT body with 400 and a JSON error through the whole path', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { connect, Events, type NatsConnection } from 'nats';
-import { recordHostileCounts } from '@restbus/infra/testing';
+import { readSseEvents, recordHostileCounts } from '@restbus/infra/testing';
 
 // The programs as users run them (jest's global setup builds them), and the example this test proves.
 const GATEWAY_MAIN = resolve(__dirname, '../../dist/main.js');
@@ -133,47 +133,24 @@ describe('the NATS permissions of infra/nats/nats-permissions.example.conf', () 
   });
 
   it("let the gateway stream the person API's events from their JetStream stream with its own user, and resume them", async () => {
-    /** Reads SSE events from a GET on /persons/events until `count` have an id; aborts the stream after. */
-    const readEvents = async (count: number, headers: Record<string, string> = {}, write?: () => Promise<void>) => {
-      const abort = new AbortController();
-      const response = await fetch(`${gatewayUrl}/persons/events`, { headers, signal: abort.signal });
-      expect(response.status).toBe(200);
-      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-      await write?.();
-      let text = '';
-      const events: Array<{ id: string; data: unknown }> = [];
-      const deadline = setTimeout(() => abort.abort(), 10_000);
-      try {
-        while (events.length < count) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          text += value;
-          for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-            const block = text.slice(0, end);
-            text = text.slice(end + 2);
-            const id = /^id: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (id !== undefined && data !== undefined) events.push({ id, data: JSON.parse(data) });
-          }
-        }
-      } finally {
-        clearTimeout(deadline);
-        abort.abort();
-      }
-      return events;
-    };
     const han = { id: 'han', familyName: 'Solo', givenName: 'Han' };
-    const live = await readEvents(2, {}, async () => {
-      const put = { method: 'PUT', headers: JSON_TYPE, body: JSON.stringify(han) };
-      expect((await fetch(`${gatewayUrl}/persons/han`, put)).status).toBe(200);
-      expect((await fetch(`${gatewayUrl}/persons/han`, { method: 'DELETE' })).status).toBe(204);
+    const events = `${gatewayUrl}/persons/events`;
+    const live = await readSseEvents(events, {
+      count: 2,
+      during: async () => {
+        const put = { method: 'PUT', headers: JSON_TYPE, body: JSON.stringify(han) };
+        expect((await fetch(`${gatewayUrl}/persons/han`, put)).status).toBe(200);
+        expect((await fetch(`${gatewayUrl}/persons/han`, { method: 'DELETE' })).status).toBe(204);
+      },
     });
     expect(live.map(({ data }) => data)).toEqual([
       { type: 'created', id: 'han', person: han },
       { type: 'deleted', id: 'han' },
     ]);
-    const resumed = await readEvents(1, { 'last-event-id': String(Number(live[1].id) - 1) });
+    const resumed = await readSseEvents(events, {
+      count: 1,
+      headers: { 'last-event-id': String(Number(live[1].id) - 1) },
+    });
     expect(resumed).toEqual([live[1]]);
   });
 

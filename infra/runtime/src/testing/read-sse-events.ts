@@ -1,0 +1,71 @@
+/** One event of a `text/event-stream`, as a client sees it. */
+export interface SseEvent {
+  id?: string;
+  event: string;
+  /** The `data` lines, joined, read as JSON when they are JSON. */
+  data: unknown;
+}
+
+export interface ReadSseOptions {
+  /** How many events (with `data`) to wait for; the stream is closed after them. */
+  count: number;
+  headers?: Record<string, string>;
+  /** Runs once the stream is open (its 200 and headers are in): the writes whose events the test waits for. */
+  during?: () => Promise<void>;
+  /** Gives up (and answers what came) after this long; 10 s by default. */
+  timeoutMs?: number;
+}
+
+function parseEvent(block: string): SseEvent | undefined {
+  const fields: Record<string, string[]> = {};
+  for (const line of block.split('\n')) {
+    if (line === '' || line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    (fields[name] ??= []).push(value);
+  }
+  if (!fields.data) return undefined;
+  const text = fields.data.join('\n');
+  let data: unknown = text;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    // Not JSON: kept as text.
+  }
+  return { ...(fields.id && { id: fields.id[0] }), event: fields.event?.[0] ?? 'message', data };
+}
+
+/**
+ * Opens a GET on an event stream as a browser's EventSource would (with fetch), expects a 200 `text/event-stream`,
+ * runs `during`, and reads events until `count` have come: then closes the stream.
+ */
+export async function readSseEvents(url: string, options: ReadSseOptions): Promise<SseEvent[]> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), options.timeoutMs ?? 10_000);
+  const events: SseEvent[] = [];
+  try {
+    const response = await fetch(url, { headers: options.headers, signal: abort.signal });
+    const type = response.headers.get('content-type') ?? '';
+    if (response.status !== 200 || !type.startsWith('text/event-stream')) {
+      throw new Error(`${url} answered ${response.status} ${type}: ${await response.text()}`);
+    }
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    await options.during?.();
+    let text = '';
+    while (events.length < options.count) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (done) break;
+      text += value.replace(/\r\n?/g, '\n');
+      for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+        const event = parseEvent(text.slice(0, end));
+        text = text.slice(end + 2);
+        if (event) events.push(event);
+      }
+    }
+    return events;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+}
