@@ -68,6 +68,33 @@ describe('createWsSender', () => {
     await waitFor(() => harness.counters.snapshot().openStreams === 0);
   });
 
+  it('writes a burst of events to a client socket in a few writes, not one per event, and in order', async () => {
+    const harness = await startWsServer();
+    const ws = new WebSocket(harness.url);
+    const ids: number[] = [];
+    ws.on('message', (data) => ids.push(Number((JSON.parse(String(data)) as { id: string }).id)));
+    await waitFor(() => harness.clients.length === 1);
+    // Count the server socket's own writes: each _write or _writev is one trip to the kernel.
+    const [served] = harness.server.clients;
+    const socket = (served as unknown as { _socket: Record<'_write' | '_writev', (...args: unknown[]) => unknown> })
+      ._socket;
+    let writes = 0;
+    for (const method of ['_write', '_writev'] as const) {
+      const original = socket[method].bind(socket);
+      socket[method] = (...args: unknown[]) => {
+        writes++;
+        return original(...args);
+      };
+    }
+    const burst = 200;
+    for (let seq = 1; seq <= burst; seq++)
+      harness.clients[0].deliver(createStreamEvent({ event: 'message', data: '{"n":1}', seq }));
+    await waitFor(() => ids.length === burst);
+    expect(ids).toEqual(Array.from({ length: burst }, (_, i) => i + 1));
+    expect(writes).toBeLessThanOrEqual(2);
+    ws.close();
+  });
+
   it('pings on every heartbeat', async () => {
     const harness = await startWsServer({ heartbeatMs: 30 });
     const ws = new WebSocket(harness.url);

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { createClientQueue, DEFAULT_QUEUE_LIMITS, type EventSink, type QueueLimits } from './client-queue';
 import type { Heartbeat } from './heartbeat';
@@ -22,6 +23,8 @@ const TEXT = { binary: false } as const;
 const sizeOf = (event: StreamEvent): number => event.ws().length;
 // ws.OPEN, without importing the value (the package is the caller's).
 const OPEN = 1;
+// ws writes each frame on its own; its maintainers point to corking the socket underneath to batch (ws#1999).
+const socketOf = (ws: WebSocket): Duplex => (ws as unknown as { _socket: Duplex })._socket;
 
 /** Serves streams over WebSockets, over the same bounded queue per client as SSE (createClientQueue). */
 export function createWsSender(options: WsSenderOptions): WsSender {
@@ -34,6 +37,20 @@ export function createWsSender(options: WsSenderOptions): WsSender {
       const ended: (() => void)[] = [];
       let over = false;
       let ready: (() => void) | undefined;
+      let corked = false;
+      const socket = socketOf(ws);
+      // A burst's frames leave in one write at the end of the tick, as Node's HTTP response does for SSE. Corked
+      // frames still count in bufferedAmount, so the mark and the frame callbacks keep the queue's backpressure.
+      const uncorkNow = (): void => {
+        corked = false;
+        socket.uncork();
+      };
+      const corkForTick = (): void => {
+        if (corked) return;
+        corked = true;
+        socket.cork();
+        process.nextTick(uncorkNow);
+      };
       // ws has no 'drain': the callback of the frame that crossed the mark says when it left the buffer. One
       // function per client, passed only on that frame.
       const onSent = (): void => {
@@ -53,6 +70,7 @@ export function createWsSender(options: WsSenderOptions): WsSender {
         write(event) {
           if (ws.readyState !== OPEN) return true;
           const frame = event.ws();
+          corkForTick();
           if (ws.bufferedAmount + frame.length <= highWaterMark) {
             ws.send(frame, TEXT);
             return true;
