@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,21 @@ describe('watchProject', () => {
     dir = await mkdtemp(join(tmpdir(), 'restbus-watch-'));
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  // The mock server says "serving" as soon as watchProject returns: a change made then must not be missed.
+  it('sees a change in a subfolder made as soon as it returns', async () => {
+    await mkdir(join(dir, 'server', 'deep'), { recursive: true });
+    await writeFile(join(dir, 'server', 'deep', 'monitoring.js'), 'exports.isAlive = 1;\n');
+    const seen: string[] = [];
+    const stop = watchProject(dir, () => seen.push('changed'), silentLogger, { debounceMs: 20, settleMs: 50 });
+    try {
+      await writeFile(join(dir, 'server', 'deep', 'monitoring.js'), 'exports.isAlive = 2;\n');
+      for (let waited = 0; seen.length === 0 && waited < 40; waited++) await sleep(50);
+      expect(seen).toEqual(['changed']);
+    } finally {
+      stop();
+    }
+  });
 
   it('waits until a file being written in pieces has stopped changing, then reports the change once', async () => {
     const file = join(dir, 'api.js');

@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { readdirSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Logger } from '@restbus/infra';
@@ -88,9 +88,26 @@ function watchFolders(
     if (info?.isDirectory()) await add(path);
   }
 
-  // The root is watched before this returns, so that a project that cannot be watched at all throws here.
-  watchFolder('');
-  void watchSubfolders('');
+  // The tree as it is now is watched before this returns (the server says "serving" next, and a change made then
+  // must be seen), so that a project that cannot be watched at all throws here; folders made later are followed.
+  const watchTree = (folder: string): void => {
+    if (watchers.has(folder) || IGNORED.test(folder)) return;
+    try {
+      watchFolder(folder);
+    } catch (err) {
+      if (folder === '') throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onError(err, folder);
+      return;
+    }
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(join(root, folder), { withFileTypes: true });
+    } catch {
+      // Gone meanwhile: its parent's watch has seen that.
+    }
+    for (const entry of entries) if (entry.isDirectory()) watchTree(join(folder, entry.name));
+  };
+  watchTree('');
   return () => {
     closed = true;
     for (const watcher of watchers.values()) watcher.close();

@@ -55,9 +55,13 @@ function read(res: IncomingMessage, tally: ClientTally, measured: boolean): void
       if (eventAt < 0) continue;
       const name = block.slice(eventAt + 7, block.indexOf('\n', eventAt));
       const data = JSON.parse(block.slice(block.indexOf('data: ') + 6)) as { n?: number; t?: number; missed?: number };
-      if (name === 'gap') tally.gaps.push(data.missed ?? 0);
-      else if (name === 'message' && typeof data.n === 'number') {
-        if (measured && typeof data.t === 'number') latencies.push(now() - data.t);
+      // A measured client counts the measured events only (they carry `t`) and the gaps among them: one that
+      // connects while the fill still flows may get its tail, and a gap for it, before its first measured event.
+      if (name === 'gap') {
+        if (!measured || tally.messages > 0) tally.gaps.push(data.missed ?? 0);
+      } else if (name === 'message' && typeof data.n === 'number') {
+        if (measured && typeof data.t !== 'number') continue;
+        if (measured) latencies.push(now() - data.t!);
         if (tally.messages > 0 && data.n !== tally.lastN + 1) tally.disorder++;
         tally.messages++;
         tally.lastN = data.n;
