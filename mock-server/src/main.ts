@@ -110,6 +110,7 @@ runMain('restbus-mock', async () => {
     validate: options.validate || undefined,
     bodyLimit: options.bodyLimit,
     stateMemory: options.stateMemory,
+    eventInterval: options.eventInterval,
     limits: toHttpLimits(options),
     logger,
   });

@@ -4,6 +4,7 @@ import Negotiator from 'negotiator';
 import {
   isRestbusError,
   logRequestFailure,
+  readResumePoint,
   refuseRequest,
   RestbusError,
   sendError,
@@ -23,7 +24,6 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 import type { ApiOperation } from '@restbus/openapi';
 import type { CompiledEndpoint } from '../routing/route-table';
 import { expandStreamSubject } from '../streams/expand-stream-subject';
-import { readResumePoint } from '../streams/read-resume-point';
 import { streamKeyOf, type StreamService, type StreamTarget } from '../streams/create-stream-service';
 import type { ServiceAnswer } from '../streams/stream-opener';
 import type { StreamEvent } from '../streams/stream-event';

@@ -8,7 +8,6 @@ export { createHeartbeat } from './heartbeat';
 export type { Heartbeat } from './heartbeat';
 export { createHeldClient } from './held-client';
 export type { HeldClient } from './held-client';
-export { readResumePoint } from './read-resume-point';
 export { createSseWriter } from './sse-writer';
 export type { SseWriter, SseWriterOptions } from './sse-writer';
 export type { StreamClient } from './stream-client';

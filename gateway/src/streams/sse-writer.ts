@@ -1,3 +1,4 @@
+import { SSE_COMMENT, SSE_HEADERS } from '@restbus/infra';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createClientQueue, DEFAULT_QUEUE_LIMITS, type EventSink, type QueueLimits } from './client-queue';
 import type { Heartbeat } from './heartbeat';
@@ -18,14 +19,7 @@ export interface SseWriter {
   open(res: ServerResponse, headers?: OutgoingHttpHeaders): StreamClient;
 }
 
-// no-transform keeps the compression middleware (and proxies) from buffering the stream; X-Accel-Buffering: no
-// keeps nginx from it.
-const SSE_HEADERS: OutgoingHttpHeaders = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  'x-accel-buffering': 'no',
-};
-const COMMENT = Buffer.from(':\n\n');
+const COMMENT = Buffer.from(SSE_COMMENT);
 const sizeOf = (event: StreamEvent): number => event.sse().length;
 
 /** Serves streams as Server-Sent Events over a bounded queue per client (createClientQueue). */

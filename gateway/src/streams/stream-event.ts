@@ -1,3 +1,4 @@
+import { formatSseEvent } from '@restbus/infra';
 /**
  * One event of a stream, shared by every client that gets it: its encoded forms (SSE text, WebSocket frame) are
  * made once, on first use, and the same Buffer is written to every client (no per-client copy).
@@ -19,8 +20,6 @@ export type StreamEventInit =
   | { event: string; seq?: number; data: string }
   /** A message's payload: kept as it is when it is JSON, else made a JSON string (empty: `null`). */
   | { event: string; seq?: number; payload: Uint8Array };
-
-const LINE_BREAK = /\r\n|\r|\n/;
 
 /** JSON text for a payload: as sent when it parses, else the text as a JSON string, so every event's data is JSON. */
 function toJsonText(payload: Uint8Array): string {
@@ -46,12 +45,7 @@ class SharedStreamEvent implements StreamEvent {
 
   sse(): Buffer {
     if (!this.sseText) {
-      // A data line cannot hold a line break: each line of the text is its own `data:` line (the client joins them).
-      const lines = this.data.split(LINE_BREAK);
-      let text = this.seq === undefined ? '' : `id: ${this.seq}\n`;
-      text += `event: ${this.event}\n`;
-      for (const line of lines) text += `data: ${line}\n`;
-      this.sseText = Buffer.from(`${text}\n`);
+      this.sseText = Buffer.from(formatSseEvent({ id: this.seq, event: this.event, data: this.data }));
     }
     return this.sseText;
   }

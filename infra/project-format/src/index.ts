@@ -8,6 +8,7 @@ export { compileUriTemplate, findUriTemplateProblem } from './compile-uri-templa
 export type { UriMatcher } from './compile-uri-template';
 export { createSchemaCheck } from './create-schema-check';
 export type { SchemaProblem } from './create-schema-check';
+export { isEventStreamMethod, isEventStreamResponse, isEventStreamType } from './is-event-stream';
 export { isInside } from './is-inside';
 export { findMethod, listMethods } from './list-methods';
 export { loadProject, MAX_PROJECT_EXPANDED_BYTES } from './load-project';

@@ -74,6 +74,9 @@ export { describeListenError } from './http/describe-listen-error';
 export { createHttpServer, DEFAULT_HTTP_LIMITS } from './http/create-http-server';
 export type { CreateHttpServerOptions, HttpLimits } from './http/create-http-server';
 export type { ListenTarget } from './http/describe-listen-error';
+export { SSE_COMMENT, SSE_HEADERS, formatSseEvent } from './http/event-stream/format-sse-event';
+export type { OutgoingSseEvent } from './http/event-stream/format-sse-event';
+export { readResumePoint } from './http/event-stream/read-resume-point';
 export { allowLinearRegExpFallback, linearPatternEngine } from './validation/linear-pattern-engine';
 export { addLinearUniqueItems } from './validation/add-linear-unique-items';
 export {

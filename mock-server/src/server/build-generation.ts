@@ -2,6 +2,7 @@ import type { Logger } from '@restbus/infra';
 import type { Project } from '@restbus/project-format';
 import { compileProxyRules, type ProxyRules } from '../proxy/compile-proxy-rules';
 import { createLoginCheck, createOpenPathCheck } from '../request/check-login';
+import { DEFAULT_EVENT_INTERVAL_MS, HEARTBEAT_MS } from '../services/answer-event-stream';
 import { createServiceRoutes, type ServiceRouter } from '../services/create-service-routes';
 import { loadImplementations } from '../services/load-implementations';
 import { createMockFiles } from '../services/create-mock-files';
@@ -50,6 +51,8 @@ export interface GenerationOptions {
   validate?: boolean;
   /** What all stateful collections and sessions may hold together, in estimated bytes of memory. */
   stateMemory?: number;
+  /** Between two events of a mocked event stream, in ms (default 1000). */
+  eventInterval?: number;
 }
 
 export async function buildGeneration(
@@ -79,6 +82,7 @@ export async function buildGeneration(
     warn: (message) => warnings.push(message),
     strict,
     requestChecks,
+    eventTiming: { intervalMs: options.eventInterval ?? DEFAULT_EVENT_INTERVAL_MS, heartbeatMs: HEARTBEAT_MS },
   });
   // A broken template is found now, at load, with its line: not by the first request that needs it.
   problems.push(...(await services.checkTemplates()));

@@ -22,6 +22,7 @@ export interface MockCommandLine extends HttpLimitConfig {
   validate: boolean;
   bodyLimit: number;
   stateMemory: number;
+  eventInterval: number;
   logLevel: string;
   logFormat?: LogFormat;
 }
@@ -126,6 +127,15 @@ export const mockProgram: ProgramSpec = {
         maximum: 16 * 1024 * 1024 * 1024,
         default: DEFAULT_STATE_MEMORY,
       },
+    },
+    {
+      key: 'eventInterval',
+      flags: '--event-interval <ms>',
+      env: 'MOCK_EVENT_INTERVAL',
+      description:
+        'between two events of an event stream (a response declaring Content-Type: text/event-stream sends the ' +
+        'items of its mock file one at a time)',
+      schema: { type: 'integer', minimum: 10, maximum: 3_600_000, default: 1000 },
     },
     ...createHttpLimitSettings('MOCK'),
     logLevelSetting,

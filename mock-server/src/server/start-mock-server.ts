@@ -48,6 +48,8 @@ export interface MockServerOptions {
    * past it the sessions used longest ago give way.
    */
   stateMemory?: number;
+  /** Between two events of a mocked event stream, in ms (default 1000). */
+  eventInterval?: number;
   /**
    * Prints `Express server listening on port <N>` on stdout once listening, as upstream rest-tool's server did:
    * test harnesses written for it wait for that line (default true).
@@ -79,6 +81,7 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
       strict: options.strict,
       validate: options.validate,
       stateMemory: options.stateMemory,
+      eventInterval: options.eventInterval,
     });
   };
   const report = (loaded: Generation): void => {

@@ -13,6 +13,7 @@ import {
   type UriMatcher,
 } from '@restbus/project-format';
 import { prepareResponses, type PreparedResponse } from './prepare-responses';
+import { answerEventStream, toMockEvents, type EventStreamTiming } from './answer-event-stream';
 import type { Implementations } from './load-implementations';
 import { isTemplateFile, type MockFiles } from './create-mock-files';
 import { seedOf, toTemplateContext } from './templates/to-template-context';
@@ -55,6 +56,8 @@ export interface ServiceRoutesDeps {
   stateful?: StatefulServices;
   /** --validate: requests are checked against their method's declarations first (400 REQUEST_INVALID). */
   requestChecks?: RequestChecks;
+  /** The pace of event streams (responses declaring `Content-Type: text/event-stream`). */
+  eventTiming?: EventStreamTiming;
 }
 
 const DEFAULT_RESPONSE = 'OK';
@@ -214,9 +217,9 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       }
 
       /** A mock file and the body to send (a template rendered for the request), or why it cannot be sent (logged once per file). */
-      const readMock = async (req: Request, response: PreparedResponse, mockBody: string) => {
+      const readMock = async (req: Request, response: PreparedResponse, mockBody: string, asType?: string) => {
         try {
-          const mock = await mockFiles.read(serviceDir, mockBody, response.declaredType);
+          const mock = await mockFiles.read(serviceDir, mockBody, asType ?? response.declaredType);
           const body = mock.template ? mock.template.render(toTemplateContext(req), seedOf(req)) : mock.body;
           return { mock, body };
         } catch (err) {
@@ -249,6 +252,34 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
         writeResponse(res, undefined, echo, 'application/json', apiVersion, `${why}; answered with the descriptor`);
       };
 
+      /**
+       * An event stream: the events of its mock file, paced. A mock file that cannot be used is a stream without
+       * events and an X-Mock-Warning saying why (500 with `strict`), as other broken mock files fall back.
+       */
+      const answerStream = async (req: Request, res: Response, response: PreparedResponse): Promise<void> => {
+        let events: string[] = [];
+        let warning: string | undefined;
+        if (response.mockBody) {
+          const read = await readMock(req, response, response.mockBody, 'application/json');
+          let problem = read.problem;
+          if (read.mock) {
+            try {
+              events = toMockEvents(read.body.toString());
+            } catch (err) {
+              // A template that rendered something else than JSON for this request.
+              problem = `the mock file ${read.mock.name} did not give JSON: ${(err as Error).message}`;
+              if (strict) throw new RestbusError('MOCK_UNAVAILABLE', problem);
+            }
+          }
+          if (problem !== undefined) warning = `${problem}; the stream sends no events`;
+        }
+        const headers: Record<string, string | string[]> = Object.fromEntries(response.headers);
+        if (warning !== undefined) headers[MOCK_WARNING_HEADER] = toHeaderValue(warning);
+        if (response.cookies.length) headers['set-cookie'] = response.cookies;
+        headers['x-application-api-version'] = apiVersion;
+        answerEventStream(req, res, { status: response.status, headers, events }, deps.eventTiming);
+      };
+
       let handle: ServiceRoute['handle'];
       if (reference) {
         const resolved = implementations.resolve(reference);
@@ -277,6 +308,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       } else {
         handle = async (req, res) => {
           const response = selectResponse(req, responses);
+          if (response?.stream) return answerStream(req, res, response);
           if (response?.mockBody) {
             const read = await readMock(req, response, response.mockBody);
             if (read.mock) writeResponse(res, response, read.body, read.mock.type, apiVersion);
@@ -290,10 +322,12 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
       const templated = [...responses.values()].filter((response) => isTemplateFile(response.mockBody ?? ''));
       for (const response of templated) {
         templateChecks.push(() =>
-          mockFiles.read(serviceDir, response.mockBody ?? '', response.declaredType).then(
-            () => undefined,
-            (err: unknown) => (isMockUnavailable(err) ? err.message : undefined),
-          ),
+          mockFiles
+            .read(serviceDir, response.mockBody ?? '', response.stream ? 'application/json' : response.declaredType)
+            .then(
+              () => undefined,
+              (err: unknown) => (isMockUnavailable(err) ? err.message : undefined),
+            ),
         );
       }
       const route = {

@@ -1,6 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { serialize } from 'cookie';
-import type { MethodDescriptor } from '@restbus/project-format';
+import { isEventStreamType, type MethodDescriptor } from '@restbus/project-format';
 
 /** A declared response, ready to send: status, headers and cookies checked once, at load. */
 export interface PreparedResponse {
@@ -11,6 +11,8 @@ export interface PreparedResponse {
   /** The declared Content-Type, if any. */
   declaredType?: string;
   mockBody?: string;
+  /** `Content-Type: text/event-stream`: the mock file holds the events, sent one at a time (answerEventStream). */
+  stream: boolean;
 }
 
 // Headers about the connection and the framing of the body: the server sets them for what it really sends. A
@@ -90,6 +92,7 @@ export function prepareResponses(
       headers,
       cookies,
       declaredType,
+      stream: isEventStreamType(declaredType),
       mockBody: typeof response.mockBody === 'string' && response.mockBody ? response.mockBody : undefined,
     });
   }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { RestbusError } from '@restbus/infra';
+import { RestbusError } from '../../errors/restbus-error';
 
 const SEQUENCE = /^(0|[1-9][0-9]{0,15})$/;
 

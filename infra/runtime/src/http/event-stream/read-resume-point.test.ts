@@ -1,4 +1,4 @@
-import { isRestbusError } from '@restbus/infra';
+import { isRestbusError } from '../../errors/restbus-error';
 import { readResumePoint } from './read-resume-point';
 
 describe('readResumePoint', () => {
