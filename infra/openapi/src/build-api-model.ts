@@ -134,12 +134,22 @@ function readStream(method: HttpMethod, declared: unknown, responses: ApiRespons
   if (method !== 'get' || !isObject(declared) || typeof declared.subject !== 'string') return undefined;
   const media = findEventStream(responses);
   if (!media) return undefined;
+  return {
+    subject: declared.subject,
+    ...(typeof declared.stream === 'string' && { stream: declared.stream }),
+    ...describeEvents(media),
+  };
+}
+
+/**
+ * The events of a `text/event-stream` media type: the schema of one event's data and its examples, in document
+ * order (the itemSchema's `example` and `examples`, else the media type's), OAS 3.2's whole-event items unwrapped.
+ */
+export function describeEvents(media: ApiMedia): Pick<ApiStream, 'itemSchema' | 'examples'> {
   const data = readEventData(media.itemSchema ?? media.schema);
   const itemExamples = readSchemaExamples(media.itemSchema);
   const examples = itemExamples.length > 0 ? itemExamples : media.examples;
   return {
-    subject: declared.subject,
-    ...(typeof declared.stream === 'string' && { stream: declared.stream }),
     ...(data.schema !== undefined && { itemSchema: data.schema }),
     examples: examples.map((example) => ({ ...example, value: data.unwrap(example.value) })),
   };

@@ -16,7 +16,7 @@ export type {
   JsonSchema,
   ParameterLocation,
 } from './api-model';
-export { buildApiModel, type BuildOptions } from './build-api-model';
+export { buildApiModel, describeEvents, type BuildOptions } from './build-api-model';
 export { nameOperation } from './name-operation';
 export { readApiDescription, type ApiDescription, type ReadOptions } from './read-api-description';
 export { checkRoutes, type CheckedRoutes } from './check-routes';

@@ -1,5 +1,7 @@
 import { posix, resolve } from 'node:path';
 import {
+  isEventStreamMethod,
+  isEventStreamResponse,
   listMethods,
   type FieldList as DeclaredFields,
   type ProjectConfig,
@@ -189,6 +191,7 @@ export function buildServiceView(
       cookies: toFields(response.cookies),
       body: toRef(refer(response.mockBody, true)),
       schema: toRef(refer(response.validationSchema, true)),
+      stream: isEventStreamResponse(response),
     }));
     const requestBody = refer(request.mockBody, true);
     const testCases = (method.testCases ?? []).map((testCase) => {
@@ -232,6 +235,7 @@ export function buildServiceView(
         parameters: request.parameters ?? [],
         headers: request.headers,
         body: toFormBody(requestBody),
+        stream: isEventStreamMethod(method),
       }),
       responses,
       hasResponses: responses.length > 0,

@@ -30,6 +30,8 @@ export interface TryItView {
   bodyRows: number;
   /** Why the body is not prefilled although the method has an example body; '' otherwise. */
   bodyNote: string;
+  /** The method answers an event stream: the form watches its events as they arrive instead of waiting for a body. */
+  stream: boolean;
 }
 
 export interface TryItInput {
@@ -40,6 +42,8 @@ export interface TryItInput {
   headers: FieldList | undefined;
   /** The request's example body: its text (pretty JSON, or as written), or why it cannot be put into the form. */
   body: { text: string; json: boolean } | { note: string } | undefined;
+  /** Whether the method answers an event stream (isEventStreamMethod). */
+  stream?: boolean;
 }
 
 /** The methods whose Try-it form has a body. */
@@ -79,6 +83,9 @@ export function buildTryIt(input: TryItInput): TryItView {
 
   const lines = (input.headers ?? []).map(({ field, content }) => ({ field, content }));
   const has = (field: string): boolean => lines.some((line) => line.field.toLowerCase() === field.toLowerCase());
+  const stream = input.stream === true;
+  // What EventSource sends: a server that negotiates (the gateway) answers the stream to it.
+  if (stream && !has('Accept')) lines.push({ field: 'Accept', content: 'text/event-stream' });
   for (const parameter of parameters) {
     if (parameter.kind !== 'HEADER' || has(parameter.name)) continue;
     const value = toValue(parameter.default);
@@ -108,5 +115,6 @@ export function buildTryIt(input: TryItInput): TryItView {
     body,
     bodyRows: rowsFor(body, 16),
     bodyNote: example && 'note' in example ? example.note : '',
+    stream,
   };
 }

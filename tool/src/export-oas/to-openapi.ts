@@ -2,7 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { isJsonMediaType, RestbusError } from '@restbus/infra';
-import { listMethods, type MethodDescriptor, type Project, type RequestParameter } from '@restbus/project-format';
+import {
+  isEventStreamResponse,
+  listMethods,
+  type MethodDescriptor,
+  type Project,
+  type RequestParameter,
+} from '@restbus/project-format';
 import { showPath } from '../project/show-path';
 import { embedSchema, type SchemaComponents } from './embed-schema';
 import { isTextType, mediaTypeOf } from './media-type';
@@ -153,6 +159,17 @@ async function toResponses(
     const mediaType = mediaTypeOf(response.headers, mockBody ?? schemaFile);
     const content = ((entry.content as Json | undefined) ?? {}) as Record<string, Json>;
     const media = (content[mediaType] ??= {});
+    if (isEventStreamResponse(response)) {
+      // OAS 3.2's sequential media type: the schema file describes one event, the mock file lists the events.
+      const items = mockBody ? await readParsed(resolve(serviceDir, mockBody), JSON.parse, show) : undefined;
+      const schema = schemaFile ? await readSchema(resolve(serviceDir, schemaFile), components, show) : undefined;
+      if (media.itemSchema === undefined && (schema || items !== undefined)) {
+        const examples = items === undefined ? [] : Array.isArray(items) ? items : [items];
+        media.itemSchema = { ...(schema ?? {}), ...(examples.length && { examples }) };
+      }
+      entry.content = content;
+      continue;
+    }
     // Two responses with one status (an OK and a named variant): the first one's example is kept.
     if (mockBody && media.example === undefined) {
       const example = await readExample(resolve(serviceDir, mockBody), mediaType, show);

@@ -113,4 +113,51 @@ describe('rest-tool import-oas reads parameters, bodies and responses from the m
     expect(post.request).toMatchObject({ description: 'the new thing', mockBody: 'postCollection-requestBody.json' });
     expect(file).toEqual({ name: 'Rex' });
   });
+
+  it('makes an event stream of a GET answering text/event-stream: its examples the events, its itemSchema the schema of one, no test case', async () => {
+    const { descriptor, file, stderr } = await importOne(
+      {
+        openapi: '3.1.0',
+        info: { title: 'api', version: '1' },
+        paths: {
+          '/orders/events': {
+            get: {
+              'x-restbus-stream': { subject: 'orders.events' },
+              responses: {
+                '200': {
+                  description: 'one event per change',
+                  content: {
+                    'text/event-stream': {
+                      itemSchema: {
+                        type: 'object',
+                        required: ['type'],
+                        properties: { type: { type: 'string' } },
+                        examples: [{ type: 'created' }, { type: 'shipped' }],
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      {},
+      'orders/events',
+      'getCollection-events.json',
+    );
+    expect(stderr).toBe('');
+    expect(file).toEqual([{ type: 'created' }, { type: 'shipped' }]);
+    const get = (descriptor.methods as Record<string, Json>).GET;
+    expect(get.responses).toEqual([
+      expect.objectContaining({
+        name: 'OK',
+        headers: [{ field: 'Content-Type', content: 'text/event-stream' }],
+        mockBody: 'getCollection-events.json',
+        validationSchema: 'getCollection-eventSchema.json',
+      }),
+    ]);
+    expect(get.request).toMatchObject({ headers: [{ field: 'Accept', content: 'text/event-stream' }] });
+    expect(get.testCases).toBeUndefined();
+  });
 });

@@ -1,5 +1,6 @@
 import { isJsonMediaType } from '@restbus/infra';
-import type { ApiMedia } from '@restbus/openapi';
+import { describeEvents, type ApiMedia } from '@restbus/openapi';
+import { isEventStreamType } from '@restbus/project-format';
 import { schemaOf, type MappingContext } from './mapping-context';
 import { sampleFromSchema } from './sample-from-schema';
 import type { Schema } from './to-json-schema';
@@ -44,3 +45,28 @@ export function contentBody(
 /** A body's mock: its example, else a sample built from its schema; undefined when it has neither. */
 export const mockOf = (body: Body): unknown =>
   body.example !== undefined ? body.example : body.schema !== undefined ? sampleFromSchema(body.schema) : undefined;
+
+/** An event stream answer as the project holds it: the events' data (its mock file) and the schema of one event. */
+export interface EventsBody {
+  mediaType: string;
+  events: unknown[];
+  schema?: Schema;
+}
+
+/**
+ * The `text/event-stream` media type of a content map, if it has one, and the rest of the map. Its events are the
+ * examples of one event (describeEvents: OAS 3.2's whole-event items unwrapped), else one sample of its schema.
+ */
+export function splitEventStream(
+  context: MappingContext,
+  content: Readonly<Record<string, ApiMedia>> | undefined,
+): { events?: EventsBody; rest: Readonly<Record<string, ApiMedia>> | undefined } {
+  const type = Object.keys(content ?? {}).find((name) => isEventStreamType(name));
+  if (!content || type === undefined) return { rest: content };
+  const { [type]: media, ...rest } = content;
+  const described = describeEvents(media);
+  const schema = described.itemSchema !== undefined ? schemaOf(context, described.itemSchema) : undefined;
+  let events: unknown[] = described.examples.map((example) => example.value ?? null);
+  if (!events.length && schema !== undefined) events = [sampleFromSchema(schema)];
+  return { events: { mediaType: type, events, ...(schema !== undefined && { schema }) }, rest };
+}

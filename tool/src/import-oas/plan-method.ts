@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ApiOperation, ApiParameter, ApiResponse, ParameterLocation } from '@restbus/openapi';
 import type { ServiceType } from '../add/service-spec';
 import { capitalise } from '../add/to-identifier';
-import { contentBody, mockOf, type Body } from './map-bodies';
+import { contentBody, mockOf, splitEventStream, type Body } from './map-bodies';
 import { sampleParameter, toParameter, type Parameter } from './map-parameters';
 import { isHeaderText, schemaOf, toHeaderText, type MappingContext } from './mapping-context';
 import type { Json } from './refs';
@@ -82,10 +82,10 @@ function planResponses(
   input: MethodInput,
   prefix: string,
   where: string,
-): { responses: Json[]; ok?: { statusCode: unknown; mediaType?: string } } {
+): { responses: Json[]; ok?: { statusCode: unknown; mediaType?: string; stream: boolean } } {
   const okStatus = findOkStatus(input.model.responses.map(({ key }) => key));
   const responses: Json[] = [];
-  let ok: { statusCode: unknown; mediaType?: string } | undefined;
+  let ok: { statusCode: unknown; mediaType?: string; stream: boolean } | undefined;
   for (const response of input.model.responses) {
     const status = response.key;
     const isOk = status === okStatus;
@@ -97,9 +97,16 @@ function planResponses(
       reason: description || STATUS_CODES[status] || status,
     };
     const responseWhere = `${where}: response ${status}`;
-    const body = contentBody(context, response.content, responseWhere);
+    // A GET's event stream (Server-Sent Events) is its answer, whatever else it offers: its events become the mock file.
+    const split = input.method === 'GET' ? splitEventStream(context, response.content) : undefined;
+    const stream = split?.events;
+    for (const type of stream ? Object.keys(split?.rest ?? {}) : []) {
+      context.warn(`${responseWhere} as ${type} left out (the event stream is imported)`);
+    }
+    const body = stream ? undefined : contentBody(context, split?.rest ?? response.content, responseWhere);
+    const mediaType = stream?.mediaType ?? body?.mediaType;
     const headers = [
-      ...(body ? [{ field: 'Content-Type', content: body.mediaType }] : []),
+      ...(mediaType ? [{ field: 'Content-Type', content: mediaType }] : []),
       ...planResponseHeaders(context, response, responseWhere),
     ];
     if (headers.length) planned.headers = headers;
@@ -115,7 +122,18 @@ function planResponses(
         context.counts.schemaFiles += 1;
       }
     }
-    if (isOk) ok = { statusCode, mediaType: body?.mediaType };
+    if (stream) {
+      const tag = isOk ? '' : `-${String(statusCode)}`;
+      if (stream.events.length) {
+        planned.mockBody = input.addJsonFile(`${prefix}${tag}-events.json`, stream.events);
+        context.counts.mockFiles += 1;
+      }
+      if (stream.schema !== undefined) {
+        planned.validationSchema = input.addJsonFile(`${prefix}${tag}-eventSchema.json`, stream.schema);
+        context.counts.schemaFiles += 1;
+      }
+    }
+    if (isOk) ok = { statusCode, mediaType, stream: stream !== undefined };
     responses.push(planned);
     context.counts.responses += 1;
   }
@@ -213,7 +231,8 @@ export function planMethod(context: MappingContext, input: MethodInput): Json {
   if (model.description !== undefined) planned.notes = model.description;
   if (Object.keys(request).length) planned.request = request;
   planned.responses = responses;
-  if (ok && typeof ok.statusCode === 'number') {
+  // A test that reads the whole answer never ends on an event stream: none is made for one.
+  if (ok && typeof ok.statusCode === 'number' && !ok.stream) {
     planned.testCases = [
       planTestCase(input, { summary, parameters, declared, headers, mockBody: request.mockBody }, ok),
     ];
