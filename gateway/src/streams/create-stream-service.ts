@@ -90,6 +90,7 @@ export function createStreamService(options: StreamServiceOptions): StreamServic
       return feeds.attach(spec, client);
     },
     size: () => feeds?.size() ?? 0,
+    held: () => feeds?.held() ?? 0,
     close: async () => feeds?.close(),
   };
   const opener = createStreamOpener({ sources, registry, sse, ws, logger });

@@ -31,6 +31,11 @@ export interface EventSourcesOptions {
    * consumer's node was restarted waited about 30 s for their next event.
    */
   expiresMs?: number;
+  /**
+   * The most live events held for one client while its replay runs (default 1,000); past it they are dropped and
+   * replayed from the stream afterwards, so a slow replay costs bounded memory and still loses nothing.
+   */
+  holdMax?: number;
 }
 
 export interface EventSources {
@@ -42,6 +47,8 @@ export interface EventSources {
   attach(spec: StreamSpec, client: StreamClient): Promise<() => void>;
   /** Feeds running: one per concrete subject (and stream), whatever the number of clients. */
   size(): number;
+  /** Live events held for clients whose replay runs (at most `holdMax` per client). */
+  held(): number;
   /** Stops every feed (shutdown); clients are ended by their owner (createStreamRegistry). */
   close(): Promise<void>;
 }
@@ -52,6 +59,8 @@ interface Member {
   lastSeq: number;
   /** Live events held while the client's replay runs. */
   held?: StreamEvent[];
+  /** Live events were dropped from `held` at its bound: the replay goes on to the stream's end again. */
+  overflowed?: boolean;
   /** Stops the client's replay when it leaves in the middle of it. */
   stopReplay?: () => void;
 }
@@ -80,10 +89,15 @@ function deliverTo(member: Member, event: StreamEvent): void {
   member.client.deliver(event);
 }
 
-function fanOut(members: Set<Member>, event: StreamEvent): void {
+function fanOut(members: Set<Member>, event: StreamEvent, holdMax: number): void {
   for (const member of members) {
-    if (member.held) member.held.push(event);
-    else deliverTo(member, event);
+    if (!member.held) deliverTo(member, event);
+    else if (member.held.length < holdMax || event.seq === undefined) member.held.push(event);
+    else {
+      // The stream keeps it: the replay fetches it again, rather than this process keeping it for a slow client.
+      member.held = member.held.filter((held) => held.seq === undefined);
+      member.overflowed = true;
+    }
   }
 }
 
@@ -103,7 +117,8 @@ function createCoreSource(nc: NatsConnection, subject: string, logger: Logger): 
         logger.warn({ err, subject }, 'stream subscription failed');
         return;
       }
-      fanOut(members, createStreamEvent({ event: MESSAGE, payload: msg.data }));
+      // Only a resuming client (of a JetStream stream) holds events: here every client is live.
+      fanOut(members, createStreamEvent({ event: MESSAGE, payload: msg.data }), Infinity);
     },
   });
   return {
@@ -130,10 +145,10 @@ function createJetStreamSource(
   links: Promise<JetStreamLinks>,
   nc: NatsConnection,
   spec: { subject: string; stream: string },
-  options: { logger: Logger; expiresMs: number },
+  options: { logger: Logger; expiresMs: number; holdMax: number },
 ): Source {
   const { subject, stream } = spec;
-  const { logger, expiresMs } = options;
+  const { logger, expiresMs, holdMax } = options;
   const members = new Set<Member>();
   let created = '';
   let lastSeq = 0;
@@ -169,7 +184,7 @@ function createJetStreamSource(
         return;
       }
       lastSeq = m.seq;
-      fanOut(members, event);
+      fanOut(members, event, holdMax);
     };
     const consumed = await next.consume({ callback: onMessage, expires: expiresMs });
     if (serial !== generation || stopped) {
@@ -205,7 +220,7 @@ function createJetStreamSource(
       for (const event of held ?? []) {
         if (event.seq !== undefined && event.seq <= lastSeq) continue;
         lastSeq = event.seq ?? lastSeq;
-        fanOut(members, event);
+        fanOut(members, event, holdMax);
       }
       return;
     }
@@ -214,7 +229,7 @@ function createJetStreamSource(
     lastSeq = 0;
     stopConsumer();
     const from = Math.max(1, info.state.first_seq);
-    fanOut(members, resetEvent({ reason: 'recreated', firstId: String(from) }));
+    fanOut(members, resetEvent({ reason: 'recreated', firstId: String(from) }), holdMax);
     await startConsumer(from);
   };
   const check = (): void => {
@@ -276,6 +291,12 @@ function createJetStreamSource(
           deliverTo(member, resetEvent({ reason: 'expired', firstId: String(from) }));
         }
         if (from <= state.last_seq) await replay(member, from, state.last_seq);
+        // Live events were dropped meanwhile (too many to hold): replay again up to where the stream is now.
+        while (member.overflowed) {
+          member.overflowed = false;
+          const now = (await jsm.streams.info(stream)).state;
+          if (member.lastSeq < now.last_seq) await replay(member, member.lastSeq + 1, now.last_seq);
+        }
       } finally {
         const held = member.held ?? [];
         member.held = undefined;
@@ -298,6 +319,7 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
   const { nc } = options;
   const logger = options.logger.child({ component: 'streams' });
   const expiresMs = options.expiresMs ?? 5_000;
+  const holdMax = options.holdMax ?? 1_000;
   const sources = new Map<string, Source>();
   let links: Promise<JetStreamLinks> | undefined;
   const jetStream = (): Promise<JetStreamLinks> =>
@@ -313,7 +335,7 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
               jetStream(),
               nc,
               { subject: spec.subject, stream: spec.stream },
-              { logger, expiresMs },
+              { logger, expiresMs, holdMax },
             )
           : createCoreSource(nc, spec.subject, logger);
         sources.set(key, source);
@@ -343,6 +365,11 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
       return leave;
     },
     size: () => sources.size,
+    held() {
+      let count = 0;
+      for (const source of sources.values()) for (const member of source.members) count += member.held?.length ?? 0;
+      return count;
+    },
     async close() {
       for (const source of sources.values()) source.stop();
       sources.clear();
