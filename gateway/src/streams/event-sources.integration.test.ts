@@ -118,6 +118,16 @@ describe('createEventSources with a JetStream stream', () => {
     await waitFor(() => sources.size() === 0, 'the source to close');
   });
 
+  it('refuses a subject its stream does not keep as a mistake of the declaration (500), not as a store that is away', async () => {
+    const { stream } = await createStream();
+    const attached = sources.attach({ subject: 'elsewhere.persons.1', stream }, createTestClient());
+    await expect(attached).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: expect.stringContaining(`the JetStream stream ${stream} does not keep the subject elsewhere.persons.1`),
+    });
+    expect(sources.size()).toBe(0);
+  });
+
   it('deletes its consumer when its last client leaves', async () => {
     const { stream, subject } = await createStream();
     const detach = await sources.attach({ subject, stream }, createTestClient());

@@ -9,9 +9,10 @@ import {
   type NatsConnection,
   type Subscription,
 } from 'nats';
-import { RestbusError, type Logger } from '@restbus/infra';
+import { isRestbusError, RestbusError, type Logger } from '@restbus/infra';
 import type { StreamClient } from './stream-client';
 import { createStreamEvent, type StreamEvent } from './stream-event';
+import { subjectMatches } from './subject-matches';
 
 /** What one client asks for: a concrete subject (expandStreamSubject), its JetStream stream, where to resume. */
 export interface StreamSpec {
@@ -243,6 +244,15 @@ function createJetStreamSource(
   const ready = (async () => {
     const { jsm } = await links;
     const info = await jsm.streams.info(stream);
+    // A consumer filtered on a subject the stream does not keep is never made: nats.js would retry it forever.
+    const kept = info.config.subjects ?? [];
+    if (kept.length > 0 && !kept.some((filter) => subjectMatches(filter, subject))) {
+      throw new RestbusError(
+        'INTERNAL',
+        `the JetStream stream ${stream} does not keep the subject ${subject} (it keeps ${kept.join(', ')}): ` +
+          "the operation's x-restbus-stream and the stream disagree",
+      );
+    }
     created = info.created;
     lastSeq = info.state.last_seq;
     await startConsumer(info.state.last_seq + 1);
@@ -360,7 +370,7 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
         if (resuming) await current.resume(member, spec.since ?? 0);
       } catch (err) {
         leave();
-        throw spec.stream ? storeUnavailable(spec.stream, err) : err;
+        throw spec.stream && !isRestbusError(err) ? storeUnavailable(spec.stream, err) : err;
       }
       return leave;
     },
