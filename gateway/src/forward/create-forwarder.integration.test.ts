@@ -76,6 +76,8 @@ describe('forwarding a call', () => {
       traceparent: expect.stringMatching(/^00-[\da-f]{32}-[\da-f]{16}-01$/),
       'x-request-id': response.headers.get('x-request-id'),
       'Restbus-Reply-Form': 'body-apart',
+      // The time the call still has, in whole ms: the service answers by then.
+      'Restbus-Deadline-Ms': expect.stringMatching(/^\d+$/),
     });
     const message = received.message!;
     expect(message).toMatchObject({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createInbox, DebugEvents, Events, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
-import { RestbusError } from '@restbus/infra';
+import { RestbusError, SERVICE_ERROR_CODE_HEADER, setCarriedBudget } from '@restbus/infra';
 import type { CallResend } from './resend-policy';
 
 interface Pending {
@@ -17,6 +17,11 @@ interface Pending {
   hedgeAt: number;
   /** The connection attempt the call was handed to nats.js on (see `attempt` in createRequestMux). */
   attempt: number;
+  /** How many times it was published, and how many of those copies answered. */
+  copies: number;
+  answered: number;
+  /** A 5xx reply of one copy, kept while another copy may still answer better (see onReply). */
+  held?: Msg;
 }
 
 export interface RequestMux {
@@ -27,6 +32,11 @@ export interface RequestMux {
 }
 
 const SWEEP_MS = 25;
+
+/** A reply flagged with a 5xx service error code: the service failed this time, another copy may not. */
+function isServerError(msg: Msg): boolean {
+  return msg.headers?.get(SERVICE_ERROR_CODE_HEADER).startsWith('5') ?? false;
+}
 
 /**
  * Request/reply over one wildcard inbox subscription, as nats.js does internally, but without what makes its
@@ -45,6 +55,12 @@ const SWEEP_MS = 25;
  * A node that dies can also take a call with it while the gateway's own connection stays: the service that got
  * it was connected there, or the reply was routed through it. A hedged call is published once more when its reply
  * is late, with the same token, so one of the two answers it.
+ *
+ * Every copy carries the time the call still has when it is published (DEADLINE_HEADER, in ms): its service
+ * answers by then (a write waiting out a JetStream election answers 503 just before), so a hedged copy, sent at
+ * half the timeout, is given the other half, not a whole timeout the gateway will not wait. Of the copies, a
+ * success answers the call whenever it comes; a 5xx (or "no responders") answers it only once no other copy is
+ * out, else at the deadline: a 503 from the copy that met the election first must not beat the other's success.
  *
  * Each call's token is random (a v4 UUID: 122 random bits), not a counter: every service that gets a call sees its
  * reply subject, and one that could publish to the inbox (NATS permissions looser than the README's) could answer
@@ -66,9 +82,19 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
       const token = msg.subject.slice(inbox.length);
       const call = waiting.get(token);
       if (!call) return; // a reply that came after its timeout, or the second reply of a call published twice
+      call.answered++;
+      const noResponder = msg.data.length === 0 && msg.headers?.code === 503;
+      // A copy that failed (a 503 after its service waited out what it could of an election, nobody subscribed
+      // for a moment) does not answer a call whose other copy is still out: that one may yet succeed, and a
+      // success that comes later beats a failure that comes first. The failure is kept for the deadline.
+      if (call.answered < call.copies && (noResponder || isServerError(msg))) {
+        if (!noResponder) call.held = msg;
+        return;
+      }
       waiting.delete(token);
-      if (msg.data.length === 0 && msg.headers?.code === 503) {
-        call.reject(new RestbusError('NO_RESPONDER', 'no service answers on this subject'));
+      if (noResponder) {
+        if (call.held) call.resolve(call.held);
+        else call.reject(new RestbusError('NO_RESPONDER', 'no service answers on this subject'));
       } else {
         call.resolve(msg);
       }
@@ -83,20 +109,25 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
       if (call.hedgeAt <= now) publish(token, call);
       if (call.deadline > now) continue;
       waiting.delete(token);
-      call.reject(
-        call.attempt === attempt
-          ? new RestbusError('UPSTREAM_TIMEOUT', `the service did not reply within ${call.timeoutMs} ms`)
-          : new RestbusError(
-              'NATS_UNAVAILABLE',
-              'the message bus connection was lost while the call was in flight; it may or may not have been applied',
-            ),
-      );
+      if (call.held) call.resolve(call.held);
+      else
+        call.reject(
+          call.attempt === attempt
+            ? new RestbusError('UPSTREAM_TIMEOUT', `the service did not reply within ${call.timeoutMs} ms`)
+            : new RestbusError(
+                'NATS_UNAVAILABLE',
+                'the message bus connection was lost while the call was in flight; it may or may not have been applied',
+              ),
+        );
     }
   }, SWEEP_MS);
   sweep.unref();
 
   function send(token: string, call: Pending): void {
     call.attempt = attempt;
+    call.copies++;
+    // Each copy says how long the gateway still waits for it, so that its service answers (a 503, say) in time.
+    setCarriedBudget(call.headers, call.deadline - performance.now());
     try {
       nc.publish(call.subject, call.data, { reply: `${inbox}${token}`, headers: call.headers });
     } catch (err) {
@@ -165,6 +196,8 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
           retryable: resend.retryable,
           hedgeAt,
           attempt,
+          copies: 0,
+          answered: 0,
         });
         if (outgoing.push(token) === 1) setImmediate(sendOutgoing);
       });

@@ -14,7 +14,9 @@ import type { HttpMethod } from '@restbus/infra';
  * 3. **The request or reply was lost in between** (routed through the dead node): no answer ever comes. A
  *    retryable call is published once more at half its timeout (`hedgeAfterMs`), to whichever replica takes it.
  *
- * Every resend keeps the call's reply token and deadline: the first reply answers it, the timeout never grows.
+ * Every resend keeps the call's reply token and deadline, the timeout never grows, and each copy carries what is left
+ * of it (Restbus-Deadline-Ms), so the service that gets a resend answers while the gateway still waits. The first
+ * success answers the call; a copy's 5xx waits for the other copies (see createRequestMux).
  */
 export interface ResendPolicy {
   /** How long a call waits for the link to reach another server before it is answered 503. */

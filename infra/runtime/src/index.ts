@@ -30,7 +30,15 @@ export type { NatsLink, NatsLinkOptions } from './nats/create-nats-link';
 export type { NatsSecurity, NatsTlsFiles } from './nats/to-nats-security-options';
 export { pingService } from './healthcheck/ping-service';
 export { decodeResponseMessage, describeSchemaErrors, encodeMessage } from './wire/codec';
-export { MESSAGE_TYPE_HEADER, RPC_REQUEST, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from './wire/headers';
+export {
+  DEADLINE_HEADER,
+  MESSAGE_TYPE_HEADER,
+  RPC_REQUEST,
+  SERVICE_ERROR_CODE_HEADER,
+  SERVICE_ERROR_HEADER,
+  readCarriedBudget,
+  setCarriedBudget,
+} from './wire/headers';
 export { HTTP_METHODS } from './wire/schemas';
 export { toTopic } from './wire/topic';
 export { replyError, replyJson } from './wire/replies';

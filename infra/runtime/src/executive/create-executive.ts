@@ -16,6 +16,7 @@ import { createLogger, type LogFormat } from '../logging/create-logger';
 import { createNatsLink } from '../nats/create-nats-link';
 import { startResponder, type Route } from '../nats/start-responder';
 import { adaptHandler, type Handler } from './adapt-handler';
+import { carryDeadlines } from './carry-deadlines';
 import { guardUnhandledRejections } from './handler-scope';
 
 /** The settings every service has. */
@@ -147,7 +148,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
         checkNotStopped();
       }
       const responder = await startResponder({
-        nc,
+        nc: carryDeadlines(nc),
         logger,
         name: options.name,
         version: options.version,

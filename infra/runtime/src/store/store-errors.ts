@@ -14,6 +14,10 @@ const DEFAULT_WAIT_MS = 5000;
 const ANSWER_MARGIN_MS = 150;
 const FIRST_PAUSE_MS = 50;
 const LONGEST_PAUSE_MS = 500;
+// What the last attempt before the deadline is given if it can: a KV write's round trip to a new leader.
+const LAST_ATTEMPT_MS = 50;
+// Attempts close to the deadline come at least this far apart, however little is left.
+const SHORTEST_PAUSE_MS = 10;
 
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof RestbusError) return err.code === 'STORE_UNAVAILABLE';
@@ -83,9 +87,12 @@ export async function retryWhileUnavailable<R>(
       return await within(operation(), until - performance.now());
     } catch (err) {
       const retriable = isUnavailable(err) || isStreamMissing(err);
-      if (!retriable || performance.now() + wait >= until) throw toStoreError(err, bucket);
+      // The last pauses are cut to what is left, so the last attempt comes just before the deadline: an election
+      // that ends then still gets the write through, instead of a 503 given up to a whole pause early.
+      const left = until - performance.now();
+      if (!retriable || left < SHORTEST_PAUSE_MS * 2) throw toStoreError(err, bucket);
       await recover(err).catch(() => undefined);
-      await pause(wait);
+      await pause(Math.max(SHORTEST_PAUSE_MS, Math.min(wait, left - LAST_ATTEMPT_MS)));
     }
   }
 }
