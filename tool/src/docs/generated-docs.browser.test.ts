@@ -1,28 +1,23 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '@restbus/infra';
 import { startMockServer, type MockServer } from '@restbus/mock-server';
 import { FIXTURE_FILES, writeFiles } from './__tests__/fixture-project';
 import { MANIFEST_FILE } from './docs-manifest';
 import { generateDocs } from './generate-docs';
+import { ARTIFACTS, launchChromium } from './__tests__/launch-chromium';
 
 // The generated docs opened from disk in Debian's Chromium: every page renders, every link resolves, nothing is
 // fetched from the network, nothing logs an error. A missing browser fails the test; it is never skipped.
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = resolve(__dirname, '..', '..', 'test-artifacts');
 
 let root: string;
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
-  }
   root = await mkdtemp(join(tmpdir(), 'rest-tool-browser-'));
-  browser = await chromium.launch({ executablePath: CHROMIUM });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createLogger } from '@restbus/infra';
 import { recordHostileCounts } from '@restbus/infra/testing';
 import { startMockServer, type MockServer } from '@restbus/mock-server';
@@ -11,13 +10,12 @@ import { hostileOpenApi, hostileProjectFiles, PAYLOAD_COUNT } from './__tests__/
 import { MANIFEST_FILE } from './docs-manifest';
 import { generateDocs } from './generate-docs';
 import { importOpenApi } from '../import-oas/import-openapi';
+import { ARTIFACTS, launchChromium } from './__tests__/launch-chromium';
 
 // The docs of a project written by an attacker, served by the mock server as users open them (`/docs/` on the API's
 // own origin) in Debian's Chromium: every page opened, every link, button and summary clicked. No dialog may open,
 // no page may leave the local server (a plainly off-site link opens apart: new tab, no opener), nothing may be
 // fetched from another host, and no script of the project's may run or be refused by the page's policy.
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = resolve(__dirname, '..', '..', 'test-artifacts');
 
 /** What a run found; every count is expected to be zero. */
 interface Found {
@@ -249,11 +247,8 @@ let root: string;
 let browser: Browser;
 const servers: MockServer[] = [];
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
-  }
   root = await mkdtemp(join(tmpdir(), 'rest-tool-hostile-docs-'));
-  browser = await chromium.launch({ executablePath: CHROMIUM });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

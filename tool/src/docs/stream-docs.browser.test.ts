@@ -1,17 +1,15 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { createLogger } from '@restbus/infra';
 import { startMockServer, type MockServer } from '@restbus/mock-server';
 import { SERVER_CONFIG, writeFiles } from './__tests__/fixture-project';
 import { generateDocs } from './generate-docs';
+import { ARTIFACTS, launchChromium } from './__tests__/launch-chromium';
 
 // The docs page of an event stream, served by the mock server, in Debian's Chromium: Try it watches the events
 // arrive. A missing browser fails the test; it is never skipped.
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = resolve(__dirname, '..', '..', 'test-artifacts');
 
 const EVENTS = `name: Order events
 description: What happens to orders, as it happens.
@@ -47,9 +45,6 @@ let browser: Browser;
 let server: MockServer;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
-  }
   root = await mkdtemp(join(tmpdir(), 'rest-tool-stream-docs-'));
   const dir = await writeFiles(root, {
     'server/config.yml': SERVER_CONFIG,
@@ -72,7 +67,7 @@ beforeAll(async () => {
     logger,
     eventInterval: 300,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
