@@ -1,4 +1,5 @@
 import { get, type IncomingMessage } from 'node:http';
+import { createSseParser } from '@restbus/infra/testing';
 import { openInBatches, type BenchEvent, type ClientSet, type Receive, type ReceiveOther } from './bench-event';
 
 /**
@@ -35,25 +36,12 @@ function openOne(url: string, index: number, receive: Receive, other: ReceiveOth
         reject(new Error(`SSE client ${index}: ${res.statusCode} ${res.headers['content-type']}`));
         return;
       }
-      let pending = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        pending += chunk;
-        let end: number;
-        while ((end = pending.indexOf('\n\n')) >= 0) {
-          const block = pending.slice(0, end);
-          pending = pending.slice(end + 2);
-          let event = 'message';
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data = data ? `${data}\n${line.slice(6)}` : line.slice(6);
-          }
-          if (!data) continue; // `retry:`, a keep-alive comment
-          if (event === 'message') receive(index, JSON.parse(data) as BenchEvent);
-          else other(index, event, data);
-        }
+      const parse = createSseParser(({ event, data }) => {
+        if (event === 'message') receive(index, JSON.parse(data) as BenchEvent);
+        else other(index, event, data);
       });
+      res.setEncoding('utf8');
+      res.on('data', parse);
       res.on('error', () => undefined); // a client cut by the gateway, or closed at the end
       resolve(res);
     });

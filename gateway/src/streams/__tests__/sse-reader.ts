@@ -1,4 +1,5 @@
 import { get, type IncomingMessage } from 'node:http';
+import { createSseParser } from '@restbus/infra/testing';
 
 export interface SseEvent {
   id?: string;
@@ -24,25 +25,13 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   );
   const events: SseEvent[] = [];
   let text = '';
-  let pending = '';
+  const parse = createSseParser(({ data, ...event }) =>
+    events.push({ ...event, data: JSON.parse(data) as unknown, at: Date.now() }),
+  );
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => {
     text += chunk;
-    pending += chunk;
-    let end: number;
-    while ((end = pending.indexOf('\n\n')) >= 0) {
-      const block = pending.slice(0, end);
-      pending = pending.slice(end + 2);
-      let id: string | undefined;
-      let event: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('id: ')) id = line.slice(4);
-        else if (line.startsWith('event: ')) event = line.slice(7);
-        else if (line.startsWith('data: ')) data.push(line.slice(6));
-      }
-      if (event) events.push({ id, event, data: JSON.parse(data.join('\n')), at: Date.now() });
-    }
+    parse(chunk);
   });
   res.on('error', () => undefined);
   return { res, events, text: () => text };

@@ -35,5 +35,7 @@ export { createServiceProbe, isStorableId, runPooled, showText } from './hostile
 export { askService, startHostileService } from './hostile/hostile-service-run';
 export type { HostileCallOptions, HostileRun, HostileServiceTarget } from './hostile/hostile-service-run';
 export type { ServiceFinding, ServiceFindingKind, ServiceProbe } from './hostile/service-probe';
+export { createSseParser } from './parse-sse';
+export type { SseBlock } from './parse-sse';
 export { readSseEvents } from './read-sse-events';
 export type { ReadSseOptions, SseEvent } from './read-sse-events';

@@ -1,3 +1,4 @@
+import { createSseParser } from './parse-sse';
 /** One event of a `text/event-stream`, as a client sees it. */
 export interface SseEvent {
   id?: string;
@@ -16,24 +17,13 @@ export interface ReadSseOptions {
   timeoutMs?: number;
 }
 
-function parseEvent(block: string): SseEvent | undefined {
-  const fields: Record<string, string[]> = {};
-  for (const line of block.split('\n')) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const name = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    (fields[name] ??= []).push(value);
-  }
-  if (!fields.data) return undefined;
-  const text = fields.data.join('\n');
-  let data: unknown = text;
+/** An event's data as JSON where it is JSON (the gateway's always are), else the text. */
+function readData(text: string): unknown {
   try {
-    data = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
-    // Not JSON: kept as text.
+    return text;
   }
-  return { ...(fields.id && { id: fields.id[0] }), event: fields.event?.[0] ?? 'message', data };
 }
 
 /**
@@ -52,16 +42,11 @@ export async function readSseEvents(url: string, options: ReadSseOptions): Promi
     }
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     await options.during?.();
-    let text = '';
+    const parse = createSseParser(({ data, ...event }) => events.push({ ...event, data: readData(data) }));
     while (events.length < options.count) {
       const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
       if (done) break;
-      text += value.replace(/\r\n?/g, '\n');
-      for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-        const event = parseEvent(text.slice(0, end));
-        text = text.slice(end + 2);
-        if (event) events.push(event);
-      }
+      parse(value);
     }
     return events;
   } finally {
