@@ -1,6 +1,7 @@
 import { SSE_COMMENT, SSE_HEADERS } from '@restbus/infra';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { createClientQueue, DEFAULT_QUEUE_LIMITS, type EventSink, type QueueLimits } from './client-queue';
+import { DEFAULT_QUEUE_LIMITS, type QueueLimits } from './client-queue';
+import { createStreamClient } from './create-stream-client';
 import type { Heartbeat } from './heartbeat';
 import type { StreamClient } from './stream-client';
 import type { StreamCounters } from './stream-counters';
@@ -30,45 +31,25 @@ export function createSseWriter(options: SseWriterOptions): SseWriter {
 
   return {
     open(res, headers = {}) {
-      const ended: (() => void)[] = [];
-      let over = false;
-      const finish = (): void => {
-        if (over) return;
-        over = true;
-        queue.close();
-        heartbeat.delete(beating);
-        counters.closed();
-        for (const callback of ended.splice(0)) callback();
-      };
-      const sink: EventSink = {
-        write: (event) => res.write(event.sse()),
-        size: sizeOf,
-        waitReady: (callback) => res.once('drain', callback),
-        // A stalled client's buffers are freed now: ending would wait for it to read them.
-        cut: () => res.destroy(),
-      };
-      const queue = createClientQueue({ sink, counters, ...limits });
-      const beating = {
-        beat: () => {
-          if (queue.idle()) res.write(COMMENT);
-        },
-      };
-      counters.opened();
       res.writeHead(200, { ...headers, ...SSE_HEADERS });
       res.write(retry);
-      res.once('close', finish);
-      heartbeat.add(beating);
-      return {
-        deliver: (event) => queue.push(event),
-        drained: () => queue.whenDrained(),
-        end() {
-          if (!over) res.end();
+      return createStreamClient(
+        {
+          sink: {
+            write: (event) => res.write(event.sse()),
+            size: sizeOf,
+            waitReady: (callback) => res.once('drain', callback),
+            // A stalled client's buffers are freed now: ending would wait for it to read them.
+            cut: () => res.destroy(),
+          },
+          beat: (idle) => {
+            if (idle) res.write(COMMENT);
+          },
+          close: () => res.end(),
+          onClosed: (callback) => res.once('close', callback),
         },
-        onEnd(callback) {
-          if (over) callback();
-          else ended.push(callback);
-        },
-      };
+        { heartbeat, counters, limits },
+      );
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { createClientQueue, DEFAULT_QUEUE_LIMITS, type EventSink, type QueueLimits } from './client-queue';
+import { DEFAULT_QUEUE_LIMITS, type QueueLimits } from './client-queue';
+import { createStreamClient } from './create-stream-client';
 import type { Heartbeat } from './heartbeat';
 import type { StreamClient } from './stream-client';
 import type { StreamCounters } from './stream-counters';
@@ -34,8 +35,6 @@ export function createWsSender(options: WsSenderOptions): WsSender {
 
   return {
     open(ws) {
-      const ended: (() => void)[] = [];
-      let over = false;
       let ready: (() => void) | undefined;
       let corked = false;
       const socket = socketOf(ws);
@@ -58,53 +57,35 @@ export function createWsSender(options: WsSenderOptions): WsSender {
         ready = undefined;
         callback?.();
       };
-      const finish = (): void => {
-        if (over) return;
-        over = true;
-        queue.close();
-        heartbeat.delete(beating);
-        counters.closed();
-        for (const callback of ended.splice(0)) callback();
-      };
-      const sink: EventSink = {
-        write(event) {
-          if (ws.readyState !== OPEN) return true;
-          const frame = event.ws();
-          corkForTick();
-          if (ws.bufferedAmount + frame.length <= highWaterMark) {
-            ws.send(frame, TEXT);
-            return true;
-          }
-          ws.send(frame, TEXT, onSent);
-          return false;
+      return createStreamClient(
+        {
+          sink: {
+            write(event) {
+              if (ws.readyState !== OPEN) return true;
+              const frame = event.ws();
+              corkForTick();
+              if (ws.bufferedAmount + frame.length <= highWaterMark) {
+                ws.send(frame, TEXT);
+                return true;
+              }
+              ws.send(frame, TEXT, onSent);
+              return false;
+            },
+            size: sizeOf,
+            waitReady(callback) {
+              ready = callback;
+            },
+            // A stalled client would never finish a closing handshake.
+            cut: () => ws.terminate(),
+          },
+          beat: () => {
+            if (ws.readyState === OPEN) ws.ping();
+          },
+          close: () => ws.close(1001, 'stream ended'),
+          onClosed: (callback) => ws.once('close', callback),
         },
-        size: sizeOf,
-        waitReady(callback) {
-          ready = callback;
-        },
-        // A stalled client would never finish a closing handshake.
-        cut: () => ws.terminate(),
-      };
-      const queue = createClientQueue({ sink, counters, ...limits });
-      const beating = {
-        beat: () => {
-          if (ws.readyState === OPEN) ws.ping();
-        },
-      };
-      counters.opened();
-      ws.once('close', finish);
-      heartbeat.add(beating);
-      return {
-        deliver: (event) => queue.push(event),
-        drained: () => queue.whenDrained(),
-        end() {
-          if (!over) ws.close(1001, 'stream ended');
-        },
-        onEnd(callback) {
-          if (over) callback();
-          else ended.push(callback);
-        },
-      };
+        { heartbeat, counters, limits },
+      );
     },
   };
 }
