@@ -38,6 +38,12 @@ export interface ClusterStack {
   leaderOf(stream: string): Promise<NatsNode | undefined>;
   /** How many API requests a gateway has answered (its /-/metrics, read inside its container). */
   requestsServedBy(gateway: Gateway): Promise<number>;
+  /** A gateway's /-/metrics text, read inside its container. */
+  metricsOf(gateway: Gateway): Promise<string>;
+  /** A NATS node's monitoring answer (`/varz`, `/jsz?streams=true` …), read inside its container. */
+  monitorOf(node: NatsNode, path: string): Promise<unknown>;
+  /** The memory each running container uses now (docker stats' MemUsage), by service. */
+  memoryOf(): Promise<Map<ClusterService, string>>;
   /** The container's output so far (stdout and stderr), for a failing test's message. */
   logs(service: ClusterService): Promise<string>;
   /** Runs a compose command against this stack (same project, file and image tag); resolves to its stdout. */
@@ -125,6 +131,13 @@ export async function startClusterStack(): Promise<ClusterStack> {
     (await docker(['inspect', '-f', '{{.State.Running}}', containerOf(service)])).trim() === 'true';
   const waitUntilHealthy = (service: ClusterService, timeoutMs = 90_000): Promise<void> =>
     waitForHealthy(containerOf(service), timeoutMs);
+  const metricsOf = (gateway: Gateway): Promise<string> => {
+    const script =
+      "fetch('http://127.0.0.1:3007/-/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))";
+    return docker(['exec', containerOf(gateway), 'node', '-e', script], 20_000);
+  };
+  const monitorOf = async (node: NatsNode, path: string): Promise<unknown> =>
+    JSON.parse(await docker(['exec', containerOf(node), 'wget', '-qO-', `http://127.0.0.1:8222${path}`], 10_000));
 
   return {
     projectName,
@@ -151,9 +164,7 @@ export async function startClusterStack(): Promise<ClusterStack> {
         if (!(await isRunning(node))) continue;
         let jsz: Jsz;
         try {
-          jsz = JSON.parse(
-            await docker(['exec', containerOf(node), 'wget', '-qO-', 'http://127.0.0.1:8222/jsz?streams=true'], 10_000),
-          ) as Jsz;
+          jsz = (await monitorOf(node, '/jsz?streams=true')) as Jsz;
         } catch {
           continue; // a node that is starting or leaving: ask the next
         }
@@ -163,11 +174,34 @@ export async function startClusterStack(): Promise<ClusterStack> {
       }
       return undefined;
     },
-    requestsServedBy: async (gateway) => {
-      const script =
-        "fetch('http://127.0.0.1:3007/-/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))";
-      const metrics = await docker(['exec', containerOf(gateway), 'node', '-e', script], 20_000);
-      return sumCounter(metrics, 'restbus_gateway_requests_total');
+    requestsServedBy: async (gateway) => sumCounter(await metricsOf(gateway), 'restbus_gateway_requests_total'),
+    metricsOf,
+    monitorOf,
+    memoryOf: async () => {
+      const services: ClusterService[] = [
+        ...NATS_NODES,
+        ...GATEWAYS,
+        'person-service-1',
+        'person-service-2',
+        'systems-service-1',
+        'systems-service-2',
+        'lb',
+      ];
+      const byName = new Map(services.map((service) => [containerOf(service), service]));
+      const lines = await docker([
+        'stats',
+        '--no-stream',
+        '--format',
+        '{{.Name}}\t{{.MemUsage}}',
+        ...byName.keys(),
+      ]).catch(() => '');
+      const memory = new Map<ClusterService, string>();
+      for (const line of lines.split('\n')) {
+        const [name, usage] = line.split('\t');
+        const service = byName.get(name);
+        if (service && usage) memory.set(service, usage);
+      }
+      return memory;
     },
     logs: async (service) => {
       const { stdout, stderr } = await execFileAsync('docker', ['logs', containerOf(service)], {

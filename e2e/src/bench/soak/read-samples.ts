@@ -1,0 +1,41 @@
+/** One reading of one process at one time of the soak. */
+export interface Sample {
+  /** Minutes since the soak started. */
+  minute: number;
+  /** The compose service (`gateway-1`, `nats-2` …). */
+  process: string;
+  /** The container's memory (docker stats: the cgroup's resident memory), bytes. */
+  rss?: number;
+  /** Node's heap in use, bytes (the gateways' /-/metrics; the services' $SRV.STATS). */
+  heap?: number;
+  /** Node's active handles (sockets, timers …). */
+  handles?: number;
+  /** A NATS node's subscriptions (its /varz). */
+  subscriptions?: number;
+  /** How many operations the replicas of KV_persons on this node are behind its leader (its /jsz), 0 on the leader. */
+  kvLag?: number;
+}
+
+const UNITS: Record<string, number> = {
+  B: 1,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  kB: 1000,
+  MB: 1000 ** 2,
+  GB: 1000 ** 3,
+};
+
+/** `12.5MiB / 23.4GiB` (docker stats' MemUsage) as bytes in use; undefined when it cannot be read. */
+export function parseMemUsage(text: string): number | undefined {
+  const match = /^\s*([\d.]+)\s*([KMG]i?B|[kMG]B|B)\b/.exec(text);
+  if (!match) return undefined;
+  const unit = UNITS[match[2]];
+  return unit === undefined ? undefined : Math.round(Number(match[1]) * unit);
+}
+
+/** The value of a Prometheus gauge or counter without labels, from /-/metrics text. */
+export function readMetric(metrics: string, name: string): number | undefined {
+  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.slice(name.length + 1));
+}
