@@ -126,6 +126,8 @@
   const TIMEOUT_MS = 60000;
   /** The most of a body shown. */
   const SHOWN_CHARS = 200000;
+  /** The most events of a stream shown: older ones give way to newer ones. */
+  const SHOWN_EVENTS = 100;
 
   const valueOf = (form, attribute, name) => {
     for (const field of form.querySelectorAll(`[${attribute}]`)) {
@@ -224,6 +226,110 @@
     show(result, problem);
   };
 
+  /** The status line and the response headers of an answer. */
+  const describeAnswer = (response, started, call) => {
+    const status = element('p', 'try-it-status');
+    status.append(
+      element('span', `status s${String(response.status).charAt(0)}xx`, `${response.status} ${response.statusText}`),
+      ` \u00b7 ${Math.round(performance.now() - started)} ms \u00b7 ${call}`,
+    );
+    const lines = [];
+    response.headers.forEach((value, name) => lines.push(`${name}: ${value}`));
+    const headers = element('details', 'try-it-headers');
+    headers.append(
+      element('summary', '', `Response headers (${lines.length})`),
+      element('pre', 'example', lines.join('\n')),
+    );
+    return [status, headers];
+  };
+
+  const isEventStream = (response) =>
+    /^text\/event-stream\b/i.test((response.headers.get('content-type') || '').trim());
+
+  /** One Server-Sent Event from its lines: `id`, `event` (default `message`) and the `data` lines joined. */
+  const parseEvent = (block) => {
+    const fields = { data: [] };
+    for (const line of block.split(/\r\n|\r|\n/)) {
+      if (line === '' || line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const name = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (name === 'data') fields.data.push(value);
+      else if (name === 'id' || name === 'event') fields[name] = value;
+    }
+    if (!fields.data.length) return undefined;
+    return { id: fields.id, event: fields.event || 'message', data: fields.data.join('\n') };
+  };
+
+  const clock = () => new Date().toTimeString().slice(0, 8);
+
+  /** One event as a list item: when it came, its name and id, its data (pretty JSON where it is JSON). */
+  const eventItem = (event) => {
+    const item = element('li', 'try-it-event');
+    const head = element('p', 'try-it-event-head');
+    head.append(element('time', '', clock()), ' \u00b7 ', element('code', 'event-name', event.event));
+    if (event.id !== undefined) head.append(' \u00b7 ', element('span', 'event-id', `id ${event.id}`));
+    const pre = element('pre', 'example');
+    const code = element('code');
+    try {
+      appendJson(code, JSON.stringify(JSON.parse(event.data), null, 2));
+      pre.className = 'example json';
+    } catch {
+      code.textContent = event.data;
+    }
+    pre.append(code);
+    item.append(head, pre);
+    return item;
+  };
+
+  /**
+   * Shows the events of a stream as they arrive, newest last, until the reader stops it, the server ends it or it
+   * breaks; the form's Stop button stops it.
+   */
+  const watchEvents = async (form, response, abort, parts) => {
+    const result = form.querySelector('[data-try-it-result]');
+    const stop = form.querySelector('[data-try-it-stop]');
+    const state = element('p', 'try-it-stream-state', 'Watching: no event yet.');
+    state.setAttribute('aria-live', 'polite');
+    const list = element('ol', 'try-it-events');
+    show(result, ...parts, state, list);
+    let count = 0;
+    const onStop = () => abort.abort();
+    if (stop) {
+      stop.hidden = false;
+      stop.addEventListener('click', onStop);
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    let ending = 'The stream ended';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffered += decoder.decode(value, { stream: true });
+        const blocks = buffered.split(/\r\n\r\n|\n\n|\r\r/);
+        buffered = blocks.pop();
+        for (const block of blocks) {
+          const event = parseEvent(block);
+          if (!event) continue;
+          count++;
+          list.append(eventItem(event));
+          if (list.children.length > SHOWN_EVENTS) list.firstElementChild.remove();
+          state.textContent = `Watching: ${plural(count, 'event')}${count > SHOWN_EVENTS ? ` (the last ${SHOWN_EVENTS} shown)` : ''}.`;
+        }
+      }
+    } catch (err) {
+      ending = abort.signal.aborted ? 'Stopped' : `The stream broke off (${(err && err.message) || String(err)})`;
+    } finally {
+      if (stop) {
+        stop.hidden = true;
+        stop.removeEventListener('click', onStop);
+      }
+    }
+    state.textContent = `${ending} after ${plural(count, 'event')}.`;
+  };
+
   const send = async (form) => {
     const result = form.querySelector('[data-try-it-result]');
     const button = form.querySelector('button[type="submit"]');
@@ -260,21 +366,14 @@
     let response;
     try {
       response = await fetch(url, { ...init, signal: abort.signal });
+      if (form.hasAttribute('data-stream') && response.ok && isEventStream(response)) {
+        clearTimeout(timer);
+        await watchEvents(form, response, abort, describeAnswer(response, started, `${method} ${path}`));
+        return;
+      }
       const bytes = await response.arrayBuffer();
-      const status = element('p', 'try-it-status');
-      status.append(
-        element('span', `status s${String(response.status).charAt(0)}xx`, `${response.status} ${response.statusText}`),
-        ` \u00b7 ${Math.round(performance.now() - started)} ms \u00b7 ${method} ${path}`,
-      );
-      const lines = [];
-      response.headers.forEach((value, name) => lines.push(`${name}: ${value}`));
-      const headers = element('details', 'try-it-headers');
-      headers.append(
-        element('summary', '', `Response headers (${lines.length})`),
-        element('pre', 'example', lines.join('\n')),
-      );
       const body = describeBody(bytes, response.headers.get('content-type') || '');
-      const parts = [status, headers];
+      const parts = describeAnswer(response, started, `${method} ${path}`);
       if (body.note) parts.push(element('p', 'hint', body.note));
       if (body.text) {
         const pre = element('pre', `example try-it-body${body.json ? ' json' : ''}`);
