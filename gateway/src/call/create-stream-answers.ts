@@ -25,7 +25,7 @@ import type { ApiOperation } from '@restbus/openapi';
 import type { CompiledEndpoint } from '../routing/route-table';
 import { expandStreamSubject } from '../streams/expand-stream-subject';
 import { streamKeyOf, type StreamService, type StreamTarget } from '../streams/create-stream-service';
-import type { ServiceAnswer } from '../streams/stream-opener';
+import { SNAPSHOT_SEQUENCE_HEADER, type ServiceAnswer } from '../streams/stream-opener';
 import type { StreamEvent } from '../streams/stream-event';
 import type { CallAnswer } from './call';
 import {
@@ -107,12 +107,21 @@ function answersOnlyStream(model: ApiOperation): boolean {
 }
 
 /** The service's reply as the opener needs it: its status, and its body as bytes (the snapshot). */
+/** The stream sequence a service's snapshot reaches (SNAPSHOT_SEQUENCE_HEADER), when it gives a whole number. */
+function readSnapshotSeq(reply: ResponseMessage): number | undefined {
+  const entry = Object.entries(reply.headers ?? {}).find(([name]) => name.toLowerCase() === SNAPSHOT_SEQUENCE_HEADER);
+  const text = String(entry?.[1] ?? '');
+  return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+}
+
 function toServiceAnswer(reply: ResponseMessage): ServiceAnswer {
   const status = reply.status ?? 200;
+  const snapshotSeq = readSnapshotSeq(reply);
   const { body } = reply;
-  if (body === undefined || body === null) return { status };
-  if (body instanceof Uint8Array) return { status, body };
-  return { status, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) };
+  const answer: ServiceAnswer = snapshotSeq === undefined ? { status } : { status, snapshotSeq };
+  if (body === undefined || body === null) return answer;
+  if (body instanceof Uint8Array) return { ...answer, body };
+  return { ...answer, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) };
 }
 
 /** Writes an HTTP answer on the raw socket of an upgrade that is refused, and closes it. */

@@ -2,8 +2,11 @@ import type { StreamClient } from './stream-client';
 import { createGapEvent, type StreamEvent } from './stream-event';
 
 export interface HeldClient extends StreamClient {
-  /** Hands what was kept, then every later event, to the real client (opened once the service said yes). */
-  release(client: StreamClient): void;
+  /**
+   * Hands what was kept, then every later event, to the real client (opened once the service said yes); events up
+   * to `upTo` (the snapshot's stream sequence) are left out: the snapshot has them.
+   */
+  release(client: StreamClient, upTo?: number): void;
 }
 
 /**
@@ -33,8 +36,10 @@ export function createHeldClient(options: { maxEvents: number }): HeldClient {
       }
     },
     drained: () => target?.drained?.(),
-    release(client) {
-      for (const event of kept) client.deliver(event);
+    release(client, upTo) {
+      for (const event of kept) {
+        if (upTo === undefined || event.seq === undefined || event.seq > upTo) client.deliver(event);
+      }
       if (missed > 0) client.deliver(createGapEvent(missed, firstMissed, lastMissed));
       kept = [];
       target = client;

@@ -20,7 +20,7 @@ export { createStreamRegistry } from './stream-registry';
 export type { StreamRegistry, StreamSlot } from './stream-registry';
 export { createWsSender } from './ws-sender';
 export type { WsSender, WsSenderOptions } from './ws-sender';
-export { createStreamOpener } from './stream-opener';
+export { createStreamOpener, SNAPSHOT_SEQUENCE_HEADER } from './stream-opener';
 export type { ServiceAnswer, StreamOpener, StreamOpenerOptions, StreamOutcome } from './stream-opener';
 export { createStreamService, streamKeyOf } from './create-stream-service';
 export type { StreamService, StreamServiceOptions, StreamTarget } from './create-stream-service';

@@ -5,7 +5,7 @@ import { connect, type NatsConnection } from 'nats';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createLogger, sendError, isRestbusError } from '@restbus/infra';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
-import { createEventSources, type EventSources } from './event-sources';
+import { createEventSources, type EventSources, type StreamSpec } from './event-sources';
 import { createHeartbeat } from './heartbeat';
 import { createSseWriter } from './sse-writer';
 import { createStreamCounters } from './stream-counters';
@@ -25,6 +25,8 @@ const heartbeat = createHeartbeat({ intervalMs: 15_000 });
 const logger = createLogger({ name: 'test', level: 'silent', format: 'json' });
 /** What the "service" answers the forwarded GET, per test; it may publish while it answers. */
 let service: () => Promise<ServiceAnswer>;
+/** The stream the requests open, per test. */
+let spec: StreamSpec = { subject: 'open.persons' };
 
 beforeAll(async () => {
   nats = await startNatsServer();
@@ -40,7 +42,6 @@ beforeAll(async () => {
     logger,
   });
   wss = new WebSocketServer({ noServer: true });
-  const spec = { subject: 'open.persons' };
   http = createServer((_req, res) => {
     opener
       .openSse({ res, spec, ask: () => service() })
@@ -121,6 +122,36 @@ describe('createStreamOpener', () => {
     expect(data).toEqual(['{"snapshot":[]}', '{"n":1}', '{"n":2}']);
     res.destroy();
     await waitFor(() => registry.open() === 0 && sources.size() === 0, 'the stream to close');
+  });
+
+  it('gives the snapshot the stream sequence its service says it reaches, and sends no event it already holds', async () => {
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: 'OPENED', subjects: ['opened.>'] });
+    const js = nc.jetstream();
+    spec = { subject: 'opened.persons', stream: 'OPENED' };
+    service = async () => {
+      // Two writes while the service reads: its snapshot holds the first (sequence 1), not the second.
+      await js.publish('opened.persons', '{"n":1}');
+      const { seq } = await js.publish('opened.persons', '{"n":2}');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { status: 200, body: Buffer.from('{"snapshot":[1]}'), snapshotSeq: seq - 1 };
+    };
+    try {
+      const res = await openSse();
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      await waitFor(() => text.includes('{"n":2}'), 'the event after the snapshot');
+      const events = [...text.matchAll(/^id: (\d+)\nevent: message\ndata: (.*)$/gm)].map((m) => [m[1], m[2]]);
+      expect(events).toEqual([
+        ['1', '{"snapshot":[1]}'],
+        ['2', '{"n":2}'],
+      ]);
+      res.destroy();
+      await waitFor(() => registry.open() === 0 && sources.size() === 0, 'the stream to close');
+    } finally {
+      spec = { subject: 'open.persons' };
+    }
   });
 
   it('upgrades a WebSocket only when the service says yes, and refuses it with the service’s status otherwise', async () => {

@@ -13,7 +13,16 @@ import type { WsSender } from './ws-sender';
 export interface ServiceAnswer {
   status: number;
   body?: Uint8Array;
+  /**
+   * The last sequence of the operation's JetStream stream that the snapshot (the body) includes, when the service
+   * says so (SNAPSHOT_SEQUENCE_HEADER): the snapshot then carries it as its id, and the events up to it are not sent
+   * again after it.
+   */
+  snapshotSeq?: number;
 }
+
+/** The reply header by which a service says up to which stream sequence its snapshot reaches. */
+export const SNAPSHOT_SEQUENCE_HEADER = 'restbus-stream-seq';
 
 export type StreamOutcome =
   /** The stream is open (or was, and ended): the response belongs to it. */
@@ -75,9 +84,10 @@ export function createStreamOpener(options: StreamOpenerOptions): StreamOpener {
       client = await start();
       if (held) {
         // The snapshot is the first state of a new client; a resuming one has its state and gets what it missed.
+        const upTo = spec.stream === undefined ? undefined : reply.snapshotSeq;
         if (reply.body && reply.body.length > 0)
-          client.deliver(createStreamEvent({ event: 'message', payload: reply.body }));
-        held.release(client);
+          client.deliver(createStreamEvent({ event: 'message', payload: reply.body, seq: upTo }));
+        held.release(client, upTo);
       } else {
         detach = await sources.attach(spec, client);
       }
