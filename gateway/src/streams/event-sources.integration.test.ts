@@ -200,20 +200,22 @@ describe('createEventSources with a JetStream stream', () => {
     expect(client.ids()).toEqual([1, 2, 3]);
   });
 
-  it('says reset to an open client when its stream is deleted and recreated, then streams the new one', async () => {
+  it('says reset to an open client when its stream is deleted, again when it is recreated, then streams the new one', async () => {
     const { stream, subject } = await createStream();
     const client = createTestClient();
     await sources.attach({ subject, stream }, client);
     await publish(subject, 5);
     await waitFor(() => client.ids().length === 5, 'the first events');
     await jsm.streams.delete(stream);
+    // Told at once, not only once the stream is back.
+    await waitFor(() => client.events.some((e) => e.event === 'reset'), 'the reset of the deletion');
+    expect(JSON.parse(client.events[5].data)).toEqual({ reason: 'deleted' });
     await jsm.streams.add({ name: stream, subjects: [`${stream.toLowerCase()}.>`] });
     await publish(subject, 2, 100); // sequences 1 and 2 of the new stream
     await waitFor(() => client.ids().length === 7, 'the new stream’s events', 20_000);
     const names = client.events.map((e) => e.event);
-    expect(names.filter((name) => name === 'reset')).toHaveLength(1);
-    expect(names.indexOf('reset')).toBe(5);
-    expect(JSON.parse(client.events[5].data)).toMatchObject({ reason: 'recreated' });
+    expect(names.filter((name) => name === 'reset')).toHaveLength(2);
+    expect(JSON.parse(client.events[6].data)).toMatchObject({ reason: 'recreated', firstId: '1' });
     expect(client.ids()).toEqual([1, 2, 3, 4, 5, 1, 2]);
   }, 30_000);
 

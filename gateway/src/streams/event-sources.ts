@@ -240,6 +240,14 @@ function createJetStreamSource(
   };
 
   const advisory = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.CREATED.${stream}`, { callback: () => check() });
+  // A stream deleted and not (yet) made again would be silence: the clients are told at once, and again when it is
+  // back (`recreated`, with its first id).
+  const deleted = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.DELETED.${stream}`, {
+    callback: () => {
+      logger.warn({ stream, subject }, 'stream deleted: clients get a reset');
+      fanOut(members, resetEvent({ reason: 'deleted' }), holdMax);
+    },
+  });
 
   const ready = (async () => {
     const { jsm } = await links;
@@ -316,6 +324,7 @@ function createJetStreamSource(
     stop() {
       stopped = true;
       advisory.unsubscribe();
+      deleted.unsubscribe();
       stopConsumer();
     },
   };
