@@ -1,4 +1,5 @@
 import type { toTimeline } from '../cluster-load';
+import { axisTop, escapeXml, num, TICKS } from './svg-parts';
 
 export type TimelineRow = ReturnType<typeof toTimeline>[number];
 
@@ -13,30 +14,12 @@ const WIDTH = 900;
 const HEIGHT = 500;
 const PLOT = { left: 70, right: WIDTH - 80, top: 60, bottom: HEIGHT - 60 };
 const BAR_SHARE = 0.7;
-const TICKS = 5;
-
-const escapeXml = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-// One decimal keeps the file small; the chart cannot show more.
-const num = (value: number): string => String(Math.round(value * 10) / 10);
 
 /** The smallest 1, 2 or 5 × 10^k at least `value`: steps a reader can add up in their head. */
 function niceStep(value: number): number {
   if (!(value > 0)) return 1;
   const magnitude = 10 ** Math.floor(Math.log10(value));
   return [1, 2, 5, 10].map((factor) => factor * magnitude).find((step) => step >= value)!;
-}
-
-/**
- * A round top for an axis from 0 that holds `max` with room above it for the fault's label, each fifth of it still
- * a round number. Both axes have TICKS steps, so they share the grid lines.
- */
-function axisTop(max: number): number {
-  const wanted = max * 1.1;
-  if (!(wanted > 0)) return TICKS;
-  const magnitude = 10 ** Math.floor(Math.log10(wanted));
-  return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((factor) => factor * magnitude).find((top) => top >= wanted)!;
 }
 
 /**

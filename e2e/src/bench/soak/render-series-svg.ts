@@ -1,3 +1,4 @@
+import { axisTop, escapeXml, num, TICKS } from '../svg-parts';
 import type { FaultWindow } from './summarise-soak';
 
 export interface Series {
@@ -19,7 +20,6 @@ export interface SeriesChartOptions {
 const WIDTH = 900;
 const HEIGHT = 460;
 const PLOT = { left: 70, right: WIDTH - 190, top: 50, bottom: HEIGHT - 50 };
-const TICKS = 5;
 const COLOURS = [
   '#1f77b4',
   '#ff7f0e',
@@ -33,18 +33,6 @@ const COLOURS = [
   '#17becf',
   '#393b79',
 ];
-
-const escapeXml = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const num = (value: number): string => String(Math.round(value * 10) / 10);
-
-/** A round top for an axis from 0 with some room above `max`; its fifths are round numbers too. */
-function axisTop(max: number): number {
-  const wanted = max * 1.1;
-  if (!(wanted > 0)) return TICKS;
-  const magnitude = 10 ** Math.floor(Math.log10(wanted));
-  return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((factor) => factor * magnitude).find((top) => top >= wanted)!;
-}
 
 /**
  * A stand-alone SVG of values over a run's minutes: a line per process, named in a legend on the right, the
