@@ -3,9 +3,17 @@ import type { Logger } from 'pino';
 import { toNatsServersAndAuth } from './nats-connect-options';
 import { toNatsSecurityOptions, type NatsSecurity } from './to-nats-security-options';
 import { RestbusError } from '../errors/restbus-error';
+import { createMovingConnection, type MovingConnection } from './create-moving-connection';
 
 const RETRY_MS = 500;
 const RECONNECT_MS = 1000;
+// How long a connection left for a lame-duck server is kept for the requests made on it before the move (their
+// replies come back on it), and how long its drain may take: together well within nats-server's grace period.
+const SETTLE_MS = 2500;
+const DRAIN_MS = 2500;
+// The new connection's subscriptions reach its server before the flush returns, the other servers a moment later
+// (route gossip): the old ones are kept that long at least, so that no server sees neither.
+const PROPAGATE_MS = 100;
 
 export interface NatsLinkOptions extends NatsSecurity {
   servers: string | string[];
@@ -18,9 +26,12 @@ export interface NatsLinkOptions extends NatsSecurity {
 
 /** A NATS connection that is made in the background and retried forever, and says whether it is up. */
 export interface NatsLink {
-  /** Resolves with the connection once the first connect succeeded; rejects when drained before that. */
+  /**
+   * Resolves with the connection once the first connect succeeded; rejects when drained before that. It is the
+   * same object for the link's life, also when the link moves to another server (see createMovingConnection).
+   */
   ready(): Promise<NatsConnection>;
-  /** The connection, once there is one. */
+  /** The connection (the one ready() gives), once there is one. */
   current(): NatsConnection | undefined;
   /** True while connected (false before the first connect, while reconnecting and after close). */
   isConnected(): boolean;
@@ -63,17 +74,36 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     ),
   );
   const where = servers.join(', ');
+  // The nats.js connection in use now, and what the process holds: one object that follows it across moves.
   let connection: NatsConnection | undefined;
+  let moving: MovingConnection | undefined;
   let connected = false;
   let lostAt = 0;
   const reconnectWaiters = new Set<(connected: boolean) => void>();
   let closing = false;
   let wake = (): void => undefined;
-  // The server being left because it entered lame duck mode, until the link is on another one.
-  let leaving: string | undefined;
-  // Reconnect attempts to make without waiting, so that leaving a lame-duck server does not sit out nats.js' wait
-  // on a server it connected to less than reconnectTimeWait ago (the lame-duck one itself, refused at once).
-  let immediateDials = 0;
+  // The connection being left for a server in lame duck mode, while the next one is being made.
+  let leavingFrom: NatsConnection | undefined;
+  // Connections left behind, until they are drained.
+  const draining = new Set<Promise<void>>();
+
+  const connectTo = (list: string[]): Promise<NatsConnection> =>
+    connect({
+      servers: list,
+      ...auth,
+      ...security,
+      ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
+      name: options.name,
+      // Once connected, reconnect forever.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: RECONNECT_MS,
+      // nats.js' own delay plus up to 100 ms of jitter (1 s with TLS).
+      reconnectJitter: 100,
+      reconnectJitterTLS: 1000,
+      timeout: 2000,
+      // Async stack traces cost about a fifth of the request/reply throughput and we never print them.
+      noAsyncTraces: true,
+    });
 
   // Our own first-connect loop instead of nats.js' waitOnFirstConnect, so that drain() can stop it.
   async function connectUntilConnected(): Promise<NatsConnection> {
@@ -82,27 +112,7 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     for (;;) {
       if (closing) throw new RestbusError('NATS_UNAVAILABLE', 'the NATS link was closed before it connected');
       try {
-        return await connect({
-          servers,
-          ...auth,
-          ...security,
-          ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
-          name: options.name,
-          // Once connected, reconnect forever.
-          maxReconnectAttempts: -1,
-          reconnectTimeWait: RECONNECT_MS,
-          // nats.js' own delay (reconnectTimeWait plus up to 100 ms of jitter, 1 s with TLS), skipped while leaving.
-          reconnectDelayHandler: () => {
-            if (immediateDials > 0) {
-              immediateDials--;
-              return 0;
-            }
-            return RECONNECT_MS + Math.floor(Math.random() * (security.tls ? 1000 : 100));
-          },
-          timeout: 2000,
-          // Async stack traces cost about a fifth of the request/reply throughput and we never print them.
-          noAsyncTraces: true,
-        });
+        return await connectTo(servers);
       } catch (err) {
         const code = codeOf(err);
         const outage = code !== undefined && OUTAGE_CODES.has(code);
@@ -126,80 +136,133 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     }
   }
 
+  const linkCloser = {
+    drain: () => link.drain(),
+    close: () => link.drain(),
+  };
+
   const connecting = connectUntilConnected().then((nc) => {
     connection = nc;
+    moving = createMovingConnection(nc, linkCloser);
     connected = true;
     logger.info({ server: nc.getServer() }, `connected to NATS at ${nc.getServer()}`);
-    if (!closing) void watchStatus(nc);
-    return nc;
+    follow(nc);
+    return moving.connection;
   });
   // A rejected connect is only seen by whoever awaits ready(); keep it from being an unhandled rejection.
   connecting.catch(() => undefined);
 
+  /** Watches a connection for as long as it is the link's: its status, and its close. */
+  function follow(nc: NatsConnection): void {
+    if (!closing) void watchStatus(nc);
+    void watchClose(nc);
+  }
+
   async function watchStatus(nc: NatsConnection): Promise<void> {
     // nats.js reports reconnect attempts as their own events; only the change of state is worth a line.
     for await (const status of nc.status()) {
+      // A connection left behind reports its own end: that is not the link's.
+      if (nc !== connection) continue;
+      moving?.pushStatus(status);
       if (status.type === Events.Disconnect) {
-        if (connected && leaving === undefined)
+        if (connected)
           logger.warn({ server: status.data }, `lost NATS at ${String(status.data)}; reconnecting until it is back`);
         if (connected) lostAt = performance.now();
         connected = false;
       } else if (status.type === Events.Reconnect) {
         connected = true;
         for (const waiter of reconnectWaiters) waiter(true);
-        if (leaving !== undefined) {
-          logger.info(
-            { server: status.data, left: leaving },
-            `moved to NATS at ${String(status.data)}: ${leaving} is entering lame duck mode`,
-          );
-          leaving = undefined;
-          immediateDials = 0;
-        } else {
-          logger.info({ server: status.data }, `reconnected to NATS at ${String(status.data)}`);
-        }
+        logger.info({ server: status.data }, `reconnected to NATS at ${String(status.data)}`);
       } else if (status.type === Events.Error) {
         // nats.js gives the server's error code here, not an Error (e.g. a permission violation on a subject).
         logger.error({ reason: status.data, context: status.permissionContext }, 'NATS reported an error');
       } else if (status.type === Events.LDM) {
-        leaveLameDuck(nc, String(status.data));
+        void leaveLameDuck(nc, String(status.data));
       }
     }
   }
 
-  /**
-   * A server in lame duck mode has closed its listener and will close our connection within its lame duck
-   * duration; moving now, while the others take new clients, beats being cut off later. nats.js dials its list in
-   * turn, the lame-duck server first (refused at once), then the next; the cluster's announcements (nats.js'
-   * ignoreClusterUpdates is left off) put the other nodes on that list when -n names only one.
-   */
-  function leaveLameDuck(nc: NatsConnection, server: string): void {
-    // The lame-duck server's INFO lists the cluster's other client URLs; without them, the -n list may name some.
-    const bare = (url: string): string => url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
-    const gossiped = (nc.info?.connect_urls ?? []).filter((url) => bare(url) !== bare(server));
-    if (closing || (gossiped.length === 0 && servers.length < 2)) {
-      logger.warn({ server }, 'the NATS server is entering lame duck mode and will close the connection soon');
-      return;
-    }
-    leaving = server;
-    immediateDials = servers.length + gossiped.length;
-    // Rejected only when the connection is closing or draining, when staying is right.
-    nc.reconnect().catch(() => undefined);
-  }
-
-  void logClose();
-  async function logClose(): Promise<void> {
-    const nc = await connecting.catch(() => undefined);
-    if (!nc) return;
+  async function watchClose(nc: NatsConnection): Promise<void> {
     const err = await nc.closed();
+    if (nc !== connection) return;
     connected = false;
     for (const waiter of reconnectWaiters) waiter(false);
     if (err) logger.error({ err }, 'NATS connection closed with an error');
     else logger.info('NATS connection closed');
+    moving?.end(err || undefined);
   }
 
-  return {
+  /**
+   * A server in lame duck mode has closed its listener and will close our connection after its grace period.
+   * Make before break: a second connection is made to another server while the first still serves; the process
+   * moves to it (its subscriptions are made there, then its publishes go there), and only then is the first one
+   * drained, once the replies to the requests made on it are in: nothing on its way on it is lost. Other servers
+   * are those of the -n list and those the lame-duck server's INFO gossips (nats.js' ignoreClusterUpdates is off).
+   */
+  async function leaveLameDuck(from: NatsConnection, server: string): Promise<void> {
+    const bare = (url: string): string => url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+    const others = [...new Set([...servers, ...(from.info?.connect_urls ?? [])])].filter(
+      (url) => bare(url) !== bare(server) && bare(url) !== bare(from.getServer()),
+    );
+    if (closing || leavingFrom === from) return;
+    if (others.length === 0) {
+      logger.warn({ server }, 'the NATS server is entering lame duck mode and will close the connection soon');
+      return;
+    }
+    leavingFrom = from;
+    let next: NatsConnection;
+    try {
+      next = await connectTo(others);
+    } catch (err) {
+      leavingFrom = undefined;
+      logger.warn(
+        { err, server, others },
+        'the NATS server is entering lame duck mode and no other server takes a connection; staying until it closes',
+      );
+      return;
+    }
+    leavingFrom = undefined;
+    if (closing || from !== connection || !moving) {
+      await next.close();
+      return;
+    }
+    connection = next;
+    const listened = moving.moveTo(next);
+    connected = true;
+    follow(next);
+    for (const waiter of reconnectWaiters) waiter(true);
+    // The subscriptions are on the new server once it answers a ping: from then on the old connection may go.
+    await within(next.flush(), SETTLE_MS).catch(() => undefined);
+    logger.info(
+      { server: next.getServer(), left: server },
+      `moved to NATS at ${next.getServer()}: ${server} is entering lame duck mode`,
+    );
+    // What moves on its own (a KV copy started afresh) has the time the old connection is kept for.
+    await within(listened, SETTLE_MS).catch(() => undefined);
+    const drained = retire(from);
+    draining.add(drained);
+    void drained.finally(() => draining.delete(drained));
+  }
+
+  /** Drains a connection left behind, once the requests made on it have their replies (or waited long enough). */
+  async function retire(nc: NatsConnection): Promise<void> {
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, PROPAGATE_MS));
+    while (pendingRequests(nc) > 0 && performance.now() - started < SETTLE_MS && !nc.isClosed()) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    if (nc.isClosed()) return;
+    try {
+      await within(nc.isDraining() ? nc.closed() : nc.drain(), DRAIN_MS);
+    } catch {
+      // A drain that cannot finish (its server went away meanwhile) must not keep the connection open.
+    }
+    if (!nc.isClosed()) await nc.close();
+  }
+
+  const link: NatsLink = {
     ready: () => connecting,
-    current: () => connection,
+    current: () => moving?.connection,
     isConnected: () => connected && connection !== undefined && !connection.isClosed(),
     waitForConnection(ms) {
       if (connected && connection && !connection.isClosed()) return Promise.resolve(true);
@@ -219,9 +282,29 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
       closing = true;
       wake();
       // Wait for a connect attempt under way, so that nothing is left running after drain resolves.
-      const nc = await connecting.catch(() => undefined);
+      await connecting.catch(() => undefined);
+      const nc = connection;
       if (nc && !nc.isClosed() && !nc.isDraining()) await nc.drain();
       else if (nc) await nc.closed();
+      await Promise.all([...draining]);
     },
   };
+  return link;
+}
+
+/** Requests made on a connection whose replies have not come (nats.js' own request/reply, e.g. JetStream's). */
+function pendingRequests(nc: NatsConnection): number {
+  const mux = (nc as unknown as { protocol?: { muxSubscriptions?: { size?: () => number } } }).protocol
+    ?.muxSubscriptions;
+  return typeof mux?.size === 'function' ? mux.size() : 0;
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isRestbusError, RestbusError } from '../errors/restbus-error';
 import { findEndpointStats, type EndpointStats } from './endpoint-stats';
 import { decodeRequestMessage, encodeMessage, isResponseMessage } from '../wire/codec';
-import { createResponseHeaders } from '../wire/headers';
+import { createResponseHeaders, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from '../wire/headers';
 import { BODY_APART, REPLY_FORM_HEADER, REPLY_HEAD_HEADER, encodeReplyApart } from '../wire/reply-apart';
 import { replyError } from '../wire/replies';
 import { assertSafeTopic, toTopic } from '../wire/topic';
@@ -179,8 +179,14 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       headers.delete(REPLY_HEAD_HEADER);
     }
     try {
-      if (failure) msg.respondError(failure.status, failure.description, data, { headers });
-      else msg.respond(data, { headers });
+      // What respondError adds: the NATS services API's error headers.
+      if (failure) {
+        headers.set(SERVICE_ERROR_CODE_HEADER, String(failure.status));
+        headers.set(SERVICE_ERROR_HEADER, failure.description);
+      }
+      // Published on the connection the process has now, not on the one the request came in on: when the link
+      // moved away from a lame-duck server meanwhile, that one is being drained (see createNatsLink).
+      options.nc.publish(msg.reply, data, { headers });
     } catch (err) {
       routeLogger.error({ err }, 'could not send the reply');
     }

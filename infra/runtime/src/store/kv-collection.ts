@@ -1,5 +1,6 @@
 import { JSONCodec, type KvEntry, type NatsConnection, type StreamState } from 'nats';
 import pino, { type Logger } from 'pino';
+import { onConnectionMove } from '../nats/create-moving-connection';
 import { cutPage, type Collection } from './collection';
 import { openBucket, STORE_REQUEST_MS } from './open-bucket';
 import { startReadHorizon } from './read-horizon';
@@ -96,6 +97,13 @@ export async function openKvCollection<T>(
   let closed = false;
   let unconfirmed = false;
   const horizon = options.reads === 'announced' ? startReadHorizon(nc, bucket) : undefined;
+  // The copy's watch stays on the connection it was started on, which is drained after a move: a fresh copy on the
+  // new one takes over once loaded, while the old one answers (and follows) until then.
+  const stopFollowing = onConnectionMove(nc, () =>
+    restartCopy('the connection moved to another server').catch((err: unknown) =>
+      logger.warn({ err }, `could not start a copy of ${bucket} on the new connection; a read will try again`),
+    ),
+  );
 
   /** Replaces the copy with a fresh one; the old one answers until the new one has loaded. */
   function restartCopy(why: string): Promise<void> {
@@ -271,6 +279,7 @@ export async function openKvCollection<T>(
     },
     async close() {
       closed = true;
+      stopFollowing();
       horizon?.stop();
       copy.stop();
     },
