@@ -1,6 +1,9 @@
 import { connect, type NatsConnection } from 'nats';
 import { createLogger } from '../logging/create-logger';
+import { createRequestMessage } from '../testing/create-request-message';
 import { startNatsServer, type TestNatsServer } from '../testing/nats-server';
+import { encodeMessage } from '../wire/codec';
+import { DEADLINE_HEADER, createRequestHeaders } from '../wire/headers';
 import type { Contract } from './contract';
 import { createContractClient } from './create-contract-client';
 import type { OperationHandler } from './operation-types';
@@ -153,6 +156,37 @@ describe('startContractService', () => {
       status: 500,
       body: { code: 'HANDLER_FAILED', error: 'the service failed to handle the request' },
     });
+  });
+
+  it('answers by the deadline the request carries (Restbus-Deadline-Ms), not its own longer handler timeout', async () => {
+    const slow = await startContractService({
+      nc,
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      name: 'slow-things',
+      version: '1.0.0',
+      topicPrefix: 'slow',
+      handlerTimeout: 10_000,
+      contract: {
+        ...contract,
+        operations: [
+          { name: 'getSlow', method: 'get', path: '/slow', parameters: { path: [], query: [], header: [] } },
+        ],
+      },
+      handlers: { getSlow: () => new Promise(() => undefined) },
+    });
+    try {
+      const headers = createRequestHeaders();
+      headers.set(DEADLINE_HEADER, '600');
+      const started = performance.now();
+      const request = createRequestMessage({ uri: '/slow', method: 'get' });
+      const msg = await nc.request('slow.get_/slow', encodeMessage(request), { timeout: 5000, headers });
+      const ms = performance.now() - started;
+      expect(msg.json()).toMatchObject({ status: 500, body: { code: 'HANDLER_FAILED' } });
+      expect(ms).toBeGreaterThan(400);
+      expect(ms).toBeLessThan(2000);
+    } finally {
+      await slow.stop();
+    }
   });
 
   it('refuses to start when an operation has no handler', async () => {

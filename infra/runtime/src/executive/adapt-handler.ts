@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { RestbusError } from '../errors/restbus-error';
 import type { RouteHandler } from '../nats/start-responder';
 import type { RequestMessage, ResponseMessage } from '../wire/types';
-import { carriedBudget } from './carry-deadlines';
 import { createDeadlineQueue, type Deadline } from './create-deadline-queue';
 import { runInHandlerScope } from './handler-scope';
 
@@ -16,7 +15,7 @@ export type Callback = (err: unknown, response?: ResponseMessage) => void;
 export type Handler = (data: RequestMessage, cb: Callback) => void | Promise<ResponseMessage | void>;
 
 /**
- * Kept back from the time the caller still waits (carriedBudget) to send the answer back: a 503 or a 500 that
+ * Kept back from the time the caller still waits (RouteContext's budgetMs) to send the answer back: a 503 or a 500 that
  * reaches the gateway after it gave up is lost on the client, who gets a 504 instead.
  */
 const REPLY_MARGIN_MS = 100;
@@ -35,17 +34,18 @@ function startTimer(ms: number, onExpired: () => void): Deadline {
  * deadline become a failure (the responder answers 500); a second `cb` is ignored and logged. The handler runs in
  * a scope, so that a rejection it leaves unhandled fails its request too (see guardUnhandledRejections).
  *
- * The deadline is the time the caller still waits when the request says so (the gateway's Restbus-Deadline-Ms, see
- * carryDeadlines), shorter or longer than `deadlineMs`, which is for callers that do not say (easer's gateway): what
+ * The deadline is the time the caller still waits when the request says so (the gateway's Restbus-Deadline-Ms, read
+ * by the responder), shorter or longer than `deadlineMs`, which is for callers that do not say (easer's gateway): what
  * the handler's store calls may spend waiting out a JetStream election, so that a write gets through when the
  * election ends before the caller gives up, and answers 503 while it still listens otherwise.
  */
 export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logger): RouteHandler {
   const deadlines = createDeadlineQueue(deadlineMs);
-  return (data) =>
+  return (data, context) =>
     new Promise<ResponseMessage>((resolve, reject) => {
       let settled = false;
-      const carried = carriedBudget();
+      const carried =
+        context.budgetMs === undefined ? undefined : context.budgetMs - (performance.now() - context.receivedAt);
       const ms =
         carried === undefined ? deadlineMs : Math.min(LONGEST_CARRIED_MS, Math.max(0, carried - REPLY_MARGIN_MS));
       const expire = (): void => {

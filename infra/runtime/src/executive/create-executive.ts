@@ -16,7 +16,6 @@ import { createLogger, type LogFormat } from '../logging/create-logger';
 import { createNatsLink } from '../nats/create-nats-link';
 import { startResponder, type Route } from '../nats/start-responder';
 import { adaptHandler, type Handler } from './adapt-handler';
-import { carryDeadlines } from './carry-deadlines';
 import { guardUnhandledRejections } from './handler-scope';
 
 /** The settings every service has. */
@@ -148,7 +147,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
         checkNotStopped();
       }
       const responder = await startResponder({
-        nc: carryDeadlines(nc),
+        nc,
         logger,
         name: options.name,
         version: options.version,

@@ -196,6 +196,18 @@ describe('startResponder', () => {
     expect(reply.json<{ name: string }>().name).toBe('pingable');
   });
 
+  it("tells its process's memory and handles in $SRV.STATS, for a long run to watch", async () => {
+    await start([{ method: 'get', uri: '/persons', handle: () => ({}) }], 'watched');
+    const reply = await nc.request('$SRV.STATS.watched', undefined, { timeout: 2000 });
+    const { endpoints } = reply.json<{ endpoints: Array<{ data: Record<string, number> }> }>();
+    expect(endpoints[0].data).toEqual({
+      rss: expect.any(Number),
+      heapUsed: expect.any(Number),
+      handles: expect.any(Number),
+    });
+    expect(endpoints[0].data.heapUsed).toBeGreaterThan(1024 * 1024);
+  });
+
   it('lets a request in flight reply before stop resolves', async () => {
     const responder = await start([
       {

@@ -3,7 +3,12 @@ import type { Logger } from 'pino';
 import { isRestbusError, RestbusError } from '../errors/restbus-error';
 import { findEndpointStats, type EndpointStats } from './endpoint-stats';
 import { decodeRequestMessage, encodeMessage, isResponseMessage } from '../wire/codec';
-import { createResponseHeaders, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from '../wire/headers';
+import {
+  createResponseHeaders,
+  readCarriedBudget,
+  SERVICE_ERROR_CODE_HEADER,
+  SERVICE_ERROR_HEADER,
+} from '../wire/headers';
 import { BODY_APART, REPLY_FORM_HEADER, REPLY_HEAD_HEADER, encodeReplyApart } from '../wire/reply-apart';
 import { replyError } from '../wire/replies';
 import { assertSafeTopic, toTopic } from '../wire/topic';
@@ -11,6 +16,13 @@ import type { RequestMessage, ResponseMessage } from '../wire/types';
 
 export interface RouteContext {
   logger: Logger;
+  /**
+   * The ms the caller still waited when the request came (its Restbus-Deadline-Ms header, see readCarriedBudget), or
+   * undefined when it did not say (easer's gateway).
+   */
+  budgetMs?: number;
+  /** When the request came (performance.now()): the budget counts from here. */
+  receivedAt: number;
 }
 
 export type RouteHandler = (
@@ -73,6 +85,12 @@ function replyForFailure(err: unknown): ResponseMessage {
   return replyError('HANDLER_FAILED', 'the service failed to handle the request');
 }
 
+/** The process as `$SRV.STATS` shows it (in each endpoint's `data`). */
+function describeProcess(): { rss: number; heapUsed: number; handles: number } {
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heapUsed, handles: process.getActiveResourcesInfo().length };
+}
+
 function endpointName(route: Route, taken: Set<string>): string {
   const base = route.name ?? `${route.method.toLowerCase()}${route.uri.replace(/[^\w]+/g, '_')}`.replace(/_+$/, '');
   let name = base;
@@ -93,6 +111,9 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     version: options.version,
     description: options.description,
     queue: options.queue ?? options.name,
+    // What `$SRV.STATS` tells of each endpoint besides its counts: the process's memory and handles, so that a
+    // long run (bench:soak) sees a service grow without a port of its own.
+    statsHandler: () => Promise.resolve(describeProcess()),
   });
   const inboxPrefix = `${options.inboxPrefix ?? '_INBOX'}.`;
   const inFlight = new Set<Promise<void>>();
@@ -119,7 +140,12 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
         }
         const started = performance.now();
         stats ??= findEndpointStats(service, subject);
-        const work = answer(route, msg, routeLogger, stats).finally(() => {
+        const context: RouteContext = {
+          logger: routeLogger,
+          budgetMs: readCarriedBudget(msg.headers),
+          receivedAt: started,
+        };
+        const work = answer(route, msg, context, stats).finally(() => {
           stats?.addProcessingTime(performance.now() - started);
           inFlight.delete(work);
         });
@@ -131,14 +157,15 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
   async function answer(
     route: Route,
     msg: ServiceMsg,
-    routeLogger: Logger,
+    context: RouteContext,
     stats: EndpointStats | undefined,
   ): Promise<void> {
+    const routeLogger = context.logger;
     let reply: ResponseMessage;
     let failure: { status: number; description: string } | undefined;
     try {
       const message = decodeRequestMessage(msg.data);
-      const result = await route.handle(message, { logger: routeLogger });
+      const result = await route.handle(message, context);
       if (!isResponseMessage(result)) {
         throw new RestbusError('HANDLER_FAILED', 'the handler returned something that is not a response message');
       }
