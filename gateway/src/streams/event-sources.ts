@@ -9,7 +9,7 @@ import {
   type NatsConnection,
   type Subscription,
 } from 'nats';
-import { isRestbusError, RestbusError, type Logger } from '@restbus/infra';
+import { isRestbusError, onConnectionMove, RestbusError, type Logger } from '@restbus/infra';
 import type { StreamClient } from './stream-client';
 import { createStreamEvent, type StreamEvent } from './stream-event';
 import { subjectMatches } from './subject-matches';
@@ -64,6 +64,8 @@ interface Member {
   overflowed?: boolean;
   /** Stops the client's replay when it leaves in the middle of it. */
   stopReplay?: () => void;
+  /** The client left: nothing more is replayed to it. */
+  gone?: boolean;
 }
 
 interface Source {
@@ -75,6 +77,8 @@ interface Source {
 }
 
 const MESSAGE = 'message';
+/** How long making a feed's consumer again may take before it is tried once more. */
+const RESTART_MS = 10_000;
 
 function resetEvent(body: Record<string, unknown>): StreamEvent {
   return createStreamEvent({ event: 'reset', data: JSON.stringify(body) });
@@ -160,6 +164,8 @@ function createJetStreamSource(
   // Events held while the stream's identity is checked: they may come from a recreated stream.
   let suspect: StreamEvent[] | undefined;
   let checking: Promise<void> = Promise.resolve();
+  // The replays running now, each by the function that cuts it short.
+  const replays = new Set<() => void>();
 
   const stopConsumer = (): void => {
     generation++;
@@ -201,9 +207,37 @@ function createJetStreamSource(
         if (status.type === ConsumerEvents.OrderedConsumerRecreated) {
           suspect ??= [];
           check();
+        } else if (status.type === ConsumerEvents.HeartbeatsMissed && Number(status.data) >= 3) {
+          // An ordered consumer remakes itself after two missed heartbeats; one that goes on missing them (seen
+          // after a move away from a lame-duck server) is remade here, from the last event the feed had.
+          logger.warn({ stream, subject }, 'stream feed silent: its consumer is made again');
+          restart();
         }
       }
     })().catch(() => undefined);
+  };
+
+  /**
+   * A new consumer for the feed from the last event it had, in turn with the stream checks. One that is not made
+   * within RESTART_MS (its requests lost on a connection being left) is tried again, for as long as the feed runs.
+   */
+  const restart = (): Promise<void> => {
+    checking = checking.then(async () => {
+      if (stopped) return;
+      stopConsumer();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), RESTART_MS)));
+      const made = startConsumer(lastSeq + 1).then(
+        () => 'made' as const,
+        (err: unknown) => {
+          logger.warn({ err, stream, subject }, 'stream feed could not be made again');
+          return 'failed' as const;
+        },
+      );
+      const outcome = await Promise.race([made, late]).finally(() => clearTimeout(timer));
+      if (outcome !== 'made' && !stopped) setTimeout(() => void restart(), outcome === 'late' ? 0 : RESTART_MS);
+    });
+    return checking;
   };
 
   /** Compares the stream with the one the feed started on; says reset and starts over when it is another. */
@@ -240,6 +274,14 @@ function createJetStreamSource(
   };
 
   const advisory = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.CREATED.${stream}`, { callback: () => check() });
+  // The link moved to another server (lame duck): the consumer, a JetStream subscription, stays on the connection
+  // being drained; a new one on the next takes over from the last event the feed had, at once rather than after
+  // two missed heartbeats.
+  const stopFollowingMoves = onConnectionMove(nc, () => {
+    // Replays cut here go on from where their client is (replay), on the next connection.
+    for (const cut of replays) cut();
+    return restart();
+  });
   // A stream deleted and not (yet) made again would be silence: the clients are told at once, and again when it is
   // back (`recreated`, with its first id).
   const deleted = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.DELETED.${stream}`, {
@@ -266,8 +308,11 @@ function createJetStreamSource(
     await startConsumer(info.state.last_seq + 1);
   })();
 
-  /** A client's own short-lived ordered consumer from `from` up to `until`: what the live feed started after. */
-  const replay = async (member: Member, from: number, until: number): Promise<void> => {
+  /**
+   * A client's own short-lived ordered consumer from `from` up to `until`: what the live feed started after. False
+   * when it ended before `until` (its connection drained after a move, say), true once through.
+   */
+  const replayOnce = async (member: Member, from: number, until: number): Promise<boolean> => {
     const { js } = await links;
     const own = await js.consumers.get(stream, {
       filterSubjects: subject,
@@ -275,19 +320,39 @@ function createJetStreamSource(
       opt_start_seq: from,
     });
     try {
-      if ((await own.info()).num_pending === 0) return;
+      if ((await own.info()).num_pending === 0) return true;
       const replayed = await own.consume({ expires: expiresMs });
-      member.stopReplay = () => replayed.stop();
+      const cut = (): void => replayed.stop();
+      replays.add(cut);
+      member.stopReplay = cut;
+      // A consumer that goes on missing heartbeats is given up: the replay goes on with a new one.
+      void (async () => {
+        for await (const status of await replayed.status()) {
+          if (status.type === ConsumerEvents.HeartbeatsMissed && Number(status.data) >= 3) cut();
+        }
+      })().catch(() => undefined);
       for await (const m of replayed) {
-        if (m.seq > until) break;
+        if (m.seq > until) return true;
         const drained = member.client.drained?.();
         if (drained) await drained;
         deliverTo(member, createStreamEvent({ event: MESSAGE, seq: m.seq, payload: m.data }));
-        if (m.seq >= until || m.info.pending === 0) break;
+        if (m.seq >= until || m.info.pending === 0) return true;
       }
+      return false;
     } finally {
+      for (const cut of replays) if (cut === member.stopReplay) replays.delete(cut);
       member.stopReplay = undefined;
       await own.delete().catch(() => undefined);
+    }
+  };
+  /** Replays until through: a replay cut short goes on from the last event the client got, never leaving a gap. */
+  const replay = async (member: Member, from: number, until: number): Promise<void> => {
+    let next = from;
+    while (!member.gone && !(await replayOnce(member, next, until))) {
+      if (member.gone) return;
+      const progressed = member.lastSeq + 1 > next;
+      next = Math.max(next, member.lastSeq + 1);
+      if (!progressed) await new Promise((resolve) => setTimeout(resolve, 200));
     }
   };
 
@@ -323,6 +388,7 @@ function createJetStreamSource(
     },
     stop() {
       stopped = true;
+      stopFollowingMoves();
       advisory.unsubscribe();
       deleted.unsubscribe();
       stopConsumer();
@@ -367,6 +433,7 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
       const leave = (): void => {
         if (left) return;
         left = true;
+        member.gone = true;
         member.stopReplay?.();
         current.members.delete(member);
         if (current.members.size === 0 && sources.get(key) === current) {

@@ -257,4 +257,52 @@ describe('restbus-gateway streaming from a JetStream stream on a 3-node NATS clu
     // Two missed idle heartbeats (half of a 5 s pull each), then the consumer is made again: 28.7 s with 30 s pulls.
     expect(pause).toBeLessThan(10_000);
   }, 90_000);
+
+  it('moves a live client and a replaying one with the gateway when its NATS node enters lame duck mode: no end, no gap', async () => {
+    const url = `http://${gateway.base}/rooms/ldm/events`;
+    const stayer = await openSse(url);
+    // A client coming back after a long absence: its replay of 3,000 events runs while the node goes.
+    await publishFast('ldm', 0, 3000);
+    await waitFor(() => stayer.events.length === 3000, 'the first 3,000 events', 60_000);
+    const returning = await openSse(url, { 'last-event-id': '0' });
+    const node = cluster.nodes.find((candidate) => gateway.server() === `127.0.0.1:${candidate.port}`);
+    if (!node) throw new Error(`cannot tell which node the gateway is on:\n${gateway.output()}`);
+    // It leaves within its lame duck duration (30 s); the cluster is disposed after this test, so nobody waits for it.
+    const leaving = node.enterLameDuck().catch(() => undefined);
+    const start = Date.now();
+    for (let i = 0; i < 60; i++) {
+      await sleep(start + i * 100 - Date.now());
+      await publish('ldm', 3000 + i);
+    }
+    // The ids are sequences of the whole ROOMS stream (other rooms' events among them): the payloads count.
+    const isDone = (events: SseEvent[]) => (events.at(-1)?.data as { n?: number } | undefined)?.n === 3059;
+    await waitFor(() => isDone(stayer.events) && isDone(returning.events), 'event 3,060 on both clients', 90_000).catch(
+      (err: unknown) => {
+        const last = (events: SseEvent[]) => `${events.length} events, the last ${JSON.stringify(events.at(-1)?.data)}`;
+        throw new Error(
+          `${String(err)}: the live client ${last(stayer.events)}, the returning one ${last(returning.events)}; ` +
+            `the gateway said:\n${gateway.output().slice(-3000)}`,
+        );
+      },
+    );
+    await sleep(500);
+    const ended = [stayer, returning].filter((client) => client.res.readableEnded || client.res.destroyed).length;
+    stayer.res.destroy();
+    returning.res.destroy();
+    const pause = Math.max(...stayer.events.slice(3001).map((e, i) => e.at - stayer.events[3000 + i].at));
+    const payloads = (events: SseEvent[]) => events.map((event) => (event.data as { n: number }).n);
+    const rising = (events: SseEvent[]) =>
+      events.every((event, i) => i === 0 || Number(event.id) > Number(events[i - 1].id));
+    const expected = [...Array(3060).keys()];
+    console.log(
+      `lame duck under open streams: the gateway moved from ${node.url} (${gateway.output().includes('lame duck') ? 'make before break' : 'how?'}); ` +
+        `the live client's longest wait between two events ${pause} ms; ${returning.events.length} events to the returning one`,
+    );
+    expect(ended).toBe(0);
+    expect(gateway.output()).not.toContain('lost NATS at 127.0.0.1:' + node.port);
+    expect(payloads(stayer.events)).toEqual(expected);
+    expect(payloads(returning.events)).toEqual(expected);
+    expect([rising(stayer.events), rising(returning.events)]).toEqual([true, true]);
+    void leaving;
+  }, 150_000);
 });
