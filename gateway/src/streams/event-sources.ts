@@ -211,7 +211,7 @@ function createJetStreamSource(
           // An ordered consumer remakes itself after two missed heartbeats; one that goes on missing them (seen
           // after a move away from a lame-duck server) is remade here, from the last event the feed had.
           logger.warn({ stream, subject }, 'stream feed silent: its consumer is made again');
-          restart();
+          void restart();
         }
       }
     })().catch(() => undefined);
