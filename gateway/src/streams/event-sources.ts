@@ -273,7 +273,11 @@ function createJetStreamSource(
       .catch((err: unknown) => logger.warn({ err, stream, subject }, 'stream check failed'));
   };
 
-  const advisory = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.CREATED.${stream}`, { callback: () => check() });
+  const advisory = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.CREATED.${stream}`, {
+    callback: (err) => {
+      if (!err) check();
+    },
+  });
   // The link moved to another server (lame duck): the consumer, a JetStream subscription, stays on the connection
   // being drained; a new one on the next takes over from the last event the feed had, at once rather than after
   // two missed heartbeats.
@@ -285,7 +289,9 @@ function createJetStreamSource(
   // A stream deleted and not (yet) made again would be silence: the clients are told at once, and again when it is
   // back (`recreated`, with its first id).
   const deleted = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.DELETED.${stream}`, {
-    callback: () => {
+    callback: (err) => {
+      // A user not allowed the advisories gets the refusal here: then only the consumer's checks notice.
+      if (err) return;
       logger.warn({ stream, subject }, 'stream deleted: clients get a reset');
       fanOut(members, resetEvent({ reason: 'deleted' }), holdMax);
     },
