@@ -138,7 +138,13 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
 
   const linkCloser = {
     drain: () => link.drain(),
-    close: () => link.drain(),
+    // close() as nats.js means it: at once, without waiting for a server (which may be down) to confirm a drain.
+    close: async () => {
+      closing = true;
+      wake();
+      await connection?.close();
+      await link.drain();
+    },
   };
 
   const connecting = connectUntilConnected().then((nc) => {
