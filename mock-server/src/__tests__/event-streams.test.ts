@@ -122,7 +122,9 @@ describe('event streams of the mock server', () => {
 
     const broken = await openRaw({ 'X-Mock-Response': 'BROKEN' }, 'HEAD');
     expect(broken.status).toBe(200);
-    expect(String(broken.headers['x-mock-warning'])).toMatch(/missing\.json does not exist; the stream sends no events/);
+    expect(String(broken.headers['x-mock-warning'])).toMatch(
+      /missing\.json does not exist; the stream sends no events/,
+    );
   });
 
   it('answers 500 MOCK_UNAVAILABLE for a stream whose mock file is missing under --strict', async () => {
