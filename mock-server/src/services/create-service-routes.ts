@@ -87,6 +87,19 @@ function selectResponse(req: Request, responses: Map<string, PreparedResponse>):
   return responses.get(DEFAULT_RESPONSE) ?? responses.values().next().value;
 }
 
+/** The headers every answer of a response carries, a body or a stream: declared ones, cookies, the API version. */
+function describeHeaders(
+  response: PreparedResponse | undefined,
+  apiVersion: string,
+  warning: string | undefined,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = Object.fromEntries(response?.headers ?? []);
+  if (warning !== undefined) headers[MOCK_WARNING_HEADER] = toHeaderValue(warning);
+  if (response?.cookies.length) headers['set-cookie'] = response.cookies;
+  headers['x-application-api-version'] = apiVersion;
+  return headers;
+}
+
 function writeResponse(
   res: Response,
   response: PreparedResponse | undefined,
@@ -95,10 +108,9 @@ function writeResponse(
   apiVersion: string,
   warning?: string,
 ): void {
-  for (const [field, content] of response?.headers ?? []) res.setHeader(field, content);
-  if (warning !== undefined) res.setHeader(MOCK_WARNING_HEADER, toHeaderValue(warning));
-  if (response?.cookies.length) res.setHeader('set-cookie', response.cookies);
-  res.setHeader('x-application-api-version', apiVersion);
+  for (const [field, content] of Object.entries(describeHeaders(response, apiVersion, warning))) {
+    res.setHeader(field, content);
+  }
   res.setHeader('content-type', response?.declaredType ?? type);
   res.setHeader('content-length', Buffer.byteLength(body));
   res.statusCode = response?.status ?? 200;
@@ -273,10 +285,7 @@ export function createServiceRoutes(deps: ServiceRoutesDeps): ServiceRouter {
           }
           if (problem !== undefined) warning = `${problem}; the stream sends no events`;
         }
-        const headers: Record<string, string | string[]> = Object.fromEntries(response.headers);
-        if (warning !== undefined) headers[MOCK_WARNING_HEADER] = toHeaderValue(warning);
-        if (response.cookies.length) headers['set-cookie'] = response.cookies;
-        headers['x-application-api-version'] = apiVersion;
+        const headers = describeHeaders(response, apiVersion, warning);
         answerEventStream(req, res, { status: response.status, headers, events }, deps.eventTiming);
       };
 
