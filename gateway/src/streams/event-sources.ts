@@ -1,7 +1,6 @@
 import {
   ConsumerEvents,
-  DeliverPolicy,
-  type Consumer,
+  Events,
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
@@ -10,6 +9,7 @@ import {
   type Subscription,
 } from 'nats';
 import { isRestbusError, onConnectionMove, RestbusError, type Logger } from '@restbus/infra';
+import { isGone, makeConsumer, MAKE_TIMEOUT_MS, runInOrder, type ConsumerRun, type LostReason } from './feed-consumer';
 import type { StreamClient } from './stream-client';
 import { createStreamEvent, type StreamEvent } from './stream-event';
 import { subjectMatches } from './subject-matches';
@@ -77,8 +77,12 @@ interface Source {
 }
 
 const MESSAGE = 'message';
-/** How long making a feed's consumer again may take before it is tried once more. */
-const RESTART_MS = 10_000;
+/** How long a feed's first consumer or a replay's consumer may take to be made before the client is told 503. */
+const MAKE_WITHIN_MS = 20_000;
+/** How long consumers are not placed on a server the connection left: its lame duck mode lasts that long at most. */
+const AVOID_LEFT_MS = 120_000;
+/** How soon a stream's identity is checked again when JetStream did not answer (an election under way, say). */
+const CHECK_AGAIN_MS = 1000;
 
 function resetEvent(body: Record<string, unknown>): StreamEvent {
   return createStreamEvent({ event: 'reset', data: JSON.stringify(body) });
@@ -138,19 +142,22 @@ function createCoreSource(nc: NatsConnection, subject: string, logger: Logger): 
 interface JetStreamLinks {
   js: JetStreamClient;
   jsm: JetStreamManager;
+  /** Makes consumers: its requests time out soon, and are sent again (makeConsumer). */
+  maker: JetStreamManager;
 }
 
 /**
- * One ordered consumer for every client of a subject, from the stream's end when the first client came: live events
- * carry their stream sequence. A stream deleted and recreated is noticed two ways, its creation advisory and the
- * ordered consumer recreating itself, and checked against the stream's creation time: clients then get a `reset`
- * and the new stream from its start (the ordered consumer alone would resume at the old sequence, silently skipping).
+ * One consumer for every client of a subject, from the stream's end when the first client came, read in order
+ * (feed-consumer.ts): live events carry their stream sequence. A consumer that is lost (a gap, missed heartbeats,
+ * gone) is made again from the last event the feed had, and the stream is checked against its creation time: a
+ * stream deleted and recreated gives clients a `reset` and the new stream from its start (a consumer made from the
+ * old sequence would silently skip). Its creation advisory checks too.
  */
 function createJetStreamSource(
   links: Promise<JetStreamLinks>,
   nc: NatsConnection,
   spec: { subject: string; stream: string },
-  options: { logger: Logger; expiresMs: number; holdMax: number },
+  options: { logger: Logger; expiresMs: number; holdMax: number; avoid: () => string | undefined },
 ): Source {
   const { subject, stream } = spec;
   const { logger, expiresMs, holdMax } = options;
@@ -159,85 +166,97 @@ function createJetStreamSource(
   let lastSeq = 0;
   let generation = 0;
   let stopped = false;
-  let consumer: Consumer | undefined;
-  let messages: ConsumerMessages | undefined;
+  // The consumers being read: one, and its predecessor while a move makes the next one.
+  const runs = new Set<ConsumerRun>();
   // Events held while the stream's identity is checked: they may come from a recreated stream.
   let suspect: StreamEvent[] | undefined;
   let checking: Promise<void> = Promise.resolve();
   // The replays running now, each by the function that cuts it short.
   const replays = new Set<() => void>();
 
+  /** A consumer not made at once: said at debug level (it is made again; an election takes a few seconds). */
+  const tellFailure =
+    (purpose: string) =>
+    (err: unknown, ms: number): void =>
+      logger.debug({ err, stream, subject, purpose, ms, server: nc.getServer() }, 'stream consumer not made yet');
+
   const stopConsumer = (): void => {
     generation++;
-    messages?.stop();
-    void consumer?.delete().catch(() => undefined);
-    messages = undefined;
-    consumer = undefined;
-  };
-
-  const startConsumer = async (from: number): Promise<void> => {
-    const { js } = await links;
-    const serial = ++generation;
-    const next = await js.consumers.get(stream, {
-      filterSubjects: subject,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: from,
-    });
-    const onMessage = (m: JsMsg): void => {
-      if (serial !== generation) return;
-      const event = createStreamEvent({ event: MESSAGE, seq: m.seq, payload: m.data });
-      if (suspect) {
-        suspect.push(event);
-        return;
-      }
-      lastSeq = m.seq;
-      fanOut(members, event, holdMax);
-    };
-    const consumed = await next.consume({ callback: onMessage, expires: expiresMs });
-    if (serial !== generation || stopped) {
-      consumed.stop();
-      void next.delete().catch(() => undefined);
-      return;
-    }
-    consumer = next;
-    messages = consumed;
-    void (async () => {
-      for await (const status of await consumed.status()) {
-        if (serial !== generation) break;
-        if (status.type === ConsumerEvents.OrderedConsumerRecreated) {
-          suspect ??= [];
-          check();
-        } else if (status.type === ConsumerEvents.HeartbeatsMissed && Number(status.data) >= 3) {
-          // An ordered consumer remakes itself after two missed heartbeats; one that goes on missing them (seen
-          // after a move away from a lame-duck server) is remade here, from the last event the feed had.
-          logger.warn({ stream, subject }, 'stream feed silent: its consumer is made again');
-          void restart();
-        }
-      }
-    })().catch(() => undefined);
+    for (const run of runs) run.stop();
+    runs.clear();
   };
 
   /**
-   * A new consumer for the feed from the last event it had, in turn with the stream checks. One that is not made
-   * within RESTART_MS (its requests lost on a connection being left) is tried again, for as long as the feed runs.
+   * Events of every consumer being read go through here: one a client already has is skipped. Each consumer
+   * delivers in order from where it started, at or before the next one the feed needs, so what passes has no gap.
    */
-  const restart = (): Promise<void> => {
-    checking = checking.then(async () => {
-      if (stopped) return;
-      stopConsumer();
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), RESTART_MS)));
-      const made = startConsumer(lastSeq + 1).then(
-        () => 'made' as const,
-        (err: unknown) => {
-          logger.warn({ err, stream, subject }, 'stream feed could not be made again');
-          return 'failed' as const;
-        },
-      );
-      const outcome = await Promise.race([made, late]).finally(() => clearTimeout(timer));
-      if (outcome !== 'made' && !stopped) setTimeout(() => void restart(), outcome === 'late' ? 0 : RESTART_MS);
-    });
-    return checking;
+  const onMessage = (m: JsMsg): void => {
+    if (stopped) return;
+    const event = createStreamEvent({ event: MESSAGE, seq: m.seq, payload: m.data });
+    if (suspect) {
+      suspect.push(event);
+      return;
+    }
+    if (m.seq <= lastSeq) return;
+    lastSeq = m.seq;
+    fanOut(members, event, holdMax);
+  };
+
+  /**
+   * Makes and reads a consumer from `from`, retried until made unless `withinMs` passes (a first client is told
+   * 503). With `keep`, the consumers read now go on until the new one reads (a move: the old one may still deliver).
+   */
+  const startConsumer = async (from: number, how: { keep?: boolean; withinMs?: number } = {}): Promise<void> => {
+    const serial = ++generation;
+    const current = (): boolean => serial === generation && !stopped;
+    if (!how.keep) {
+      for (const run of runs) run.stop();
+      runs.clear();
+    }
+    const { js, maker } = await links;
+    const info = await makeConsumer(
+      maker,
+      { stream, subject, from },
+      { wanted: current, withinMs: how.withinMs, onFailure: tellFailure('feed'), avoid: options.avoid },
+    );
+    if (!info || !current()) {
+      if (info) void maker.consumers.delete(stream, info.name).catch(() => undefined);
+      return;
+    }
+    let run: ConsumerRun | undefined;
+    const onLost = (reason: LostReason): void => {
+      if (run) runs.delete(run);
+      if (!current()) return;
+      logger.warn({ stream, subject, reason }, 'stream feed lost its consumer: it is made again');
+      lost(reason);
+    };
+    try {
+      run = await runInOrder(js, info, { expiresMs, onMessage, onLost });
+    } catch (err) {
+      if (!current()) return;
+      logger.warn({ err, stream, subject }, 'stream feed could not be read: it is made again');
+      setTimeout(() => current() && lost('ended'), 250);
+      return;
+    }
+    if (!current()) {
+      run.stop();
+      return;
+    }
+    for (const old of runs) old.stop();
+    runs.clear();
+    runs.add(run);
+  };
+
+  /** A consumer was lost: the next one goes on from the last event the feed had, once the stream is checked. */
+  const lost = (reason: LostReason): void => {
+    // A gap or a consumer gone may be the stream deleted and made again: the events wait for the check.
+    if (reason !== 'silent') {
+      suspect ??= [];
+      check();
+    }
+    void startConsumer(lastSeq + 1).catch((err: unknown) =>
+      logger.warn({ err, stream, subject }, 'stream feed failed'),
+    );
   };
 
   /** Compares the stream with the one the feed started on; says reset and starts over when it is another. */
@@ -246,7 +265,9 @@ function createJetStreamSource(
     const info = await jsm.streams.info(stream).catch(() => undefined);
     if (stopped) return;
     if (!info) {
-      // Deleted and not yet back: its creation advisory (or the consumer's next recreation) checks again.
+      // Deleted and not yet back, or JetStream not answering just now: looked at again soon (and at the stream's
+      // creation advisory), the events held meanwhile.
+      if (suspect) setTimeout(() => suspect && !stopped && check(), CHECK_AGAIN_MS);
       return;
     }
     const held = suspect;
@@ -265,7 +286,7 @@ function createJetStreamSource(
     stopConsumer();
     const from = Math.max(1, info.state.first_seq);
     fanOut(members, resetEvent({ reason: 'recreated', firstId: String(from) }), holdMax);
-    await startConsumer(from);
+    void startConsumer(from).catch((err: unknown) => logger.warn({ err, stream, subject }, 'stream feed failed'));
   };
   const check = (): void => {
     checking = checking
@@ -278,13 +299,16 @@ function createJetStreamSource(
       if (!err) check();
     },
   });
-  // The link moved to another server (lame duck): the consumer, a JetStream subscription, stays on the connection
-  // being drained; a new one on the next takes over from the last event the feed had, at once rather than after
-  // two missed heartbeats.
+  // The link moved to another server (lame duck): the consumer's pulls and their replies stay on the connection
+  // being drained; a new consumer read on the next takes over from the last event the feed had, while the old one
+  // goes on delivering until then (the stream's sequence drops what both deliver).
   const stopFollowingMoves = onConnectionMove(nc, () => {
     // Replays cut here go on from where their client is (replay), on the next connection.
     for (const cut of replays) cut();
-    return restart();
+    if (stopped) return;
+    void startConsumer(lastSeq + 1, { keep: true }).catch((err: unknown) =>
+      logger.warn({ err, stream, subject }, 'stream feed failed'),
+    );
   });
   // A stream deleted and not (yet) made again would be silence: the clients are told at once, and again when it is
   // back (`recreated`, with its first id).
@@ -311,33 +335,46 @@ function createJetStreamSource(
     }
     created = info.created;
     lastSeq = info.state.last_seq;
-    await startConsumer(info.state.last_seq + 1);
+    await startConsumer(info.state.last_seq + 1, { withinMs: MAKE_WITHIN_MS });
   })();
 
   /**
-   * A client's own short-lived ordered consumer from `from` up to `until`: what the live feed started after. False
-   * when it ended before `until` (its connection drained after a move, say), true once through.
+   * A client's own short-lived consumer from `from` up to `until`: what the live feed started after. False when it
+   * ended before `until` (cut after a move, a gap, missed heartbeats: it goes on with a new one), true once through.
    */
   const replayOnce = async (member: Member, from: number, until: number): Promise<boolean> => {
-    const { js } = await links;
-    const own = await js.consumers.get(stream, {
-      filterSubjects: subject,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: from,
-    });
+    const { js, maker } = await links;
+    const info = await makeConsumer(
+      maker,
+      { stream, subject, from },
+      {
+        wanted: () => !member.gone && !stopped,
+        withinMs: MAKE_WITHIN_MS,
+        onFailure: tellFailure('replay'),
+        avoid: options.avoid,
+      },
+    );
+    if (!info) return true;
+    const own = js.consumers.getPullConsumerFor(info);
+    let replayed: ConsumerMessages | undefined;
     try {
-      if ((await own.info()).num_pending === 0) return true;
-      const replayed = await own.consume({ expires: expiresMs });
-      const cut = (): void => replayed.stop();
+      if (info.num_pending === 0) return true;
+      replayed = await own.consume({ expires: expiresMs });
+      const consumed = replayed;
+      const cut = (): void => consumed.stop();
       replays.add(cut);
       member.stopReplay = cut;
-      // A consumer that goes on missing heartbeats is given up: the replay goes on with a new one.
+      // A consumer that misses heartbeats or is gone is given up: the replay goes on with a new one.
       void (async () => {
-        for await (const status of await replayed.status()) {
-          if (status.type === ConsumerEvents.HeartbeatsMissed && Number(status.data) >= 3) cut();
+        for await (const status of await consumed.status()) {
+          if (status.type === ConsumerEvents.HeartbeatsMissed && Number(status.data) >= 2) cut();
+          else if (isGone(status.type)) cut();
         }
       })().catch(() => undefined);
-      for await (const m of replayed) {
+      let delivered = info.delivered.consumer_seq;
+      for await (const m of consumed) {
+        // One skipped (lost on its way): the next consumer starts from the last event the client got.
+        if (m.info.deliverySequence !== ++delivered) return false;
         if (m.seq > until) return true;
         const drained = member.client.drained?.();
         if (drained) await drained;
@@ -346,6 +383,7 @@ function createJetStreamSource(
       }
       return false;
     } finally {
+      replayed?.stop();
       for (const cut of replays) if (cut === member.stopReplay) replays.delete(cut);
       member.stopReplay = undefined;
       await own.delete().catch(() => undefined);
@@ -412,9 +450,22 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
   const expiresMs = options.expiresMs ?? 5_000;
   const holdMax = options.holdMax ?? 1_000;
   const sources = new Map<string, Source>();
+  // The server that last said it enters lame duck mode, and when: no consumer is placed there for a while. Told on
+  // the connection still on it (a link moves away right after), whichever server the connection reconnected to.
+  let left: { name?: string; at: number } | undefined;
+  const statuses = nc.status();
+  void (async () => {
+    for await (const status of statuses) {
+      if (status.type === Events.LDM) left = { name: nc.info?.server_name, at: Date.now() };
+    }
+  })().catch(() => undefined);
+  const leaving = (): string | undefined => (left && Date.now() - left.at < AVOID_LEFT_MS ? left.name : undefined);
   let links: Promise<JetStreamLinks> | undefined;
   const jetStream = (): Promise<JetStreamLinks> =>
-    (links ??= nc.jetstreamManager().then((jsm) => ({ jsm, js: nc.jetstream() })));
+    (links ??= Promise.all([
+      nc.jetstreamManager(),
+      nc.jetstreamManager({ timeout: MAKE_TIMEOUT_MS, checkAPI: false }),
+    ]).then(([jsm, maker]) => ({ jsm, maker, js: nc.jetstream() })));
 
   return {
     async attach(spec, client) {
@@ -426,7 +477,7 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
               jetStream(),
               nc,
               { subject: spec.subject, stream: spec.stream },
-              { logger, expiresMs, holdMax },
+              { logger, expiresMs, holdMax, avoid: leaving },
             )
           : createCoreSource(nc, spec.subject, logger);
         sources.set(key, source);
@@ -463,6 +514,7 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
       return count;
     },
     async close() {
+      (statuses as { stop?: () => void }).stop?.();
       for (const source of sources.values()) source.stop();
       sources.clear();
       await Promise.resolve();
