@@ -319,8 +319,8 @@ describe('restbus-gateway streaming from a JetStream stream on a 3-node NATS clu
     expect([rising(stayer.events), rising(returning.events)]).toEqual([true, true]);
     expect(others.map((other) => payloads(other.events))).toEqual(rooms.map(() => [...Array(60).keys()]));
     // Before consumers placed on the node being left were made again: 9 to 19 s for the live client, and a replay
-    // that resumed after 40 s or never.
-    expect(Math.max(pause, othersWait)).toBeLessThan(2000);
+    // that resumed after 40 s or never. Now 0.1 to 0.8 s here; the bound leaves room for a CI machine under load.
+    expect(Math.max(pause, othersWait)).toBeLessThan(3000);
     expect(replayWait).toBeLessThan(5000);
     void leaving;
   }, 60_000);
