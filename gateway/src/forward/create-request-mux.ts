@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createInbox, DebugEvents, Events, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
-import { RestbusError, SERVICE_ERROR_CODE_HEADER, setCarriedBudget } from '@restbus/infra';
+import { onConnectionMove, RestbusError, SERVICE_ERROR_CODE_HEADER, setCarriedBudget } from '@restbus/infra';
 import type { CallResend } from './resend-policy';
 
 interface Pending {
@@ -51,6 +51,9 @@ function isServerError(msg: Msg): boolean {
  * connection. At its deadline a call whose last publish went out on a connection lost since (a POST or PATCH, or
  * any call while the gateway is not yet connected again) is rejected with NATS_UNAVAILABLE, not UPSTREAM_TIMEOUT:
  * it may or may not have been applied.
+ *
+ * A node cut off from its peers (a network partition) takes the calls published into it without a word: once the
+ * link has moved away from it, each retryable call waiting is published again on the new server.
  *
  * A node that dies can also take a call with it while the gateway's own connection stays: the service that got
  * it was connected there, or the reply was routed through it. A hedged call is published once more when its reply
@@ -164,6 +167,14 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
       if (call.attempt !== attempt && call.retryable) publish(token, call);
     }
   }
+
+  // The link left a server cut off from its peers (see createNatsLink): a call published through it went nowhere,
+  // or its reply will not come back through it. A retryable call is sent again on the server the link moved to,
+  // as after a reconnect. A move away from a lame-duck server needs none: that one still delivers.
+  onConnectionMove(nc, (reason) => {
+    if (reason !== 'cut-off') return;
+    for (const [token, call] of waiting) if (call.retryable) publish(token, call);
+  });
 
   void (async () => {
     for await (const status of nc.status()) {

@@ -1,7 +1,13 @@
 import type { NatsConnection, Status, Subscription, SubscriptionOptions } from 'nats';
 
+/**
+ * Why the link moved: its server announced lame duck mode (it still delivers what is on its way), or it lost its
+ * routes to most of its peers (`cut-off`: what was sent through it to the others may never arrive).
+ */
+export type MoveReason = 'lame-duck' | 'cut-off';
+
 /** Told that the connection moved to another server; what it returns is awaited before the old one is drained. */
-export type MoveListener = () => void | Promise<void>;
+export type MoveListener = (reason: MoveReason) => void | Promise<void>;
 
 const movesOf = new WeakMap<NatsConnection, Set<MoveListener>>();
 
@@ -25,7 +31,7 @@ export interface MovingConnection {
    * until it is drained, so a message routed to either is delivered), publishes and requests go out on `next`.
    * Resolves once the onConnectionMove listeners are done.
    */
-  moveTo(next: NatsConnection): Promise<void>;
+  moveTo(next: NatsConnection, reason: MoveReason): Promise<void>;
   /** Passes on a status of the connection the link has now. */
   pushStatus(status: Status): void;
   /** The link has closed for good: status iterators end and closed() resolves (with `err` when it failed). */
@@ -181,10 +187,10 @@ export function createMovingConnection(
 
   return {
     connection,
-    async moveTo(next) {
+    async moveTo(next, reason) {
       current = next;
       for (const follow of [...followers]) follow(next);
-      await Promise.allSettled([...moveListeners].map(async (listener) => listener()));
+      await Promise.allSettled([...moveListeners].map(async (listener) => listener(reason)));
     },
     pushStatus(item) {
       for (const queue of statusQueues) queue.push(item);

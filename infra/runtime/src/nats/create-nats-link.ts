@@ -3,10 +3,15 @@ import type { Logger } from 'pino';
 import { toNatsServersAndAuth } from './nats-connect-options';
 import { toNatsSecurityOptions, type NatsSecurity } from './to-nats-security-options';
 import { RestbusError } from '../errors/restbus-error';
-import { createMovingConnection, type MovingConnection } from './create-moving-connection';
+import { createMovingConnection, type MoveReason, type MovingConnection } from './create-moving-connection';
 
 const RETRY_MS = 500;
 const RECONNECT_MS = 1000;
+// A server we can no longer reach (a partition: no TCP error, nothing comes back) is left once this many pings in a
+// row, one every PING_MS, went unanswered: within about 4 s, not nats.js' default 2 min × 2, while requests sent into
+// it are lost. A pong later than 2 s on a live server costs a needless reconnect, which loses nothing.
+const PING_MS = 1000;
+const MAX_PINGS_OUT = 2;
 // How long a connection left for a lame-duck server is kept for the requests made on it before the move (their
 // replies come back on it), and how long its drain may take: together well within nats-server's grace period.
 const SETTLE_MS = 2500;
@@ -86,6 +91,8 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
   let leavingFrom: NatsConnection | undefined;
   // Connections left behind, until they are drained.
   const draining = new Set<Promise<void>>();
+  // The most servers a server of ours ever named (its INFO's connect_urls, itself included): the cluster's size.
+  let largestView = 0;
 
   const connectTo = (list: string[]): Promise<NatsConnection> =>
     connect({
@@ -100,6 +107,8 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
       // nats.js' own delay plus up to 100 ms of jitter (1 s with TLS).
       reconnectJitter: 100,
       reconnectJitterTLS: 1000,
+      pingInterval: PING_MS,
+      maxPingOut: MAX_PINGS_OUT,
       timeout: 2000,
       // Async stack traces cost about a fifth of the request/reply throughput and we never print them.
       noAsyncTraces: true,
@@ -160,6 +169,7 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
 
   /** Watches a connection for as long as it is the link's: its status, and its close. */
   function follow(nc: NatsConnection): void {
+    largestView = Math.max(largestView, viewOf(nc));
     if (!closing) void watchStatus(nc);
     void watchClose(nc);
   }
@@ -183,7 +193,9 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
         // nats.js gives the server's error code here, not an Error (e.g. a permission violation on a subject).
         logger.error({ reason: status.data, context: status.permissionContext }, 'NATS reported an error');
       } else if (status.type === Events.LDM) {
-        void leaveLameDuck(nc, String(status.data));
+        void moveAway(nc, String(status.data), 'lame-duck');
+      } else if (status.type === Events.Update) {
+        if (isCutOff(nc)) void moveAway(nc, nc.getServer(), 'cut-off');
       }
     }
   }
@@ -198,21 +210,46 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     moving?.end(err || undefined);
   }
 
+  /** How many servers a connection's server names for clients to use: itself and the peers it has routes to. */
+  function viewOf(nc: NatsConnection): number {
+    return nc.info?.connect_urls?.length ?? 0;
+  }
+
+  /**
+   * A server that names no more than half the servers it named before has lost its routes to most of its peers
+   * (a partition: it tells its clients when it drops a route that stopped answering its pings). It still takes our
+   * publishes, and routes them nowhere: a request to a service on another node, a write to a stream led elsewhere,
+   * is lost. A server with a majority of the cluster (a peer killed, or cut off itself) is kept.
+   */
+  function isCutOff(nc: NatsConnection): boolean {
+    const view = viewOf(nc);
+    largestView = Math.max(largestView, view);
+    return view > 0 && view * 2 <= largestView;
+  }
+
   /**
    * A server in lame duck mode has closed its listener and will close our connection after its grace period.
    * Make before break: a second connection is made to another server while the first still serves; the process
    * moves to it (its subscriptions are made there, then its publishes go there), and only then is the first one
    * drained, once the replies to the requests made on it are in: nothing on its way on it is lost. Other servers
    * are those of the -n list and those the lame-duck server's INFO gossips (nats.js' ignoreClusterUpdates is off).
+   * The same when the server is cut off from its peers (isCutOff), to a server that sees more of the cluster.
    */
-  async function leaveLameDuck(from: NatsConnection, server: string): Promise<void> {
+  async function moveAway(from: NatsConnection, server: string, reason: MoveReason): Promise<void> {
     const bare = (url: string): string => url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
     const others = [...new Set([...servers, ...(from.info?.connect_urls ?? [])])].filter(
       (url) => bare(url) !== bare(server) && bare(url) !== bare(from.getServer()),
     );
     if (closing || leavingFrom === from) return;
+    const why =
+      reason === 'lame-duck' ? 'is entering lame duck mode' : 'lost its routes to most of the other NATS servers';
     if (others.length === 0) {
-      logger.warn({ server }, 'the NATS server is entering lame duck mode and will close the connection soon');
+      logger.warn(
+        { server },
+        reason === 'lame-duck'
+          ? 'the NATS server is entering lame duck mode and will close the connection soon'
+          : `the NATS server ${why}; there is no other server to move to`,
+      );
       return;
     }
     leavingFrom = from;
@@ -221,27 +258,27 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
       next = await connectTo(others);
     } catch (err) {
       leavingFrom = undefined;
-      logger.warn(
-        { err, server, others },
-        'the NATS server is entering lame duck mode and no other server takes a connection; staying until it closes',
-      );
+      logger.warn({ err, server, others }, `the NATS server ${why} and no other server takes a connection; staying`);
       return;
     }
     leavingFrom = undefined;
-    if (closing || from !== connection || !moving) {
+    // A server cut off as well (all of them apart from each other) is no better: stay where we are.
+    const worse = reason === 'cut-off' && viewOf(next) <= viewOf(from);
+    if (closing || from !== connection || !moving || worse) {
+      if (worse) logger.warn({ server, tried: next.getServer() }, `the NATS server ${why}; no other server sees more`);
       await next.close();
       return;
     }
     connection = next;
-    const listened = moving.moveTo(next);
+    const listened = moving.moveTo(next, reason);
     connected = true;
     follow(next);
     for (const waiter of reconnectWaiters) waiter(true);
     // The subscriptions are on the new server once it answers a ping: from then on the old connection may go.
     await within(next.flush(), SETTLE_MS).catch(() => undefined);
     logger.info(
-      { server: next.getServer(), left: server },
-      `moved to NATS at ${next.getServer()}: ${server} is entering lame duck mode`,
+      { server: next.getServer(), left: server, reason },
+      `moved to NATS at ${next.getServer()}: ${server} ${why}`,
     );
     // What moves on its own (a KV copy started afresh) has the time the old connection is kept for.
     await within(listened, SETTLE_MS).catch(() => undefined);

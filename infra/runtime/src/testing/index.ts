@@ -1,5 +1,7 @@
 export { startNatsCluster, startNatsServer } from './nats-server';
-export type { TestNatsCluster, TestNatsServer } from './nats-server';
+export type { ClusterFaults, NatsClusterOptions, TestNatsCluster, TestNatsServer } from './nats-server';
+export { startFaultProxy } from './fault-proxy';
+export type { FaultMode, FaultProxy } from './fault-proxy';
 export { createRequestMessage } from './create-request-message';
 export { EASER_CASES, type EaserCase } from './easer-request-messages';
 export { freePort, killChildren, killChildrenOnExit, startChild, waitUntil } from './bench/children';

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { startFaultProxy, type FaultMode, type FaultProxy } from './fault-proxy';
 
 export interface TestNatsServer {
   /** `nats://127.0.0.1:<port>` */
@@ -34,6 +35,8 @@ export interface ClusterMembership {
   routePort: number;
   routes: string[];
   lameDuckSeconds?: number;
+  /** The route address this member gossips to its peers (`cluster.advertise`), when not its own. */
+  advertise?: string;
 }
 
 const NOT_FOUND =
@@ -106,23 +109,30 @@ export async function startNatsServer(
     cluster?: ClusterMembership;
     /** Lines appended to the server's configuration (users and permissions, say). */
     extraConfig?: string;
+    /** The directory JetStream stores in (a small tmpfs, say); a fresh one in the server's directory otherwise. */
+    storeDir?: string;
+    /** False: a plain NATS server, without JetStream (true by default). */
+    jetstream?: boolean;
   } = {},
 ): Promise<TestNatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'restbus-nats-'));
   let port = options.cluster?.clientPort ?? -1;
   const writeConfig = async (): Promise<string> => {
     const config = join(dir, 'nats-server.conf');
-    const store = join(dir, 'jetstream');
+    const store = options.storeDir ?? join(dir, 'jetstream');
     const { cluster } = options;
     await writeFile(
       config,
-      `listen: "127.0.0.1:${port}"\nports_file_dir: "${dir}"\njetstream { store_dir: "${store}" }\n` +
+      `listen: "127.0.0.1:${port}"\nports_file_dir: "${dir}"\n` +
+        (options.jetstream === false ? '' : `jetstream { store_dir: "${store}" }\n`) +
         (options.name ? `server_name: "${options.name}"\n` : '') +
         (options.maxPayload ? `max_payload: ${options.maxPayload}\n` : '') +
         (cluster
           ? `cluster { name: "${cluster.name}", listen: "127.0.0.1:${cluster.routePort}", routes: [${cluster.routes
               .map((route) => `"${route}"`)
-              .join(', ')}] }\nlame_duck_duration: "${cluster.lameDuckSeconds ?? 30}s"\nlame_duck_grace_period: "1s"\n`
+              .join(
+                ', ',
+              )}]${cluster.advertise ? `, advertise: "${cluster.advertise}"` : ''} }\nlame_duck_duration: "${cluster.lameDuckSeconds ?? 30}s"\nlame_duck_grace_period: "1s"\n`
           : '') +
         (options.extraConfig ? `${options.extraConfig}\n` : ''),
     );
@@ -135,7 +145,7 @@ export async function startNatsServer(
     child = spawned.child;
     output = spawned.output;
     port = await waitForPortsFile(dir, spawned.child, spawned.output);
-    if (wait) await waitForJetStream(`nats://127.0.0.1:${port}`, spawned.output);
+    if (wait && options.jetstream !== false) await waitForJetStream(`nats://127.0.0.1:${port}`, spawned.output);
   };
   await (options.cluster ? start({ waitForJetStream: false }) : start());
   return {
@@ -179,13 +189,54 @@ function findFreePort(): Promise<number> {
   });
 }
 
+/** The proxies a cluster started with `faults` talks through, and what a test does with them. */
+export interface ClusterFaults {
+  /** The proxy `from` dials `to`'s route port through (one per ordered pair of nodes). */
+  route(from: TestNatsServer, to: TestNatsServer): FaultProxy;
+  /** The proxy in front of a node's client port (the address in `urls` and in the node's gossip to clients). */
+  client(node: TestNatsServer): FaultProxy;
+  /** Sets both directions of every route between `node` and its peers: `blackhole` cuts it off from them. */
+  setRoutes(node: TestNatsServer, mode: FaultMode): void;
+  /** Every proxy back to `pass`. */
+  heal(): void;
+}
+
 export interface TestNatsCluster {
   readonly nodes: readonly TestNatsServer[];
-  /** Every node's URL, comma-separated: what `-n` takes. */
+  /** Every node's URL, comma-separated: what `-n` takes (the client proxies' with `faults`). */
   readonly urls: string;
+  /** With `faults`: the proxies between the nodes, and in front of their client ports. */
+  readonly faults: ClusterFaults | undefined;
   /** The live node that leads a stream, once one does (asked of every live node until one names it). */
   leaderOf(stream: string): Promise<TestNatsServer>;
   dispose(): Promise<void>;
+}
+
+export interface NatsClusterOptions {
+  size?: number;
+  lameDuckSeconds?: number;
+  maxPayload?: number;
+  /**
+   * Puts a fault proxy on every route (one per ordered pair of nodes, so that a node can be cut off from its peers
+   * alone) and in front of every client port; the nodes gossip the proxies' addresses, so a client that learns the
+   * others from its server reaches them through their proxies too. See ClusterFaults.
+   */
+  faults?: boolean;
+  /**
+   * How often a node pings a quiet route or client (`ping_interval`, e.g. "1s") and how many unanswered pings it
+   * takes for dead (`ping_max`): a route cut off without a TCP error is noticed only then. nats-server's defaults
+   * (2 min × 2) when absent.
+   */
+  pingInterval?: string;
+  pingMax?: number;
+  /** A JetStream store directory per node index (a small tmpfs for a disk-full test, say); undefined: the default. */
+  storeDirs?: (string | undefined)[];
+  /**
+   * False: plain NATS, no JetStream. Its raft groups send on the routes all the time, and nats-server 2.9.10 does
+   * not ping a route it sends on (nats-server#4014): a test of what a node does once it finds a route dead needs
+   * quiet routes.
+   */
+  jetstream?: boolean;
 }
 
 /**
@@ -193,33 +244,80 @@ export interface TestNatsCluster {
  * JetStream answers on every node. Ports are chosen free and kept, so a node that is stopped starts again where
  * it was. Lame duck mode lasts `lameDuckSeconds` (30 s by default, as nats-server's own default is 2 min).
  */
-export async function startNatsCluster(
-  options: { size?: number; lameDuckSeconds?: number; maxPayload?: number } = {},
-): Promise<TestNatsCluster> {
+export async function startNatsCluster(options: NatsClusterOptions = {}): Promise<TestNatsCluster> {
   const size = options.size ?? 3;
-  const ports = await Promise.all(Array.from({ length: size * 2 }, () => findFreePort()));
-  const routes = Array.from({ length: size }, (_, i) => `nats://127.0.0.1:${ports[size + i]}`);
+  // Client ports, route ports and (with faults) an unused port per node for its advertised route address.
+  const ports = await Promise.all(Array.from({ length: size * 3 }, () => findFreePort()));
   const name = `restbus-test-${ports[0]}`;
+  const routeProxies = new Map<string, FaultProxy>();
+  const clientProxies: FaultProxy[] = [];
+  if (options.faults) {
+    for (let from = 0; from < size; from++) {
+      clientProxies.push(await startFaultProxy(ports[from]));
+      for (let to = 0; to < size; to++) {
+        if (from !== to) routeProxies.set(`${from}>${to}`, await startFaultProxy(ports[size + to]));
+      }
+    }
+  }
+  const routesOf = (i: number): string[] =>
+    options.faults
+      ? Array.from({ length: size }, (_, to) => to)
+          .filter((to) => to !== i)
+          .map((to) => `nats://127.0.0.1:${routeProxies.get(`${i}>${to}`)?.port}`)
+      : Array.from({ length: size }, (_, to) => `nats://127.0.0.1:${ports[size + to]}`);
+  const pings =
+    (options.pingInterval ? `ping_interval: "${options.pingInterval}"\n` : '') +
+    (options.pingMax ? `ping_max: ${options.pingMax}\n` : '');
   const nodes = await Promise.all(
     Array.from({ length: size }, (_, i) =>
       startNatsServer({
         name: `n${i + 1}`,
         maxPayload: options.maxPayload,
+        storeDir: options.storeDirs?.[i],
+        jetstream: options.jetstream,
         cluster: {
           name,
           clientPort: ports[i],
           routePort: ports[size + i],
-          routes,
+          routes: routesOf(i),
           lameDuckSeconds: options.lameDuckSeconds,
+          // Every route is dialled explicitly through its proxy: a peer that learns this node's address from the
+          // gossip must not route around the proxy. An address nobody listens on makes such an implicit route fail.
+          ...(options.faults ? { advertise: `127.0.0.1:${ports[2 * size + i]}` } : {}),
         },
+        extraConfig:
+          pings + (options.faults ? `client_advertise: "127.0.0.1:${clientProxies[i].port}"\n` : '') || undefined,
       }),
     ),
   );
-  await Promise.all(nodes.map((node) => waitForJetStream(node.url, node.output)));
+  if (options.jetstream !== false) await Promise.all(nodes.map((node) => waitForJetStream(node.url, node.output)));
   const byName = new Map(nodes.map((node, i) => [`n${i + 1}`, node]));
+  const indexOf = (node: TestNatsServer): number => {
+    const i = nodes.indexOf(node);
+    if (i < 0) throw new Error('not a node of this cluster');
+    return i;
+  };
+  const faults: ClusterFaults | undefined = options.faults
+    ? {
+        route: (from, to) => routeProxies.get(`${indexOf(from)}>${indexOf(to)}`) as FaultProxy,
+        client: (node) => clientProxies[indexOf(node)],
+        setRoutes(node, mode) {
+          const i = indexOf(node);
+          for (const [key, proxy] of routeProxies) {
+            if (key.split('>').includes(String(i))) proxy.setMode(mode);
+          }
+        },
+        heal() {
+          for (const proxy of [...routeProxies.values(), ...clientProxies]) proxy.setMode({ kind: 'pass' });
+        },
+      }
+    : undefined;
   return {
     nodes,
-    urls: nodes.map((node) => node.url).join(','),
+    urls: options.faults
+      ? clientProxies.map((proxy) => `nats://127.0.0.1:${proxy.port}`).join(',')
+      : nodes.map((node) => node.url).join(','),
+    faults,
     async leaderOf(stream) {
       // During an election no node names a leader: ask again until one does (or 20 s pass).
       const deadline = Date.now() + 20_000;
@@ -244,6 +342,7 @@ export async function startNatsCluster(
     },
     async dispose() {
       await Promise.all(nodes.map((node) => node.dispose()));
+      await Promise.all([...routeProxies.values(), ...clientProxies].map((proxy) => proxy.close()));
     },
   };
 }
