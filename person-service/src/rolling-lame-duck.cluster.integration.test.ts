@@ -1,55 +1,16 @@
 import { connect } from 'nats';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import {
-  freePort,
-  startChild,
-  startNatsCluster,
-  waitUntil,
-  type Child,
-  type TestNatsCluster,
-} from '@restbus/infra/testing';
+import { startNatsCluster, type TestNatsCluster } from '@restbus/infra/testing';
+import { countLoad, findLostWrites, startMixedLoad, startPersonStack, type PersonStack } from './testing/mixed-load';
 
 // Issue 33: a rolling lame-duck restart of the three NATS nodes under load, as an operator upgrades a cluster: each
 // node in turn gets SIGUSR2, exits once its clients have left, starts again and catches up before the next one goes.
 // Two person-service replicas and the gateway move to another node before their old connection closes
-// (make-before-break), so no call is lost and none waits for the gateway's second copy. ROLLING_RUNS (default 1)
-// repeats the whole rolling restart: the issue's 20 consecutive runs are `ROLLING_RUNS=20` (the note gives them).
-const PERSON_MAIN = resolve(__dirname, '../dist/main.js');
-const GATEWAY_MAIN = resolve(__dirname, '../../gateway/dist/main.js');
-const PERSON_API = resolve(__dirname, '../person-api.yml');
-const GATEWAY_TIMEOUT_MS = 12_000;
+// (make-before-break), so no call is lost. ROLLING_RUNS (default 1) repeats the whole rolling restart: the issue's
+// 20 consecutive runs are `ROLLING_RUNS=20` (the note gives them).
 const RUNS = Number(process.env.ROLLING_RUNS ?? 1);
 
-const CLIENTS = 6;
-const CLIENT_TIMEOUT_MS = GATEWAY_TIMEOUT_MS + 3000;
-
 let cluster: TestNatsCluster;
-const children: Child[] = [];
-let base: string;
-
-interface Outcome {
-  what: string;
-  run: number;
-  ms: number;
-  status: number;
-}
-
-async function send(path: string, init: RequestInit = {}): Promise<number> {
-  try {
-    const response = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
-    await response.arrayBuffer();
-    return response.status;
-  } catch {
-    return 0;
-  }
-}
-
-function startProgram(name: string, main: string, args: string[]): Child {
-  const child = startChild(name, process.execPath, [main, ...args, '--log-format', 'json'], resolve(__dirname, '..'));
-  children.push(child);
-  return child;
-}
+let stack: PersonStack | undefined;
 
 /** Until every replica of the persons bucket's stream is current: a node that is behind is no quorum member yet. */
 async function waitUntilCaughtUp(): Promise<void> {
@@ -70,87 +31,43 @@ async function waitUntilCaughtUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  for (const main of [PERSON_MAIN, GATEWAY_MAIN]) {
-    if (!existsSync(main)) throw new Error(`${main} is missing: run npx tsc -b gateway person-service first`);
-  }
   cluster = await startNatsCluster();
-  const serviceArgs = ['-n', cluster.urls, '--store', 'jetstream'];
-  for (const name of ['person-service-1', 'person-service-2']) {
-    const service = startProgram(name, PERSON_MAIN, serviceArgs);
-    await waitUntil(service, async () => service.output().includes('"msg":"answering"'));
-  }
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const gateway = startProgram('gateway', GATEWAY_MAIN, [
-    ...['-r', PERSON_API, '-n', cluster.urls, '-u', '-p', String(port)],
-    ...['--timeout', String(GATEWAY_TIMEOUT_MS)],
-  ]);
-  await waitUntil(gateway, async () => (await send('/persons?limit=1')) === 200);
+  stack = await startPersonStack(cluster);
 }, 60_000);
 
 afterAll(async () => {
-  for (const child of children) child.process.kill('SIGKILL');
+  stack?.stop();
   await cluster?.dispose();
 });
 
 describe('person-service and the gateway on a 3-node NATS cluster', () => {
   it(
-    `answer every call of ${CLIENTS} clients (half PUTs) at once while the three nodes in turn enter lame duck ` +
-      `mode and start again (${RUNS} rolling restart${RUNS === 1 ? '' : 's'})`,
+    'answer every call of 8 clients (half PUTs) and keep every acknowledged write while the three nodes in turn ' +
+      `enter lame duck mode and start again (${RUNS} rolling restart${RUNS === 1 ? '' : 's'})`,
     async () => {
-      const outcomes: Outcome[] = [];
-      let run = 0;
-      let running = true;
-
-      async function client(c: number): Promise<void> {
-        for (let n = 0; running; n++) {
-          const id = `rl-${c}-${n % 3}`;
-          const begun = performance.now();
-          const write = n % 2 === 0;
-          const path = write ? `/persons/${id}` : n % 4 === 1 ? '/persons?limit=10' : `/persons/${id}`;
-          const status = await send(
-            path,
-            write
-              ? {
-                  method: 'PUT',
-                  headers: { 'content-type': 'application/json' },
-                  body: JSON.stringify({ id, familyName: 'Rolling', givenName: `${c}-${n}` }),
-                }
-              : {},
-          );
-          outcomes.push({ what: `${write ? 'PUT' : 'GET'} ${path}`, run, ms: performance.now() - begun, status });
-        }
-      }
-
-      const load = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
-      const lines: string[] = [];
-      for (; run < RUNS; run++) {
-        const started = performance.now();
+      const { base } = stack as PersonStack;
+      const load = startMixedLoad(base, 'rl');
+      const runs: string[] = [];
+      for (let run = 1; run <= RUNS; run++) {
+        const begun = load.now();
         for (const node of cluster.nodes) {
           await node.enterLameDuck();
           await node.start();
           await waitUntilCaughtUp();
         }
-        const ofRun = outcomes.filter((outcome) => outcome.run === run);
-        const failedOfRun = ofRun.filter((outcome) => outcome.status !== 200);
-        lines.push(
-          `  run ${run + 1}: ${((performance.now() - started) / 1000).toFixed(1)} s, ${ofRun.length} calls, ` +
-            `${failedOfRun.length} failed, slowest ${Math.round(Math.max(...ofRun.map((o) => o.ms)))} ms\n`,
+        const ofRun = load.outcomes.filter((o) => o.at >= begun && o.at < load.now());
+        runs.push(
+          `  run ${run}: ${((load.now() - begun) / 1000).toFixed(1)} s, ${ofRun.length} calls, ` +
+            `${ofRun.filter((o) => o.status !== 200).length} failed, ` +
+            `slowest ${Math.round(Math.max(...ofRun.map((o) => o.ms)))} ms\n`,
         );
       }
-      running = false;
-      await load;
-
-      const failed = outcomes.filter((outcome) => outcome.status !== 200);
-      const slowest = Math.max(...outcomes.map((outcome) => outcome.ms));
-      process.stdout.write(
-        `rolling lame-duck restart of 3 nodes, ${RUNS} run(s): ${outcomes.length} calls, ${failed.length} failed, ` +
-          `slowest ${Math.round(slowest)} ms\n${lines.join('')}` +
-          failed
-            .map((o) => `  failed ${o.what} in run ${o.run + 1}: ${o.status} after ${Math.round(o.ms)} ms\n`)
-            .join(''),
-      );
-      expect(failed.map((o) => `${o.what} ${o.status}`)).toEqual([]);
+      await load.stopAfter(0);
+      const lost = await findLostWrites(base, load.written);
+      const counts = countLoad('rolling lame-duck restart', load, lost, 0, `${RUNS} run(s) of 3 nodes.`);
+      process.stdout.write(counts.text + runs.join(''));
+      expect(counts.failed.map((o) => `${o.kind} ${o.status}`)).toEqual([]);
+      expect(lost).toEqual([]);
     },
     60_000 + RUNS * 90_000,
   );
