@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
-import { startNatsCluster, type TestNatsCluster, type TestNatsServer } from '@restbus/infra/testing';
-import { countLoad, findLostWrites, startMixedLoad, startPersonStack, type PersonStack } from './testing/mixed-load';
+import { type TestNatsCluster, type TestNatsServer } from '@restbus/infra/testing';
+import { countLoad, findLostWrites, startMixedLoad, usePersonStack, type PersonStack } from './testing/mixed-load';
 
 // Issue 33, item 3: faults beyond kills, each under the mixed load of the leader-kill test (8 clients, half of their
 // calls PUTs; two person-service replicas and the gateway, given every node), with the counts it prints. The
@@ -43,21 +43,11 @@ async function newLeaderOf(cluster: TestNatsCluster, stream: string, old: TestNa
 }
 
 describe('a node leading the persons bucket cut off from its peers while clients still reach it', () => {
-  let cluster: TestNatsCluster;
-  let stack: PersonStack | undefined;
-
-  beforeAll(async () => {
-    cluster = await startNatsCluster({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
-    stack = await startPersonStack(cluster);
-  }, 60_000);
-
-  afterAll(async () => {
-    stack?.stop();
-    await cluster?.dispose();
-  });
+  const under = usePersonStack({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
 
   it('answers every call, keeps every acknowledged write and waits no longer than the election and 1 s', async () => {
-    const { base } = stack as PersonStack;
+    const { cluster, stack } = under;
+    const { base } = stack;
     const faults = cluster.faults as NonNullable<TestNatsCluster['faults']>;
     const load = startMixedLoad(base, 'cut');
     await sleep(FAULT_AT_MS);
@@ -85,7 +75,7 @@ describe('a node leading the persons bucket cut off from its peers while clients
     );
     process.stdout.write(
       counts.text +
-        (stack as PersonStack)
+        stack
           .linkEvents()
           .map((line) => `  ${line}\n`)
           .join(''),
@@ -109,29 +99,19 @@ function nodeOfProgram(cluster: TestNatsCluster, stack: PersonStack, program: st
 }
 
 describe("a node its peers reach but its clients do not (the gateway's node)", () => {
-  let cluster: TestNatsCluster;
-  let stack: PersonStack | undefined;
-
-  beforeAll(async () => {
-    cluster = await startNatsCluster({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
-    stack = await startPersonStack(cluster);
-  }, 60_000);
-
-  afterAll(async () => {
-    stack?.stop();
-    await cluster?.dispose();
-  });
+  const under = usePersonStack({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
 
   it('loses no acknowledged write, fails a call only with 503 and Retry-After, and its clients leave it', async () => {
-    const { base } = stack as PersonStack;
+    const { cluster, stack } = under;
+    const { base } = stack;
     const faults = cluster.faults as NonNullable<TestNatsCluster['faults']>;
     const load = startMixedLoad(base, 'unreachable');
     await sleep(FAULT_AT_MS);
-    const node = nodeOfProgram(cluster, stack as PersonStack, 'gateway');
+    const node = nodeOfProgram(cluster, stack, 'gateway');
     const cutAt = load.now();
     faults.client(node).setMode({ kind: 'blackhole' });
     await sleep(CLIENTS_CUT_MS);
-    const left = nodeOfProgram(cluster, stack as PersonStack, 'gateway') !== node;
+    const left = nodeOfProgram(cluster, stack, 'gateway') !== node;
     faults.heal();
     await load.stopAfter(3000);
     const lost = await findLostWrites(base, load.written);
@@ -145,7 +125,7 @@ describe("a node its peers reach but its clients do not (the gateway's node)", (
     );
     process.stdout.write(
       counts.text +
-        (stack as PersonStack)
+        stack
           .linkEvents()
           .map((line) => `  ${line}\n`)
           .join(''),
@@ -157,21 +137,11 @@ describe("a node its peers reach but its clients do not (the gateway's node)", (
 });
 
 describe('a slow link: 200 ms each way on every route of the node leading the persons bucket', () => {
-  let cluster: TestNatsCluster;
-  let stack: PersonStack | undefined;
-
-  beforeAll(async () => {
-    cluster = await startNatsCluster({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
-    stack = await startPersonStack(cluster);
-  }, 60_000);
-
-  afterAll(async () => {
-    stack?.stop();
-    await cluster?.dispose();
-  });
+  const under = usePersonStack({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
 
   it('loses no acknowledged write and fails a call only with 503 and Retry-After', async () => {
-    const { base } = stack as PersonStack;
+    const { cluster, stack } = under;
+    const { base } = stack;
     const faults = cluster.faults as NonNullable<TestNatsCluster['faults']>;
     const load = startMixedLoad(base, 'slow');
     await sleep(FAULT_AT_MS);

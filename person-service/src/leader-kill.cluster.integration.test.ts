@@ -1,5 +1,4 @@
-import { startNatsCluster, type TestNatsCluster } from '@restbus/infra/testing';
-import { countLoad, findLostWrites, startMixedLoad, startPersonStack, type PersonStack } from './testing/mixed-load';
+import { countLoad, findLostWrites, startMixedLoad, usePersonStack } from './testing/mixed-load';
 
 // Issue 33: the node leading the persons bucket is killed under a mixed load of 8 clients, half of their calls
 // PUTs. Every call is to succeed (writes wait out the JetStream election within the time the gateway gives them)
@@ -9,27 +8,17 @@ const KILL_AT_MS = 3000;
 // Load goes on this long after the kill: the election (up to ~8 s) and the calls made during it, answered.
 const AFTER_KILL_MS = 12_000;
 
-let cluster: TestNatsCluster;
-let stack: PersonStack | undefined;
-
-beforeAll(async () => {
-  cluster = await startNatsCluster();
-  stack = await startPersonStack(cluster);
-}, 60_000);
-
-afterAll(async () => {
-  stack?.stop();
-  await cluster?.dispose();
-});
-
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 describe('person-service and the gateway on a 3-node NATS cluster', () => {
+  const under = usePersonStack();
+
   it(
     'answer every call of 8 clients (half PUTs) and keep every acknowledged write when the node leading ' +
       'the persons bucket is killed',
     async () => {
-      const { base } = stack as PersonStack;
+      const { base } = under.stack;
+      const { cluster } = under;
       const load = startMixedLoad(base, 'lk');
       await sleep(KILL_AT_MS);
       const leader = await cluster.leaderOf('KV_persons');

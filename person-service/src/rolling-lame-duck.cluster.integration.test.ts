@@ -1,6 +1,6 @@
 import { connect } from 'nats';
-import { startNatsCluster, type TestNatsCluster } from '@restbus/infra/testing';
-import { countLoad, findLostWrites, startMixedLoad, startPersonStack, type PersonStack } from './testing/mixed-load';
+import type { TestNatsCluster } from '@restbus/infra/testing';
+import { countLoad, findLostWrites, startMixedLoad, usePersonStack } from './testing/mixed-load';
 
 // Issue 33: a rolling lame-duck restart of the three NATS nodes under load, as an operator upgrades a cluster: each
 // node in turn gets SIGUSR2, exits once its clients have left, starts again and catches up before the next one goes.
@@ -9,11 +9,8 @@ import { countLoad, findLostWrites, startMixedLoad, startPersonStack, type Perso
 // 20 consecutive runs are `ROLLING_RUNS=20` (the note gives them).
 const RUNS = Number(process.env.ROLLING_RUNS ?? 1);
 
-let cluster: TestNatsCluster;
-let stack: PersonStack | undefined;
-
 /** Until every replica of the persons bucket's stream is current: a node that is behind is no quorum member yet. */
-async function waitUntilCaughtUp(): Promise<void> {
+async function waitUntilCaughtUp(cluster: TestNatsCluster): Promise<void> {
   const nc = await connect({ servers: cluster.urls.split(',') });
   try {
     const jsm = await nc.jetstreamManager();
@@ -30,22 +27,15 @@ async function waitUntilCaughtUp(): Promise<void> {
   }
 }
 
-beforeAll(async () => {
-  cluster = await startNatsCluster();
-  stack = await startPersonStack(cluster);
-}, 60_000);
-
-afterAll(async () => {
-  stack?.stop();
-  await cluster?.dispose();
-});
-
 describe('person-service and the gateway on a 3-node NATS cluster', () => {
+  const under = usePersonStack();
+
   it(
     'answer every call of 8 clients (half PUTs) and keep every acknowledged write while the three nodes in turn ' +
       `enter lame duck mode and start again (${RUNS} rolling restart${RUNS === 1 ? '' : 's'})`,
     async () => {
-      const { base } = stack as PersonStack;
+      const { base } = under.stack;
+      const { cluster } = under;
       const load = startMixedLoad(base, 'rl');
       const runs: string[] = [];
       for (let run = 1; run <= RUNS; run++) {
@@ -53,7 +43,7 @@ describe('person-service and the gateway on a 3-node NATS cluster', () => {
         for (const node of cluster.nodes) {
           await node.enterLameDuck();
           await node.start();
-          await waitUntilCaughtUp();
+          await waitUntilCaughtUp(cluster);
         }
         const ofRun = load.outcomes.filter((o) => o.at >= begun && o.at < load.now());
         runs.push(

@@ -1,6 +1,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { freePort, startChild, waitUntil, type Child, type TestNatsCluster } from '@restbus/infra/testing';
+import {
+  freePort,
+  startChild,
+  startNatsCluster,
+  waitUntil,
+  type Child,
+  type NatsClusterOptions,
+  type TestNatsCluster,
+} from '@restbus/infra/testing';
 
 // The cluster tests of issue 33 (a node killed, cut off, slowed down …) run the programs as users run them (`npx
 // tsc -b gateway person-service` builds them): two person-service replicas and the gateway with the timeout of
@@ -80,6 +88,36 @@ export async function startPersonStack(cluster: TestNatsCluster): Promise<Person
     linkEvents: () => [...linkEvents],
     stop() {
       for (const child of children) child.process.kill('SIGKILL');
+    },
+  };
+}
+
+/** A cluster with the person stack on it, for the tests of one describe block (started before, stopped after). */
+export interface ClusterUnderTest {
+  readonly cluster: TestNatsCluster;
+  readonly stack: PersonStack;
+}
+
+/** Starts a cluster (with `options`) and the person stack on it before the block's tests; stops both after. */
+export function usePersonStack(options: NatsClusterOptions = {}): ClusterUnderTest {
+  let cluster: TestNatsCluster | undefined;
+  let stack: PersonStack | undefined;
+  beforeAll(async () => {
+    cluster = await startNatsCluster(options);
+    stack = await startPersonStack(cluster);
+  }, 60_000);
+  afterAll(async () => {
+    stack?.stop();
+    await cluster?.dispose();
+  });
+  return {
+    get cluster() {
+      if (!cluster) throw new Error('the cluster is not started yet');
+      return cluster;
+    },
+    get stack() {
+      if (!stack) throw new Error('the person stack is not started yet');
+      return stack;
     },
   };
 }
