@@ -141,8 +141,8 @@ describe('person-service replicas restarted one after another under load', () =>
       );
       expect(exitCodes).toEqual(Array(ROUNDS * 2).fill(0));
       expect(failed.map((o) => `${o.what} ${o.status}`)).toEqual([]);
-      // No call was dropped and rescued by the gateway's second copy: the handover is immediate.
-      expect(slowest).toBeLessThan(HEDGE_AFTER_MS / 2);
+      // No call was dropped and rescued by the gateway's second copy (~60 ms each here; a loaded CI machine may be slower).
+      expect(slowest).toBeLessThan(HEDGE_AFTER_MS - 500);
     },
     120_000,
   );
