@@ -39,3 +39,29 @@ export function readMetric(metrics: string, name: string): number | undefined {
   const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.slice(name.length + 1));
 }
+
+interface StreamCluster {
+  leader?: string;
+  replicas?: Array<{ name: string; lag?: number }>;
+}
+interface Jsz {
+  account_details?: Array<{ stream_detail?: Array<{ name: string; cluster?: StreamCluster }> }>;
+}
+
+/**
+ * How many operations each node's replica of a stream is behind its leader, from the leader's own `/jsz` (a
+ * follower's view of its peers is stale, and names no lag of its own); the leader at 0, a replica whose lag the
+ * leader leaves out at 0 too (nats-server omits a 0). Empty when no node that answered leads the stream.
+ */
+export function readKvLag(views: ReadonlyMap<string, unknown>, stream: string): Map<string, number> {
+  const lag = new Map<string, number>();
+  for (const [node, view] of views) {
+    const cluster = (view as Jsz | undefined)?.account_details
+      ?.flatMap((account) => account.stream_detail ?? [])
+      .find((detail) => detail.name === stream)?.cluster;
+    if (cluster?.leader !== node) continue;
+    lag.set(node, 0);
+    for (const replica of cluster.replicas ?? []) lag.set(replica.name, replica.lag ?? 0);
+  }
+  return lag;
+}

@@ -1,17 +1,21 @@
 import type { Sample } from './read-samples';
 
-/** A fault of the soak: from the kill until the node was healthy again and the cluster had settled, in minutes. */
+/** A fault of the soak: from its start until the cluster had settled again after it, in minutes. */
 export interface FaultWindow {
   label: string;
   from: number;
   to: number;
+  /** The processes the fault restarted (their memory starts afresh, so their growth across it says nothing). */
+  restarted?: string[];
 }
 
-/** One request of the soak: when it was sent (minutes) and what came back (0: no answer). */
+/** One request of the soak: when it was sent (minutes), what came back (0: no answer) and how long it took. */
 export interface SoakOutcome {
   minute: number;
   status: number;
   retryAfter: boolean;
+  /** How long the answer took; a call is in a fault window when it was in flight during it. */
+  ms?: number;
 }
 
 export type SampledMetric = 'rss' | 'heap' | 'handles' | 'subscriptions';
@@ -24,19 +28,52 @@ export interface Growth {
   end: number;
   /** (end - start) / start, in %. */
   percent: number;
+  /** A fault restarted the process between the two ends. */
+  restarted: boolean;
+}
+
+/** Calls and failed calls of a stretch of the soak; failures by status (0: no answer). */
+export interface CallCounts {
+  calls: number;
+  failed: number;
+  statuses: Record<string, number>;
+  /** The 99th percentile of the calls' times, ms (0 without calls). */
+  p99Ms: number;
+}
+
+/** A fault window's calls: those in flight at any time during it. */
+export interface WindowCounts extends CallCounts {
+  label: string;
+  from: number;
+  to: number;
+  /** Failed calls whose answer carried Retry-After. */
+  withRetryAfter: number;
+}
+
+/** The replica lag of the KV stream: its highest sample, and each node's last. */
+export interface KvLag {
+  max: number;
+  process?: string;
+  minute?: number;
+  atEnd: Record<string, number>;
 }
 
 export interface SoakSummary {
   requests: number;
   errors: number;
-  /** Failures sent outside every fault window: the soak's bar is none. */
+  /** Failures of calls outside every fault window: the soak's bar is none. */
   errorsOutsideFaults: number;
   /** Failures in fault windows that were not a 503 with Retry-After. */
   faultErrorsWithoutRetryAfter: number;
+  /** The calls outside every fault window. */
+  outside: CallCounts;
+  windows: WindowCounts[];
   growth: Growth[];
+  kvLag: KvLag;
 }
 
-const isError = (outcome: SoakOutcome): boolean => outcome.status === 0 || outcome.status >= 500;
+/** Anything but 2xx: the soak only reads persons it wrote and writes new ones, so even a 404 is a failure. */
+const isError = (outcome: SoakOutcome): boolean => outcome.status < 200 || outcome.status >= 300;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -44,10 +81,30 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+function summariseKvLag(samples: readonly Sample[]): KvLag {
+  const lagged = samples.filter((sample) => sample.kvLag !== undefined);
+  const highest = lagged.reduce<Sample | undefined>(
+    (top, sample) => (top && top.kvLag! >= sample.kvLag! ? top : sample),
+    undefined,
+  );
+  const atEnd: Record<string, number> = {};
+  for (const sample of lagged) atEnd[sample.process] = sample.kvLag!;
+  return { max: highest?.kvLag ?? 0, process: highest?.process, minute: highest?.minute, atEnd };
+}
+
+function countCalls(outcomes: readonly SoakOutcome[]): CallCounts {
+  const statuses: Record<string, number> = {};
+  const failed = outcomes.filter(isError);
+  for (const outcome of failed) statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
+  const times = outcomes.map((outcome) => outcome.ms ?? 0).sort((a, b) => a - b);
+  const p99Ms = times.length ? times[Math.min(times.length - 1, Math.floor(0.99 * times.length))] : 0;
+  return { calls: outcomes.length, failed: failed.length, statuses, p99Ms };
+}
+
 /**
- * What the soak shows: errors outside the fault windows, and each process's growth of each sampled metric from
- * `fromMinute` (after the warm-up: caches, JIT, the first connections) to the end, one minute's median at each end
- * so that one sample taken during a collection does not decide.
+ * What the soak shows: the calls of each fault window and those outside them, and each process's growth of each
+ * sampled metric from `fromMinute` (after the warm-up: caches, JIT, the first connections) to the end, one minute's
+ * median at each end so that one sample taken during a collection does not decide.
  */
 export function summariseSoak(
   outcomes: readonly SoakOutcome[],
@@ -55,12 +112,18 @@ export function summariseSoak(
   faults: readonly FaultWindow[],
   fromMinute = 5,
 ): SoakSummary {
-  const inFault = (minute: number): boolean => faults.some((fault) => minute >= fault.from && minute <= fault.to);
+  // In flight at any time of the window: a call sent just before a kill and failed by it is the fault's.
+  const during = (outcome: SoakOutcome, fault: FaultWindow): boolean =>
+    outcome.minute <= fault.to && outcome.minute + (outcome.ms ?? 0) / 60_000 >= fault.from;
+  const inFault = (outcome: SoakOutcome): boolean => faults.some((fault) => during(outcome, fault));
   const errors = outcomes.filter(isError);
   const lastMinute = Math.max(0, ...samples.map((sample) => sample.minute));
   const growth: Growth[] = [];
-  const processes = [...new Set(samples.map((sample) => sample.process))];
+  const processes = [...new Set(samples.map((sample) => sample.process))].sort();
   for (const process of processes) {
+    const restarted = faults.some(
+      (fault) => fault.restarted?.includes(process) && fault.to >= fromMinute && fault.from <= lastMinute,
+    );
     for (const metric of ['rss', 'heap', 'handles', 'subscriptions'] as const) {
       const valuesIn = (from: number, to: number): number[] =>
         samples
@@ -72,16 +135,29 @@ export function summariseSoak(
       if (!first.length || !last.length) continue;
       const start = median(first);
       const end = median(last);
-      growth.push({ process, metric, start, end, percent: start === 0 ? 0 : ((end - start) / start) * 100 });
+      const percent = start === 0 ? 0 : ((end - start) / start) * 100;
+      growth.push({ process, metric, start, end, percent, restarted });
     }
   }
   return {
     requests: outcomes.length,
     errors: errors.length,
-    errorsOutsideFaults: errors.filter((outcome) => !inFault(outcome.minute)).length,
+    errorsOutsideFaults: errors.filter((outcome) => !inFault(outcome)).length,
     faultErrorsWithoutRetryAfter: errors.filter(
-      (outcome) => inFault(outcome.minute) && !(outcome.status === 503 && outcome.retryAfter),
+      (outcome) => inFault(outcome) && !(outcome.status === 503 && outcome.retryAfter),
     ).length,
+    outside: countCalls(outcomes.filter((outcome) => !inFault(outcome))),
+    windows: faults.map((fault) => {
+      const calls = outcomes.filter((outcome) => during(outcome, fault));
+      return {
+        label: fault.label,
+        from: fault.from,
+        to: fault.to,
+        ...countCalls(calls),
+        withRetryAfter: calls.filter((outcome) => isError(outcome) && outcome.retryAfter).length,
+      };
+    }),
     growth,
+    kvLag: summariseKvLag(samples),
   };
 }
