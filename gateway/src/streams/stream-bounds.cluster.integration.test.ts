@@ -169,7 +169,10 @@ describe('restbus-gateway --streamOverflow close', () => {
     const gateway = await startGatewayProcess({
       api: join(dir, 'ticker.json'),
       natsUrls: cluster.urls,
-      extra: ['--streamOverflow', 'close'],
+      // Bounds of 2,000 events (and the bytes of 2,000): the paused client passes them, and a reading client falls
+      // that far behind only if stalled itself (at 1,000, a CI run cut one of the others as well, its test process
+      // starved of CPU while 12 MB came in).
+      extra: ['--streamOverflow', 'close', '--streamMaxEvents', '2000', '--streamMaxBytes', String(9 * 1024 * 1024)],
     });
     try {
       const url = `http://${gateway.base}/ticker`;
