@@ -25,6 +25,12 @@ export interface LoadOptions {
   /** Called once, this many ms into the run (a fault to inject); the run goes on meanwhile. */
   faultAtMs?: number;
   fault?: () => Promise<void>;
+  /**
+   * Writes overwrite the persons `load-<run>-0` … `load-<run>-<n-1>` in turn instead of each storing a new person:
+   * the data stays the same size however long the run (a soak measures memory), and each write's number is in what
+   * it stores, so that the store can be checked against the last acknowledged write of every person.
+   */
+  overwriteIds?: number;
 }
 
 export interface LoadRun {
@@ -33,6 +39,8 @@ export interface LoadRun {
   startedAt: number;
   /** When the fault was injected, ms into the run. */
   faultAt?: number;
+  /** Each person written: the number of its last write acknowledged with 2xx (what the store must hold, or later). */
+  acknowledged: Map<string, number>;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -60,8 +68,9 @@ async function send(url: string, init: RequestInit, timeoutMs: number, traceId: 
 
 /**
  * Sends a fixed rate of requests for a fixed time, whatever the answers: reads (`GET /persons/{id}` of a person
- * stored before, or the list) and writes (`PUT /persons/{id}` of a new person each time, so that every
- * acknowledged write can be looked for afterwards). Bounded: rate × duration requests, each with a timeout.
+ * stored before, or the list) and writes (`PUT /persons/{id}` of a new person each time, or of one of
+ * `overwriteIds` persons in turn; every acknowledged write can be looked for afterwards). Bounded: rate × duration
+ * requests, each with a timeout.
  */
 export async function runLoad(options: LoadOptions, known: string[]): Promise<LoadRun> {
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -70,7 +79,8 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
   const started = Date.now();
   const interval = 1000 / options.ratePerSecond;
   const total = Math.floor((options.durationMs / 1000) * options.ratePerSecond);
-  const run: LoadRun = { outcomes, startedAt: started };
+  const acknowledged = new Map<string, number>();
+  const run: LoadRun = { outcomes, startedAt: started, acknowledged };
   let faultDone: Promise<void> | undefined;
   for (let i = 0; i < total; i++) {
     const due = started + i * interval;
@@ -87,7 +97,9 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
         const begun = Date.now();
         const traceId = `${started.toString(16)}${i.toString(16).padStart(8, '0')}`.padStart(32, '0');
         if (write) {
-          const id = `load-${started}-${i}`;
+          // The same person comes back every overwriteIds writes: far apart enough (at 20 writes/s and 2,000
+          // persons, 100 s) that two writes of one person are never in flight together.
+          const id = `load-${started}-${options.overwriteIds ? ((i - 1) / 2) % options.overwriteIds : i}`;
           const { status, retryAfter, stale } = await send(
             `${options.baseUrl}/persons/${id}`,
             {
@@ -98,7 +110,10 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
             timeoutMs,
             traceId,
           );
-          if (status >= 200 && status < 300) known.push(id);
+          if (status >= 200 && status < 300) {
+            if (!acknowledged.has(id)) known.push(id);
+            acknowledged.set(id, i);
+          }
           outcomes.push({
             stale,
             at,
@@ -203,15 +218,31 @@ export function formatTimeline(timeline: ReturnType<typeof toTimeline>, faultAt?
   return lines.join('\n');
 }
 
-/** Every id in `ids` that the list (followed page by page through its Link headers) does not hold. */
-export async function findMissing(baseUrl: string, ids: readonly string[]): Promise<string[]> {
-  const listed = new Set<string>();
+/** Every person the list holds (followed page by page through its Link headers), by id. */
+async function listPersons(baseUrl: string): Promise<Map<string, { givenName?: string }>> {
+  const listed = new Map<string, { givenName?: string }>();
   let next: string | undefined = '?limit=1000';
   for (let page = 0; next !== undefined && page < 1000; page++) {
     const response: Response = await fetch(`${baseUrl}/persons${next}`);
     if (response.status !== 200) throw new Error(`GET /persons${next} answered ${response.status}`);
-    for (const person of (await response.json()) as Array<{ id: string }>) listed.add(person.id);
+    for (const person of (await response.json()) as Array<{ id: string; givenName?: string }>)
+      listed.set(person.id, person);
     next = /^<(\?[^>]*)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
   }
+  return listed;
+}
+
+/** Every id in `ids` that the list does not hold. */
+export async function findMissing(baseUrl: string, ids: readonly string[]): Promise<string[]> {
+  const listed = await listPersons(baseUrl);
   return ids.filter((id) => !listed.has(id));
+}
+
+/**
+ * Every person whose stored write is older than the last one acknowledged (or who is not stored at all): a lost
+ * write. A later write than the acknowledged one is fine: its call failed or timed out after the store took it.
+ */
+export async function findLostWrites(baseUrl: string, acknowledged: ReadonlyMap<string, number>): Promise<string[]> {
+  const listed = await listPersons(baseUrl);
+  return [...acknowledged].filter(([id, write]) => !(Number(listed.get(id)?.givenName) >= write)).map(([id]) => id);
 }

@@ -21,12 +21,16 @@ function stackWithLogs(logs: Partial<Record<ClusterService, string[]>>): Cluster
 
 describe('describeFailures', () => {
   it('says nothing when every request succeeded', async () => {
-    const run: LoadRun = { startedAt: STARTED, outcomes: [outcome(1, 200, 0, 5)] };
+    const run: LoadRun = { startedAt: STARTED, acknowledged: new Map(), outcomes: [outcome(1, 200, 0, 5)] };
     expect(await describeFailures(stackWithLogs({ 'gateway-1': ['anything'] }), run)).toBe('');
   });
 
   it("shows each container's lines with a failed request's trace id, and its warnings while it was in flight", async () => {
-    const run: LoadRun = { startedAt: STARTED, outcomes: [outcome(1, 200, 0, 5), outcome(2, 504, 10_000, 12_000)] };
+    const run: LoadRun = {
+      startedAt: STARTED,
+      acknowledged: new Map(),
+      outcomes: [outcome(1, 200, 0, 5), outcome(2, 504, 10_000, 12_000)],
+    };
     const stack = stackWithLogs({
       'gateway-1': [
         line({ level: 30, time: STARTED + 22_000, traceId: trace(2), msg: 'request' }),

@@ -5,7 +5,13 @@ const MIB = 1024 * 1024;
 
 describe('formatSoakReport', () => {
   const samples = [5, 5.5, 19.5, 20].flatMap((minute) => [
-    { minute, process: 'gateway-1', rss: (minute < 10 ? 100 : 125) * MIB, heap: 30 * MIB, handles: 8 },
+    {
+      minute,
+      process: 'gateway-1',
+      rss: (minute < 10 ? 100 : 125) * MIB,
+      heap: 30 * MIB,
+      handles: minute < 10 ? 8 : 10,
+    },
     { minute, process: 'nats-2', rss: (minute < 10 ? 20 : 40) * MIB, subscriptions: 300 },
     { minute, process: 'person-service ABCDE', heap: (minute < 10 ? 30 : 20) * MIB },
     { minute, process: 'nats-3', kvLag: minute === 5.5 ? 17 : 0 },
@@ -53,9 +59,15 @@ describe('formatSoakReport', () => {
     expect(report).toMatch(/person-service ABCDE +heap +30\.0 → 20\.0 MiB +-33\.3 %\n/);
   });
 
+  it('shows growing handles without marking them: the bar is on memory, which handles and subscriptions explain', () => {
+    expect(report).toMatch(/gateway-1 +handles +8 → 10 +\+25\.0 %\n/);
+  });
+
   it('ends with the verdict against the bars: errors outside the windows, failed calls in them, growth', () => {
     expect(report).toContain('errors outside the fault windows: 1 (bar 0)  FAIL');
     expect(report).toContain('failed calls in fault windows: 1, all 503 with Retry-After');
-    expect(report).toContain('growth of 10 % or more from minute 5 (not restarted): gateway-1 rss  FAIL');
+    expect(report).toContain(
+      'memory (RSS, heap) grown 10 % or more from minute 5 (not restarted): gateway-1 rss  FAIL',
+    );
   });
 });

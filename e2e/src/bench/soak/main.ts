@@ -6,7 +6,7 @@ import '../../setup-env';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect, RequestStrategy, type NatsConnection } from 'nats';
-import { findMissing, runLoad } from '../../cluster-load';
+import { findLostWrites, runLoad } from '../../cluster-load';
 import { NATS_NODES, startClusterStack, type ClusterStack, type NatsNode } from '../../cluster-stack';
 import { REPO_ROOT } from '../../compose-stack';
 import { formatSoakReport } from './format-soak-report';
@@ -23,6 +23,8 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const RATE = Number(process.env.SOAK_RATE ?? 40);
 const FAULT_EVERY_MINUTES = Number(process.env.SOAK_FAULT_EVERY ?? (FAULT === 'rolling' ? 1.5 : 5));
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 15);
+// The writes overwrite this many persons in turn: the data stays one size, so memory that grows is a leak, not data.
+const PERSONS = Number(process.env.SOAK_PERSONS ?? 2000);
 // How long a killed node stays down.
 const DOWN_SECONDS = Number(process.env.SOAK_DOWN_SECONDS ?? 20);
 // How long after the cluster is whole again (the node healthy, the stream led) a fault window stays open: calls
@@ -221,10 +223,13 @@ async function main(): Promise<void> {
       }
     })();
     const known: string[] = [];
-    const load = await runLoad({ baseUrl: stack.lbUrl, ratePerSecond: RATE, durationMs: MINUTES * 60_000 }, known);
+    const load = await runLoad(
+      { baseUrl: stack.lbUrl, ratePerSecond: RATE, durationMs: MINUTES * 60_000, overwriteIds: PERSONS },
+      known,
+    );
     running = false;
     await Promise.all([sampling, faulting]);
-    const lost = await findMissing(stack.lbUrl, known);
+    const lost = await findLostWrites(stack.lbUrl, load.acknowledged);
 
     const outcomes = load.outcomes.map((outcome) => ({
       minute: (load.startedAt + outcome.at - soakStart) / 60_000,
@@ -256,7 +261,7 @@ async function main(): Promise<void> {
       `${JSON.stringify({ minutes: MINUTES, rate: RATE, fault: FAULT, faultEveryMinutes: FAULT_EVERY_MINUTES, faults, summary, lost, failures, samples }, null, 2)}\n`,
     );
     const report = formatSoakReport({
-      heading: `${MINUTES} minutes at ${RATE} requests/s (half reads, half writes) through the load balancer; fault: ${faultText}`,
+      heading: `${MINUTES} minutes at ${RATE} requests/s (half reads, half writes overwriting ${PERSONS} persons in turn) through the load balancer; fault: ${faultText}`,
       summary,
       lost: lost.length,
       fromMinute: GROWTH_FROM_MINUTE,

@@ -92,6 +92,28 @@ describe('summariseSoak', () => {
     ]);
   });
 
+  it('measures heap by the lowest sample of each end minute: garbage waiting for a collection is no growth', () => {
+    const samples = [5, 5.25, 5.5, 5.75, 19.25, 19.5, 19.75, 20].map((minute, index) => ({
+      minute,
+      process: 'gateway-1',
+      // A sawtooth: climbs between collections, back to ~20 after each.
+      heap: [20, 26, 32, 21, 38, 20.5, 29, 35][index],
+    }));
+    const [heap] = summariseSoak([], samples, []).growth;
+    expect(heap).toMatchObject({ metric: 'heap', start: 20, end: 20.5, percent: 2.5 });
+  });
+
+  it('leaves samples taken in a fault window out of the growth: the first minute measured is the first whole one', () => {
+    const samples = [5, 5.25, 5.5, 5.75, 6, 6.25, 6.5, 6.75, 19.5, 20].map((minute) => ({
+      minute,
+      process: 'nats-1',
+      // Clients of a killed node arrive on nats-1 during the fault and leave it again.
+      subscriptions: minute < 5.9 ? 212 : 300,
+    }));
+    const [subscriptions] = summariseSoak([], samples, [{ label: 'nats-3 killed', from: 5, to: 5.9 }]).growth;
+    expect(subscriptions).toMatchObject({ start: 300, end: 300, percent: 0 });
+  });
+
   it('marks the growth of a process that a fault restarted between the two ends: a fresh process says nothing', () => {
     const samples = [5, 5.5, 19.5, 20].flatMap((minute) => [
       { minute, process: 'nats-1', rss: minute < 10 ? 100 : 50 },

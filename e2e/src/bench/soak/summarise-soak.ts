@@ -23,7 +23,10 @@ export type SampledMetric = 'rss' | 'heap' | 'handles' | 'subscriptions';
 export interface Growth {
   process: string;
   metric: SampledMetric;
-  /** The median of the samples in the minute from `fromMinute`, and of the last minute's. */
+  /**
+   * The first and the last minute's samples outside the fault windows, from `fromMinute` on: their median, or for
+   * heap their lowest (after a collection).
+   */
   start: number;
   end: number;
   /** (end - start) / start, in %. */
@@ -103,8 +106,8 @@ function countCalls(outcomes: readonly SoakOutcome[]): CallCounts {
 
 /**
  * What the soak shows: the calls of each fault window and those outside them, and each process's growth of each
- * sampled metric from `fromMinute` (after the warm-up: caches, JIT, the first connections) to the end, one minute's
- * median at each end so that one sample taken during a collection does not decide.
+ * sampled metric from `fromMinute` (after the warm-up: caches, JIT, the first connections) to the end, outside the
+ * fault windows, one minute's median at each end (heap: its lowest) so that one sample does not decide.
  */
 export function summariseSoak(
   outcomes: readonly SoakOutcome[],
@@ -118,6 +121,10 @@ export function summariseSoak(
   const inFault = (outcome: SoakOutcome): boolean => faults.some((fault) => during(outcome, fault));
   const errors = outcomes.filter(isError);
   const lastMinute = Math.max(0, ...samples.map((sample) => sample.minute));
+  // Memory is compared where the cluster is whole: a sample in a fault window sees clients moving between nodes.
+  const quiet = samples.filter(
+    (sample) => sample.minute >= fromMinute && !faults.some((f) => sample.minute >= f.from && sample.minute <= f.to),
+  );
   const growth: Growth[] = [];
   const processes = [...new Set(samples.map((sample) => sample.process))].sort();
   for (const process of processes) {
@@ -125,16 +132,17 @@ export function summariseSoak(
       (fault) => fault.restarted?.includes(process) && fault.to >= fromMinute && fault.from <= lastMinute,
     );
     for (const metric of ['rss', 'heap', 'handles', 'subscriptions'] as const) {
+      const own = quiet.filter((sample) => sample.process === process && sample[metric] !== undefined);
+      if (own.length < 2) continue;
       const valuesIn = (from: number, to: number): number[] =>
-        samples
-          .filter((sample) => sample.process === process && sample.minute >= from && sample.minute < to)
-          .map((sample) => sample[metric])
-          .filter((value): value is number => value !== undefined);
-      const first = valuesIn(fromMinute, fromMinute + 1);
-      const last = valuesIn(lastMinute - 1, lastMinute + 1);
-      if (!first.length || !last.length) continue;
-      const start = median(first);
-      const end = median(last);
+        own.filter((sample) => sample.minute >= from && sample.minute < to).map((sample) => sample[metric]!);
+      const firstMinute = own[0].minute;
+      const lastOwn = own[own.length - 1].minute;
+      if (lastOwn - firstMinute < 2) continue;
+      // Heap in use climbs with garbage until a collection runs: its lowest sample of the minute is the live data.
+      const measure = metric === 'heap' ? (values: number[]) => Math.min(...values) : median;
+      const start = measure(valuesIn(firstMinute, firstMinute + 1));
+      const end = measure(valuesIn(lastOwn - 1, lastOwn + 1));
       const percent = start === 0 ? 0 : ((end - start) / start) * 100;
       growth.push({ process, metric, start, end, percent, restarted });
     }
