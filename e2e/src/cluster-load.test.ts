@@ -1,0 +1,91 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { findLostWrites, runLoad } from './cluster-load';
+
+interface Person {
+  id: string;
+  givenName?: string;
+}
+
+/**
+ * A persons API of the shape the gateway serves: PUT and GET of one person, and the list in pages linked by
+ * `Link: <?…>; rel="next"`. `answerWrite` decides what a PUT answers after (or instead of) storing.
+ */
+function startPersonsApi(answerWrite: (person: Person, stored: Map<string, Person>) => number): Promise<Server> {
+  const stored = new Map<string, Person>();
+  const readBody = async (req: IncomingMessage): Promise<string> => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    return body;
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const id = /^\/persons\/(.+)$/.exec(url.pathname)?.[1];
+      if (req.method === 'PUT' && id) {
+        const status = answerWrite(JSON.parse(await readBody(req)) as Person, stored);
+        res.writeHead(status, status === 503 ? { 'retry-after': '1' } : {}).end();
+      } else if (id) {
+        const person = stored.get(id);
+        res.writeHead(person ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(person ?? {}));
+      } else {
+        const limit = Number(url.searchParams.get('limit') ?? 10);
+        const offset = Number(url.searchParams.get('offset') ?? 0);
+        const all = [...stored.values()];
+        const next =
+          offset + limit < all.length ? { link: `<?limit=${limit}&offset=${offset + limit}>; rel="next"` } : {};
+        res
+          .writeHead(200, { 'content-type': 'application/json', ...next })
+          .end(JSON.stringify(all.slice(offset, offset + limit)));
+      }
+    })();
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const baseOf = (server: Server): string => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const store = (person: Person, stored: Map<string, Person>): void => void stored.set(person.id, person);
+
+describe('runLoad with overwriteIds, and findLostWrites', () => {
+  const servers: Server[] = [];
+  afterEach(() => servers.splice(0).forEach((server) => server.close()));
+
+  it('writes only the given number of persons, each again and again, and finds none lost when the store kept the last', async () => {
+    const server = await startPersonsApi((person, stored) => (store(person, stored), 200));
+    servers.push(server);
+    const known: string[] = [];
+    const run = await runLoad(
+      { baseUrl: baseOf(server), ratePerSecond: 100, durationMs: 1000, overwriteIds: 3 },
+      known,
+    );
+    expect(run.outcomes.filter((outcome) => outcome.kind === 'write')).toHaveLength(50);
+    expect(run.acknowledged.size).toBe(3);
+    expect(known).toHaveLength(3);
+    // The last write of each person is one of the last three writes of the run (numbers 95, 97 and 99).
+    expect([...run.acknowledged.values()].every((write) => write >= 95)).toBe(true);
+    expect(await findLostWrites(baseOf(server), run.acknowledged)).toEqual([]);
+  });
+
+  it('names a person whose store holds an older write than the last acknowledged, or none at all', async () => {
+    // Acknowledges every write, but keeps only the first write of each person, and nothing of one of them.
+    const server = await startPersonsApi((person, stored) => {
+      if (!stored.has(person.id) && !person.id.endsWith('-1')) store(person, stored);
+      return 200;
+    });
+    servers.push(server);
+    const run = await runLoad({ baseUrl: baseOf(server), ratePerSecond: 100, durationMs: 1000, overwriteIds: 3 }, []);
+    expect((await findLostWrites(baseOf(server), run.acknowledged)).sort()).toEqual(
+      [...run.acknowledged.keys()].sort(),
+    );
+  });
+
+  it('does not count as lost a write stored after the last acknowledged one, whose own call failed', async () => {
+    let writes = 0;
+    // Stores every write, but answers the second half 503: the store holds writes nobody was told of.
+    const server = await startPersonsApi((person, stored) => (store(person, stored), ++writes > 25 ? 503 : 200));
+    servers.push(server);
+    const run = await runLoad({ baseUrl: baseOf(server), ratePerSecond: 100, durationMs: 1000, overwriteIds: 3 }, []);
+    expect(run.outcomes.filter((outcome) => outcome.status === 503)).toHaveLength(25);
+    expect(await findLostWrites(baseOf(server), run.acknowledged)).toEqual([]);
+  });
+});
