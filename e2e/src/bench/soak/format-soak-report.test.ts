@@ -70,4 +70,20 @@ describe('formatSoakReport', () => {
       'memory (RSS, heap) grown 10 % or more from minute 5 (not restarted): gateway-1 rss  FAIL',
     );
   });
+
+  it('fails the memory bar when nothing was measured, rather than passing a soak too short to tell', () => {
+    const short = formatSoakReport({
+      heading: '3 minutes at 40 requests/s',
+      summary: summariseSoak(
+        [],
+        [1.5, 2, 2.5, 3].map((minute) => ({ minute, process: 'gateway-1', rss: MIB })),
+        [],
+      ),
+      lost: 0,
+      fromMinute: 1.5,
+    });
+    expect(short).toContain(
+      'memory (RSS, heap): not measured, fewer than 2 minutes outside fault windows from minute 1.5  FAIL',
+    );
+  });
 });

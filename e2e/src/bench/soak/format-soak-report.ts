@@ -75,9 +75,11 @@ export function formatSoakReport({ heading, summary, lost, fromMinute }: SoakRep
           : `, ${summary.faultErrorsWithoutRetryAfter} of them not 503 with Retry-After`
     }`,
     `  acknowledged writes lost: ${lost} (bar 0)  ${verdict(lost === 0)}`,
-    `  memory (RSS, heap) grown ${GROWTH_BAR} % or more from minute ${fromMinute} (not restarted): ${
-      grown.map((row) => `${row.process} ${row.metric}`).join(', ') || 'none'
-    }  ${verdict(grown.length === 0)}`,
+    growth.some(isMemory)
+      ? `  memory (RSS, heap) grown ${GROWTH_BAR} % or more from minute ${fromMinute} (not restarted): ${
+          grown.map((row) => `${row.process} ${row.metric}`).join(', ') || 'none'
+        }  ${verdict(grown.length === 0)}`
+      : `  memory (RSS, heap): not measured, fewer than 2 minutes outside fault windows from minute ${fromMinute}  FAIL`,
   );
   return `${lines.join('\n')}\n`;
 }
