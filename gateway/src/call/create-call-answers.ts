@@ -141,7 +141,7 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
     const { endpoint, req, res, headers } = call;
     const { method, path } = endpoint.source.model;
     try {
-      const answer = answers.answer(endpoint.source, req.headers);
+      const answer = answers.answer(endpoint.source, req.headers, call.query);
       writeHttpAnswer(res, answer, marked ? { ...headers, [MOCKED_HEADER]: 'true' } : headers);
       metrics.answered(path, method.toUpperCase(), 'mock');
     } catch (err) {

@@ -7,7 +7,7 @@ import { chooseResponse } from './choose-response';
 import { createSchemaSampler, type SchemaSampler } from './create-schema-sampler';
 import { listDeclaredHeaders, type DeclaredHeader } from './list-declared-headers';
 import { listNames } from './list-names';
-import type { MockPreference } from './read-prefer';
+import { nameSelector, type MockPreference } from './read-prefer';
 
 /** A body as -m sends it: the type it is written in and its text (undefined: no body). */
 interface Body {
@@ -95,8 +95,8 @@ const hasBody = (endpoint: ApiEndpoint, response: ApiResponse): boolean =>
 
 /**
  * The body of one media type: the example `Prefer: example=` names (OpenAPI 3: Swagger 2 examples have no names),
- * else the first example written in the type (in a type that is not JSON, the first written in it: an XML text
- * beside an object), else one built from the schema.
+ * else with `dynamic=true` one built from the schema, else the first example written in the type (in a type that is
+ * not JSON, the first written in it: an XML text beside an object), else one built from the schema.
  */
 function writeMedia(
   endpoint: ApiEndpoint,
@@ -112,10 +112,20 @@ function writeMedia(
       const names = media.examples.map((example) => example.name);
       throw new RestbusError(
         'BAD_REQUEST',
-        `Prefer: example=${preference.example.slice(0, 64)}: the response in ${type} has no such example (${names.length > 0 ? `it has ${listNames(names)}` : 'it has none'})`,
+        `${nameSelector(preference, 'example', preference.example.slice(0, 64))}: the response in ${type} has no such example (${names.length > 0 ? `it has ${listNames(names)}` : 'it has none'})`,
       );
     }
     return writeAs(type, named.value);
+  }
+  if (preference.dynamic === true && media.examples.length > 0) {
+    // Prism's dynamic mode builds from the schema, never from an example; without a schema there is nothing to build.
+    if (media.schema === undefined) {
+      throw new RestbusError(
+        'BAD_REQUEST',
+        `${nameSelector(preference, 'dynamic', 'true')}: the response in ${type} has no schema to build a body from (it has ${media.examples.length === 1 ? 'an example' : 'examples'}: ask without dynamic=true)`,
+      );
+    }
+    return sampleBody(sampler, endpoint, media.schema, where);
   }
   if (media.examples.length === 0) return sampleBody(sampler, endpoint, media.schema, where);
   for (const { value } of media.examples) {
@@ -264,7 +274,7 @@ export function buildMockResponse(
   preference: MockPreference,
   sampler: SchemaSampler = createSchemaSampler(),
 ): ResponseMessage {
-  const chosen = chooseResponse(endpoint.model.responses, preference.code);
+  const chosen = chooseResponse(endpoint.model.responses, preference.code, preference);
   if (!chosen) return { status: 200 };
   const headers = buildMockHeaders(endpoint, chosen.response, sampler);
   const media = listMedia(endpoint, chosen.response, preference, sampler);

@@ -1,6 +1,7 @@
 import { RestbusError } from '@restbus/infra';
 import type { ApiResponse } from '@restbus/openapi';
 import { listNames } from './list-names';
+import { nameSelector, type MockPreference } from './read-prefer';
 
 /** A declared response the mock answers with, and the status it is sent with. */
 export interface ChosenResponse {
@@ -24,12 +25,17 @@ function isCode(key: string): boolean {
 }
 
 /**
- * Which declared response the mock answers, as Prism's static mode does: `Prefer: code=N` names one (its exact
- * code, else its range `NXX`, else `default`, sent with status N); otherwise the lowest 2xx, else a `2XX` range,
- * else `default`, else the lowest declared code (never a 1xx: those cannot end a response). A preferred code the operation does not declare is the
- * client's mistake: `400 BAD_REQUEST` naming the codes it does declare.
+ * Which declared response the mock answers, as Prism's static mode does: `Prefer: code=N` (or `?__code=N`) names one
+ * (its exact code, else its range `NXX`, else `default`, sent with status N); otherwise the lowest 2xx, else a `2XX`
+ * range, else `default`, else the lowest declared code (never a 1xx: those cannot end a response). A preferred code
+ * the operation does not declare is the client's mistake: `400 BAD_REQUEST` naming the codes it does declare, and
+ * how it was asked for (`preference`).
  */
-export function chooseResponse(responses: readonly ApiResponse[], preferredCode?: number): ChosenResponse | undefined {
+export function chooseResponse(
+  responses: readonly ApiResponse[],
+  preferredCode?: number,
+  preference: MockPreference = {},
+): ChosenResponse | undefined {
   const keys = responses.map((response) => response.status);
   const pick = (key: string | undefined, status?: number): ChosenResponse | undefined => {
     const response = responses.find((candidate) => candidate.status === key);
@@ -43,7 +49,7 @@ export function chooseResponse(responses: readonly ApiResponse[], preferredCode?
     if (key === undefined) {
       throw new RestbusError(
         'BAD_REQUEST',
-        `Prefer: code=${preferredCode}: the operation declares no such response (it declares ${keys.length > 0 ? listNames(keys) : 'none'})`,
+        `${nameSelector(preference, 'code', String(preferredCode))}: the operation declares no such response (it declares ${keys.length > 0 ? listNames(keys) : 'none'})`,
       );
     }
     return pick(key, preferredCode);

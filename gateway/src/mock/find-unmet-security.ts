@@ -42,11 +42,28 @@ function toCheck(scheme: ApiSecurityScheme): Check | undefined {
   return undefined;
 }
 
+/**
+ * Base64 as RFC 7617 asks of Basic credentials (RFC 4648 §4's alphabet; the padding may be left out, as Prism and
+ * most servers allow): linear, whatever the length.
+ */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
+
+/**
+ * Whether Basic credentials are `base64(user-id:password)` (RFC 7617 §2): what a Basic client sends. Anything else
+ * is no credentials at all, and is answered as none are; the user and password themselves are not checked.
+ */
+function isBasicCredentials(credentials: string): boolean {
+  return credentials !== '' && BASE64.test(credentials) && Buffer.from(credentials, 'base64').includes(0x3a);
+}
+
 /** The request's credentials, each place read once and only when a scheme looks there. */
 function readCredentials({ headers, query }: Credentials) {
   let queryNames: URLSearchParams | undefined;
   let cookieNames: Set<string> | undefined;
-  const authorization = String(headers.authorization ?? '').toLowerCase();
+  const written = String(headers.authorization ?? '');
+  const authorization = written.toLowerCase();
+  const isScheme = (scheme: string) =>
+    authorization.startsWith(`${scheme.toLowerCase()} `) && authorization.trim().length > scheme.length;
   return {
     // Own properties only: `__proto__` or `constructor` is a name like any other.
     header: (name: string) => Object.hasOwn(headers, name.toLowerCase()),
@@ -54,7 +71,7 @@ function readCredentials({ headers, query }: Credentials) {
     cookie: (name: string) =>
       (cookieNames ??= new Set(Object.keys(parseCookies(String(headers.cookie ?? ''))))).has(name),
     authorization: (scheme: string) =>
-      authorization.startsWith(`${scheme.toLowerCase()} `) && authorization.trim().length > scheme.length,
+      isScheme(scheme) && (scheme.toLowerCase() !== 'basic' || isBasicCredentials(written.slice(scheme.length).trim())),
   };
 }
 
@@ -79,7 +96,8 @@ function challengeOf(check: Check): string {
 /**
  * The challenges to answer `401` with when no security requirement of the operation (its own `security`, else
  * the document's) has all of its credentials in the request; undefined when one has (an empty requirement `{}`
- * lets anyone in), or when there are none. Presence is checked, not validity, as Prism does. A requirement naming a
+ * lets anyone in), or when there are none. Presence is checked, not validity, as Prism does (Basic credentials must
+ * be `base64(user:password)` to count as present). A requirement naming a
  * scheme the document does not declare, or one the mock cannot check (see toCheck), counts that scheme as met.
  */
 export function findUnmetSecurity(endpoint: ApiEndpoint, credentials: Credentials): string[] | undefined {
