@@ -63,7 +63,7 @@ export function formatSoakReport({ heading, summary, lost, fromMinute }: SoakRep
         .map(([node, lag]) => `${node} ${lag}`)
         .join(', ') || '-'
     }`,
-    `growth from minute ${fromMinute} to the end, outside fault windows (a minute at each end: the median; heap: the lowest, after a collection):`,
+    `growth from minute ${fromMinute} to the end, outside fault windows (a minute at each end: the median; heap: the lowest of 5 minutes, after a full collection):`,
     ...growth.map(formatGrowth),
     'verdict:',
     `  errors outside the fault windows: ${summary.errorsOutsideFaults} (bar 0)  ${verdict(summary.errorsOutsideFaults === 0)}`,

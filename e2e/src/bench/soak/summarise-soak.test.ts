@@ -92,12 +92,12 @@ describe('summariseSoak', () => {
     ]);
   });
 
-  it('measures heap by the lowest sample of each end minute: garbage waiting for a collection is no growth', () => {
-    const samples = [5, 5.25, 5.5, 5.75, 19.25, 19.5, 19.75, 20].map((minute, index) => ({
+  it('measures heap by its lowest sample over 5 minutes at each end: garbage waiting for a collection is no growth', () => {
+    // A sawtooth of 4 minutes: climbs from 20 MiB to 26.75 MiB between full collections, neither end minute at its floor.
+    const samples = Array.from({ length: 25 * 4 + 1 }, (_, i) => 5 + i / 4).map((minute) => ({
       minute,
-      process: 'gateway-1',
-      // A sawtooth: climbs between collections, back to ~20 after each.
-      heap: [20, 26, 32, 21, 38, 20.5, 29, 35][index],
+      process: 'gateway-2',
+      heap: 20 + ((minute - 4) % 4) * 2.25 + (minute >= 25 ? 0.5 : 0),
     }));
     const [heap] = summariseSoak([], samples, []).growth;
     expect(heap).toMatchObject({ metric: 'heap', start: 20, end: 20.5, percent: 2.5 });

@@ -24,8 +24,8 @@ export interface Growth {
   process: string;
   metric: SampledMetric;
   /**
-   * The first and the last minute's samples outside the fault windows, from `fromMinute` on: their median, or for
-   * heap their lowest (after a collection).
+   * The first and the last minute's samples outside the fault windows, from `fromMinute` on: their median; for heap
+   * the lowest of the first and the last 5 minutes' (after a full collection).
    */
   start: number;
   end: number;
@@ -78,6 +78,9 @@ export interface SoakSummary {
 /** Anything but 2xx: the soak only reads persons it wrote and writes new ones, so even a 404 is a failure. */
 const isError = (outcome: SoakOutcome): boolean => outcome.status < 200 || outcome.status >= 300;
 
+/** How far each end of the run the heap's floor is looked for (see summariseSoak). */
+const HEAP_FLOOR_MINUTES = 5;
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -107,7 +110,7 @@ function countCalls(outcomes: readonly SoakOutcome[]): CallCounts {
 /**
  * What the soak shows: the calls of each fault window and those outside them, and each process's growth of each
  * sampled metric from `fromMinute` (after the warm-up: caches, JIT, the first connections) to the end, outside the
- * fault windows, one minute's median at each end (heap: its lowest) so that one sample does not decide.
+ * fault windows, one minute's median at each end (heap: its lowest over 5 minutes) so that one sample does not decide.
  */
 export function summariseSoak(
   outcomes: readonly SoakOutcome[],
@@ -139,10 +142,13 @@ export function summariseSoak(
       const firstMinute = own[0].minute;
       const lastOwn = own[own.length - 1].minute;
       if (lastOwn - firstMinute < 2) continue;
-      // Heap in use climbs with garbage until a collection runs: its lowest sample of the minute is the live data.
+      // Heap in use climbs with garbage until a full collection, every few minutes under the soak's load (seen: 3-5
+      // in the gateways): its lowest sample over HEAP_FLOOR_MINUTES at each end is the live data. Other metrics: the
+      // median of a minute at each end.
+      const span = metric === 'heap' ? Math.min(HEAP_FLOOR_MINUTES, (lastOwn - firstMinute) / 2) : 1;
       const measure = metric === 'heap' ? (values: number[]) => Math.min(...values) : median;
-      const start = measure(valuesIn(firstMinute, firstMinute + 1));
-      const end = measure(valuesIn(lastOwn - 1, lastOwn + 1));
+      const start = measure(valuesIn(firstMinute, firstMinute + span));
+      const end = measure(valuesIn(lastOwn - span, lastOwn + 1));
       const percent = start === 0 ? 0 : ((end - start) / start) * 100;
       growth.push({ process, metric, start, end, percent, restarted });
     }
