@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares this machine to build and run the restbus containers, also where no image registry is reachable.
 #
-#   1. installs docker.io, docker-compose, nats-server and busybox-static from Debian when missing (root);
+#   1. installs docker.io, docker-compose, nats-server and busybox-static from Debian when missing (root), and
+#      nats-server from Debian's next release (trixie) when the one here is older than 2.10;
 #   2. starts dockerd when no engine answers;
 #   3. when the official base images cannot be had (not present, and `docker pull` fails), builds local stand-ins
 #      from the host's node, Debian's nats-server and Debian's haproxy package (unpacked, not installed) with
@@ -41,6 +42,33 @@ install_packages() {
   log "installing ${missing[*]}"
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# The tests and the stand-in image need nats-server 2.10 or later, as the official image has (2.10): bookworm's 2.9.10
+# deadlocks a node whose store write fails (a full disk; nats-server 598e272, fixed in 2.9.12) and never pings a busy
+# route, so never finds it dead (nats-server#4014). Debian's next release has 2.10: its package is fetched through
+# apt, signatures checked against Debian's archive keys, without adding that release to this machine's sources.
+NATS_MIN_MINOR=10
+ensure_nats_server() {
+  local version tmp opts
+  version=$(nats-server --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -n 1 || true)
+  if [ -n "$version" ] && [ "${version%%.*}" -ge 2 ]; then
+    local rest=${version#*.}
+    [ "${version%%.*}" -gt 2 ] || [ "${rest%%.*}" -ge "$NATS_MIN_MINOR" ] && return 0
+  fi
+  [ "$(id -u)" -eq 0 ] || die "nats-server ${version:-(none)} is older than 2.$NATS_MIN_MINOR: install 2.$NATS_MIN_MINOR or later, or run this script as root"
+  log "nats-server ${version:-(none)} is older than 2.$NATS_MIN_MINOR: installing Debian trixie's nats-server"
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp" # apt fetches as its own user, _apt
+  mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" >"$tmp/trixie.list"
+  opts=(-o "Dir::Etc::SourceList=$tmp/trixie.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$tmp/lists"
+    -o "Dir::Cache::Archives=$tmp/archives")
+  apt-get "${opts[@]}" update -qq >&2 || die "Debian trixie's package index could not be read"
+  (cd "$tmp" && apt-get "${opts[@]}" download nats-server >&2) || die "Debian trixie's nats-server could not be fetched"
+  DEBIAN_FRONTEND=noninteractive dpkg -i "$tmp"/nats-server_*.deb >&2 || die "Debian trixie's nats-server could not be installed"
+  rm -rf "$tmp"
+  log "nats-server $(nats-server --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -n 1) installed"
 }
 
 start_dockerd() {
@@ -299,6 +327,7 @@ write_env_file() {
 
 main() {
   install_packages
+  ensure_nats_server
   start_dockerd
   if registry_images_available; then
     log "official base images available: nothing to build"
