@@ -5,6 +5,7 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 import { chooseMediaType } from './choose-media-type';
 import { chooseResponse } from './choose-response';
 import { createSchemaSampler, type SchemaSampler } from './create-schema-sampler';
+import { isObject } from './is-object';
 import { listDeclaredHeaders, type DeclaredHeader } from './list-declared-headers';
 import { listNames } from './list-names';
 import { nameSelector, type MockPreference } from './read-prefer';
@@ -17,7 +18,7 @@ interface Body {
 
 /**
  * A media type a response declares, and how to make its body in it: undefined when the document has none written
- * in that type (an object is no XML, HTML or plain text).
+ * in that type (an object is no HTML or plain text, nor XML when its keys are no element names).
  */
 interface Media {
   type: string;
@@ -27,7 +28,7 @@ interface Media {
 const essenceOf = (type: string): string => type.split(';')[0].trim().toLowerCase();
 
 /** `application/xml`, `text/xml`, `application/atom+xml`: a type -m can build a body in from a schema. */
-function isXmlMediaType(type: string): boolean {
+export function isXmlMediaType(type: string): boolean {
   const essence = essenceOf(type);
   return essence === 'application/xml' || essence === 'text/xml' || essence.endsWith('+xml');
 }
@@ -86,6 +87,51 @@ function sampleBody(
 }
 
 /**
+ * An XML element name as -m writes one (XML 1.0's Name, with at most one prefix): an example whose keys are all such
+ * names becomes an XML document; one with a key such as `two words`, `$id` or `#text` would be broken XML, or read by
+ * the XML writer as an attribute or a text node, and is not written as XML.
+ */
+const XML_NAME = /^[\p{L}_][\p{L}\p{N}_.-]*(?::[\p{L}_][\p{L}\p{N}_.-]*)?$/u;
+
+/** Whether every key of `value`, at any depth, is an XML element name (a loop, not recursion: examples nest deep). */
+function hasXmlNames(value: object): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    if (Array.isArray(next)) for (const item of next) pending.push(item);
+    else {
+      for (const [key, item] of Object.entries(next)) {
+        if (!XML_NAME.test(key)) return false;
+        pending.push(item);
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * An example as a body in `where.type`: an object or array in an XML type is written as an XML document, its root
+ * element and array items named as the media type's schema says (its `xml.name`, else the name of the component its
+ * `$ref` points to, else `root`: openapi-sampler's XML, within the sampler's bound), the rest of its elements named
+ * after its keys; undefined when a key is no element name. Any other example as writeAs writes it.
+ */
+function writeExample(
+  endpoint: ApiEndpoint,
+  where: { key: string; type: string },
+  media: ApiMedia,
+  value: unknown,
+  sampler: SchemaSampler,
+): Body | undefined {
+  if (!isXmlMediaType(where.type) || typeof value !== 'object' || value === null) return writeAs(where.type, value);
+  if (!hasXmlNames(value)) return undefined;
+  // The example in place of the schema's own values; the schema still names the elements.
+  const schema = isObject(media.schema) ? { ...media.schema, example: value } : { example: value };
+  const body = sampleBody(sampler, endpoint, schema, where);
+  return body?.text === undefined ? undefined : body;
+}
+
+/**
  * Swagger 2 gives a response one body: the model repeats its schema under each type it produces, so a response with
  * neither schema nor example declares no body, whatever it produces.
  */
@@ -115,7 +161,7 @@ function writeMedia(
         `${nameSelector(preference, 'example', preference.example.slice(0, 64))}: the response in ${type} has no such example (${names.length > 0 ? `it has ${listNames(names)}` : 'it has none'})`,
       );
     }
-    return writeAs(type, named.value);
+    return writeExample(endpoint, where, media, named.value, sampler);
   }
   if (preference.dynamic === true && media.examples.length > 0) {
     // Prism's dynamic mode builds from the schema, never from an example; without a schema there is nothing to build.
@@ -129,7 +175,7 @@ function writeMedia(
   }
   if (media.examples.length === 0) return sampleBody(sampler, endpoint, media.schema, where);
   for (const { value } of media.examples) {
-    const body = writeAs(type, value);
+    const body = writeExample(endpoint, where, media, value, sampler);
     if (body) return body;
   }
   return undefined;
@@ -186,9 +232,9 @@ function notAcceptable(endpoint: ApiEndpoint, media: readonly Media[], unwritten
 }
 
 /**
- * The media types of a response in which -m has no body written (an object its only example for XML, HTML or plain
- * text): a call that accepts only those is answered 406. One that cannot be built for another reason (a schema past
- * the sampler's bound) is warned of as such, not here.
+ * The media types of a response in which -m has no body written (an object its only example for HTML or plain
+ * text, or for XML with keys that are no element names): a call that accepts only those is answered 406. One that
+ * cannot be built for another reason (a schema past the sampler's bound) is warned of as such, not here.
  */
 export function listUnwrittenTypes(endpoint: ApiEndpoint, response: ApiResponse, sampler: SchemaSampler): string[] {
   const media = listMedia(endpoint, response, {}, sampler) ?? [];
@@ -265,7 +311,7 @@ export function buildMockHeaders(
  * the response `chooseResponse` picks, in the media type `Accept` prefers among those it declares, its body the
  * chosen example or one built from the schema (within the sampler's bound, else `500 MOCK_UNAVAILABLE`), its
  * declared headers with their examples. A body is only sent in a type it is written in: when the preferred type has
- * none (an object in XML, HTML or plain text), the next type the request accepts is weighed; `406 NOT_ACCEPTABLE`
+ * none (an object in HTML or plain text), the next type the request accepts is weighed; `406 NOT_ACCEPTABLE`
  * when none is left. 204 and 304 have no body, nor has an answer to HEAD.
  */
 export function buildMockResponse(

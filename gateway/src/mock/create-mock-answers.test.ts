@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRestbusError } from '@restbus/infra';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import { testEndpoint } from '../__tests__/start-test-gateway';
 import { loadApi } from '../openapi/load-api';
 import { createMockAnswers, DEFAULT_MOCK_ANSWER_LIMITS } from './create-mock-answers';
 
@@ -111,5 +112,26 @@ describe('the answers of -m, built once per operation and request shape', () => 
     const first = answers.answer(pets, {});
     answers.clear();
     expect(answers.answer(pets, {})).not.toBe(first);
+  });
+});
+
+describe('the answers of -m in XML', () => {
+  it('writes an object example as XML once, and answers the same request shape with the kept answer', () => {
+    const endpoint = testEndpoint('get', '/pets', {
+      responses: {
+        '200': {
+          description: 'ok',
+          content: { 'application/xml': { schema: { type: 'object', xml: { name: 'pet' } }, example: { id: 7 } } },
+        },
+      },
+    });
+    const answers = createMockAnswers();
+    const first = answers.answer(endpoint, { accept: 'application/xml' });
+    expect([first.status, first.headers['content-type'], textOf(first.body)]).toEqual([
+      200,
+      'application/xml',
+      '<pet>\n  <id>7</id>\n</pet>\n',
+    ]);
+    expect(answers.answer(endpoint, { accept: 'application/xml' })).toBe(first);
   });
 });

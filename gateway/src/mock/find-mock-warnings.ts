@@ -1,7 +1,7 @@
 import { validateHeaderName } from 'node:http';
 import { formatPath, type ApiResponse, type Diagnostic, type JsonSchema, type SourceLocator } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import { canCarry, listUnwrittenTypes, readHeaderValue } from './build-mock-response';
+import { canCarry, listUnwrittenTypes, readHeaderValue, isXmlMediaType } from './build-mock-response';
 import { createSchemaSampler, SAMPLE_LIMITS, type SampleLimits, type SchemaSampler } from './create-schema-sampler';
 import { listDeclaredHeaders } from './list-declared-headers';
 
@@ -75,7 +75,7 @@ export async function findMockWarnings(
       for (const type of listUnwrittenTypes(endpoint, response, sampler)) {
         warn(
           endpoint.api.dialect === '2.0' ? [key] : [key, 'content', type],
-          `-m has no example written in ${type} (an object is no ${type}): a call that accepts only ${type} is answered 406 NOT_ACCEPTABLE. Give it an example written in it`,
+          `-m has no example written in ${type} (${isXmlMediaType(type) ? 'an object whose keys are not all XML element names' : 'an object'} is no ${type}): a call that accepts only ${type} is answered 406 NOT_ACCEPTABLE. Give it an example written in it`,
         );
       }
       for (const [where, schema] of listSampledSchemas(endpoint, response)) {

@@ -20,25 +20,23 @@ function ask(endpoint: ApiEndpoint, accept?: string, prefer?: string): string {
   return `${built.status} ${String(built.headers?.['content-type'])} ${String(built.body)}`;
 }
 
-const jsonAndXml = testEndpoint('get', '/pets', {
-  responses: ok({ 'application/json': { example: pet }, 'application/xml': { example: pet } }),
+const jsonAndHtml = testEndpoint('get', '/pets', {
+  responses: ok({ 'application/json': { example: pet }, 'text/html': { example: pet } }),
 });
 
 describe('-m sends a body only in a type it is written in', () => {
-  it('answers 406 naming the types it can give when the XML asked for has only an object for an example', () => {
-    expect(ask(jsonAndXml, 'application/xml')).toBe(
-      '406 NOT_ACCEPTABLE: GET /pets answers application/json (application/xml: declared, with no example written in it); the request accepts none of them',
+  it('answers 406 naming the types it can give when the HTML asked for has only an object for an example', () => {
+    expect(ask(jsonAndHtml, 'text/html')).toBe(
+      '406 NOT_ACCEPTABLE: GET /pets answers application/json (text/html: declared, with no example written in it); the request accepts none of them',
     );
   });
 
   it('answers in the next type the request accepts when the one it prefers has no example written in it', () => {
-    expect(ask(jsonAndXml, 'application/xml, application/json;q=0.5')).toBe(
-      '200 application/json {"id":7,"name":"Rex"}',
-    );
-    expect(ask(jsonAndXml, 'application/xml, */*;q=0.1')).toBe('200 application/json {"id":7,"name":"Rex"}');
+    expect(ask(jsonAndHtml, 'text/html, application/json;q=0.5')).toBe('200 application/json {"id":7,"name":"Rex"}');
+    expect(ask(jsonAndHtml, 'text/html, */*;q=0.1')).toBe('200 application/json {"id":7,"name":"Rex"}');
   });
 
-  it('answers with the example written in XML when the media type has one beside an object', () => {
+  it('writes an object example of an XML media type as an XML document, and a string one as it is', () => {
     const endpoint = testEndpoint('get', '/pets', {
       responses: ok({
         'application/xml': {
@@ -46,9 +44,11 @@ describe('-m sends a body only in a type it is written in', () => {
         },
       }),
     });
-    expect(ask(endpoint, 'application/xml')).toBe('200 application/xml <pet><id>7</id></pet>');
-    // An example named in Prefer is that example: an object is still no XML.
-    expect(ask(endpoint, 'application/xml', 'example=object')).toMatch(/^406 NOT_ACCEPTABLE: /);
+    // Without a schema to name it, the root element is `root`.
+    expect(ask(endpoint, 'application/xml')).toBe(
+      '200 application/xml <root>\n  <id>7</id>\n  <name>Rex</name>\n</root>\n',
+    );
+    expect(ask(endpoint, 'application/xml', 'example=document')).toBe('200 application/xml <pet><id>7</id></pet>');
   });
 
   it('builds an XML document from the schema when an XML media type has no example', () => {
@@ -80,9 +80,9 @@ describe('-m sends a body only in a type it is written in', () => {
   });
 
   it('says the document has no example written in any of its types when it has none', () => {
-    const endpoint = testEndpoint('get', '/only-xml', { responses: ok({ 'application/xml': { example: pet } }) });
+    const endpoint = testEndpoint('get', '/only-html', { responses: ok({ 'text/html': { example: pet } }) });
     expect(ask(endpoint)).toBe(
-      '406 NOT_ACCEPTABLE: GET /only-xml declares application/xml but has no example written in it; give the response one',
+      '406 NOT_ACCEPTABLE: GET /only-html declares text/html but has no example written in it; give the response one',
     );
   });
 
@@ -117,20 +117,24 @@ describe('-m sends a body only in a type it is written in', () => {
 describe('the warnings of -m at load', () => {
   it('name each media type with no example written in it, and no other', async () => {
     const text = testEndpoint('get', '/text', { responses: ok({ 'text/plain': { example: 'fine' } }) });
-    const warnings = await findMockWarnings([jsonAndXml, text]);
+    const xml = testEndpoint('get', '/xml', {
+      responses: ok({ 'application/xml': { example: pet }, 'text/xml': { example: { 'two words': 1 } } }),
+    });
+    const warnings = await findMockWarnings([jsonAndHtml, text, xml]);
     expect(warnings.map(({ path, message }) => `${path}: ${message}`)).toEqual([
-      'paths./pets.get.responses.200.content.application/xml: -m has no example written in application/xml (an object is no application/xml): a call that accepts only application/xml is answered 406 NOT_ACCEPTABLE. Give it an example written in it',
+      'paths./pets.get.responses.200.content.text/html: -m has no example written in text/html (an object is no text/html): a call that accepts only text/html is answered 406 NOT_ACCEPTABLE. Give it an example written in it',
+      'paths./xml.get.responses.200.content.text/xml: -m has no example written in text/xml (an object whose keys are not all XML element names is no text/xml): a call that accepts only text/xml is answered 406 NOT_ACCEPTABLE. Give it an example written in it',
     ]);
   });
 });
 
-describe('the gateway with -m, asked for XML over HTTP', () => {
-  it('answers 406 in JSON, never an XML content type over a JSON body', async () => {
-    const gateway = await startTestGateway([jsonAndXml], { mock: true });
+describe('the gateway with -m, asked for HTML over HTTP', () => {
+  it('answers 406 in JSON, never an HTML content type over a JSON body', async () => {
+    const gateway = await startTestGateway([jsonAndHtml], { mock: true });
     try {
-      const xml = await fetch(`${gateway.url}/pets`, { headers: { accept: 'application/xml' } });
-      expect([xml.status, xml.headers.get('content-type')]).toEqual([406, 'application/json; charset=utf-8']);
-      expect(await xml.json()).toMatchObject({
+      const html = await fetch(`${gateway.url}/pets`, { headers: { accept: 'text/html' } });
+      expect([html.status, html.headers.get('content-type')]).toEqual([406, 'application/json; charset=utf-8']);
+      expect(await html.json()).toMatchObject({
         code: 'NOT_ACCEPTABLE',
         error: expect.stringContaining('application/json'),
       });
