@@ -59,7 +59,7 @@ ensure_nats_server() {
   [ "$(id -u)" -eq 0 ] || die "nats-server ${version:-(none)} is older than 2.$NATS_MIN_MINOR: install 2.$NATS_MIN_MINOR or later, or run this script as root"
   log "nats-server ${version:-(none)} is older than 2.$NATS_MIN_MINOR: installing Debian trixie's nats-server"
   tmp=$(mktemp -d)
-  chmod 755 "$tmp" # apt fetches as its own user, _apt
+  chown _apt "$tmp" 2>/dev/null || chmod 755 "$tmp" # apt fetches as its own user, _apt
   mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
   echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" >"$tmp/trixie.list"
   opts=(-o "Dir::Etc::SourceList=$tmp/trixie.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$tmp/lists"
