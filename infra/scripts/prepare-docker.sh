@@ -2,7 +2,7 @@
 # Prepares this machine to build and run the restbus containers, also where no image registry is reachable.
 #
 #   1. installs docker.io, docker-compose, nats-server and busybox-static from Debian when missing (root), and
-#      nats-server from Debian's next release (trixie) when the one here is older than 2.10;
+#      unpacks nats-server 2.10 from Debian's next release (trixie) to /opt/restbus for two tests that need it;
 #   2. starts dockerd when no engine answers;
 #   3. when the official base images cannot be had (not present, and `docker pull` fails), builds local stand-ins
 #      from the host's node, Debian's nats-server and Debian's haproxy package (unpacked, not installed) with
@@ -44,20 +44,17 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# The tests and the stand-in image need nats-server 2.10 or later, as the official image has (2.10): bookworm's 2.9.10
-# deadlocks a node whose store write fails (a full disk; nats-server 598e272, fixed in 2.9.12) and never pings a busy
-# route, so never finds it dead (nats-server#4014). Debian's next release has 2.10: its package is fetched through
-# apt, signatures checked against Debian's archive keys, without adding that release to this machine's sources.
-NATS_MIN_MINOR=10
-ensure_nats_server() {
-  local version tmp opts
-  version=$(nats-server --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -n 1 || true)
-  if [ -n "$version" ] && [ "${version%%.*}" -ge 2 ]; then
-    local rest=${version#*.}
-    [ "${version%%.*}" -gt 2 ] || [ "${rest%%.*}" -ge "$NATS_MIN_MINOR" ] && return 0
-  fi
-  [ "$(id -u)" -eq 0 ] || die "nats-server ${version:-(none)} is older than 2.$NATS_MIN_MINOR: install 2.$NATS_MIN_MINOR or later, or run this script as root"
-  log "nats-server ${version:-(none)} is older than 2.$NATS_MIN_MINOR: installing Debian trixie's nats-server"
+# Two tests need nats-server 2.10 beside the machine's own (Debian bookworm's 2.9.10, which the rest of the tests and
+# the offline stand-in image use): 2.9.10 deadlocks a node whose store write fails (a full disk; nats-server 598e272,
+# fixed in 2.9.12) and never pings a route it keeps sending on (nats-server#4014). Debian's next release (trixie)
+# packages 2.10: fetched through apt, signatures checked against Debian's archive keys, without adding trixie to
+# this machine's sources, and unpacked (not installed) to NEWER_NATS_DIR; the tests find it there.
+NEWER_NATS_DIR=/opt/restbus/nats-server-2.10
+fetch_newer_nats_server() {
+  local tmp opts
+  if "$NEWER_NATS_DIR/nats-server" --version 2>/dev/null | grep -q 'v2\.1[0-9]\.'; then return 0; fi
+  [ "$(id -u)" -eq 0 ] || die "nats-server 2.10 is missing from $NEWER_NATS_DIR: run this script as root to fetch it"
+  log "fetching Debian trixie's nats-server (2.10) into $NEWER_NATS_DIR"
   tmp=$(mktemp -d)
   chown _apt "$tmp" 2>/dev/null || chmod 755 "$tmp" # apt fetches as its own user, _apt
   mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
@@ -66,9 +63,12 @@ ensure_nats_server() {
     -o "Dir::Cache::Archives=$tmp/archives")
   apt-get "${opts[@]}" update -qq >&2 || die "Debian trixie's package index could not be read"
   (cd "$tmp" && apt-get "${opts[@]}" download nats-server >&2) || die "Debian trixie's nats-server could not be fetched"
-  DEBIAN_FRONTEND=noninteractive dpkg -i "$tmp"/nats-server_*.deb >&2 || die "Debian trixie's nats-server could not be installed"
+  dpkg-deb -x "$tmp"/nats-server_*.deb "$tmp/unpacked" || die "Debian trixie's nats-server could not be unpacked"
+  mkdir -p "$NEWER_NATS_DIR"
+  install -m 0755 "$tmp/unpacked/usr/sbin/nats-server" "$NEWER_NATS_DIR/nats-server.new"
+  mv "$NEWER_NATS_DIR/nats-server.new" "$NEWER_NATS_DIR/nats-server"
   rm -rf "$tmp"
-  log "nats-server $(nats-server --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -n 1) installed"
+  log "$("$NEWER_NATS_DIR/nats-server" --version) in $NEWER_NATS_DIR"
 }
 
 start_dockerd() {
@@ -327,7 +327,7 @@ write_env_file() {
 
 main() {
   install_packages
-  ensure_nats_server
+  fetch_newer_nats_server
   start_dockerd
   if registry_images_available; then
     log "official base images available: nothing to build"

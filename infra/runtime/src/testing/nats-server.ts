@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
@@ -57,9 +58,25 @@ async function waitForPortsFile(dir: string, child: ChildProcess, output: () => 
   throw new Error(`nats-server did not report its port within 5 s: ${output()}`);
 }
 
-function spawnServer(config: string): Promise<{ child: ChildProcess; output: () => string }> {
+/**
+ * Where `prepare-docker.sh` puts nats-server 2.10 (Debian trixie's, unpacked beside the machine's own): the tests of
+ * a full disk and of a long partition need it, since 2.9.10 (Debian bookworm's, on the PATH) deadlocks a node whose
+ * disk fills and never pings a busy route (nats-server#4014). RESTBUS_NATS_SERVER_2_10 names another.
+ */
+export function findNewerNatsServer(): string {
+  const binary = process.env.RESTBUS_NATS_SERVER_2_10 ?? '/opt/restbus/nats-server-2.10/nats-server';
+  if (!existsSync(binary)) {
+    throw new Error(
+      `${binary} is missing: this test needs nats-server 2.10 (bookworm's 2.9.10 deadlocks a node whose disk fills); ` +
+        "sudo bash infra/scripts/prepare-docker.sh unpacks Debian trixie's there, or set RESTBUS_NATS_SERVER_2_10",
+    );
+  }
+  return binary;
+}
+
+function spawnServer(config: string, binary = 'nats-server'): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('nats-server', ['-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, ['-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -113,6 +130,8 @@ export async function startNatsServer(
     storeDir?: string;
     /** False: a plain NATS server, without JetStream (true by default). */
     jetstream?: boolean;
+    /** The nats-server binary: the one on the PATH by default (see findNewerNatsServer). */
+    binary?: string;
   } = {},
 ): Promise<TestNatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'restbus-nats-'));
@@ -141,7 +160,7 @@ export async function startNatsServer(
   let child: ChildProcess | undefined;
   let output = (): string => '';
   const start = async ({ waitForJetStream: wait = true } = {}): Promise<void> => {
-    const spawned = await spawnServer(await writeConfig());
+    const spawned = await spawnServer(await writeConfig(), options.binary);
     child = spawned.child;
     output = spawned.output;
     port = await waitForPortsFile(dir, spawned.child, spawned.output);
@@ -237,6 +256,8 @@ export interface NatsClusterOptions {
    * quiet routes.
    */
   jetstream?: boolean;
+  /** The nats-server binary of every node: the one on the PATH by default (see findNewerNatsServer). */
+  binary?: string;
 }
 
 /**
@@ -275,6 +296,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
         maxPayload: options.maxPayload,
         storeDir: options.storeDirs?.[i],
         jetstream: options.jetstream,
+        binary: options.binary,
         cluster: {
           name,
           clientPort: ports[i],
