@@ -144,7 +144,7 @@ const settingsOf = (program: string): Set<string> =>
 const values = parse(read('deploy/kubernetes/values-nats.yaml')) as {
   fullnameOverride: string;
   config: {
-    cluster: { enabled: boolean; replicas: number };
+    cluster: { enabled: boolean; replicas: number; merge?: { pool_size?: number } };
     jetstream: { enabled: boolean; fileStore: { enabled: boolean; pvc: { enabled: boolean } } };
     merge: { max_payload: string };
     nats?: { port?: number };
@@ -314,8 +314,8 @@ describe('the Kubernetes manifests', () => {
     expect(served.sort()).toEqual(apiFiles.map((file) => posix.join(apiMountOf(gateway), basename(file))).sort());
   });
 
-  it('asks the NATS chart for a 3-node cluster with JetStream on volumes, and the max_payload compose uses', () => {
-    expect(values.config.cluster).toMatchObject({ enabled: true, replicas: 3 });
+  it('asks the NATS chart for a 3-node cluster with one route per pair, JetStream on volumes, and the max_payload compose uses', () => {
+    expect(values.config.cluster).toMatchObject({ enabled: true, replicas: 3, merge: { pool_size: -1 } });
     expect(values.config.jetstream).toMatchObject({
       enabled: true,
       fileStore: { enabled: true, pvc: { enabled: true } },

@@ -5,14 +5,19 @@ const { mkdtempSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 
+// The tests' nats-server: 2.10, as the images run (findNatsServer in @restbus/infra/testing, the same place).
 function checkNatsServer() {
+  const binary = process.env.RESTBUS_NATS_SERVER ?? '/opt/restbus/nats-server-2.10/nats-server';
+  let version = '';
   try {
-    execFileSync('nats-server', ['--version'], { encoding: 'utf8' });
+    version = execFileSync(binary, ['--version'], { encoding: 'utf8' });
   } catch {
     throw new Error(
-      'nats-server is not on the PATH: the integration tests run real ones (sudo bash infra/scripts/prepare-docker.sh installs it)',
+      `${binary} is missing: the integration tests run real NATS servers, version 2.10 as the images do ` +
+        "(sudo bash infra/scripts/prepare-docker.sh unpacks Debian trixie's there; RESTBUS_NATS_SERVER names another)",
     );
   }
+  if (!/v2\.(1\d|[2-9]\d)\./.test(version)) throw new Error(`${binary} is ${version.trim()}: the tests need 2.10 or later`);
 }
 
 module.exports = function buildBeforeTests() {

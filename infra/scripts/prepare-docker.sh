@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Prepares this machine to build and run the restbus containers, also where no image registry is reachable.
 #
-#   1. installs docker.io, docker-compose, nats-server and busybox-static from Debian when missing (root), and
-#      unpacks nats-server 2.10 from Debian's next release (trixie) to /opt/restbus for two tests that need it;
+#   1. installs docker.io, docker-compose and busybox-static from Debian when missing (root), and unpacks
+#      nats-server 2.10 from Debian's next release (trixie) to /opt/restbus: the tests run it, as the images do;
 #   2. starts dockerd when no engine answers;
 #   3. when the official base images cannot be had (not present, and `docker pull` fails), builds local stand-ins
-#      from the host's node, Debian's nats-server and Debian's haproxy package (unpacked, not installed) with
+#      from the host's node, trixie's nats-server (above) and Debian's haproxy package (unpacked, not installed) with
 #      `docker import`, plus a node image whose npm cache is seeded from our lockfile so that `npm ci` inside
 #      `docker build` needs no network;
 #   4. writes the chosen base images to the project's `.env` (read by docker compose v1 and v2) and prints them
@@ -33,22 +33,22 @@ label_of() { docker image inspect -f "{{ index .Config.Labels \"$2\" }}" "$1" 2>
 
 install_packages() {
   local missing=() pkg
-  for pkg in docker.io docker-compose nats-server busybox-static ca-certificates; do
+  for pkg in docker.io docker-compose busybox-static ca-certificates; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get here: install Docker with compose and nats-server yourself"
+  command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get here: install Docker with compose yourself"
   [ "$(id -u)" -eq 0 ] || die "missing ${missing[*]}: run this script as root to install them"
   log "installing ${missing[*]}"
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# Two tests need nats-server 2.10 beside the machine's own (Debian bookworm's 2.9.10, which the rest of the tests and
-# the offline stand-in image use): 2.9.10 deadlocks a node whose store write fails (a full disk; nats-server 598e272,
-# fixed in 2.9.12) and never pings a route it keeps sending on (nats-server#4014). Debian's next release (trixie)
-# packages 2.10: fetched through apt, signatures checked against Debian's archive keys, without adding trixie to
-# this machine's sources, and unpacked (not installed) to NEWER_NATS_DIR; the tests find it there.
+# The tests and the offline NATS stand-in run nats-server 2.10, as the official image (nats:2.10) is, not Debian
+# bookworm's 2.9.10: it deadlocks a node whose store write fails (a full disk; nats-server 598e272, fixed in 2.9.12)
+# and never pings a route it keeps sending on (nats-server#4014). Debian's next release (trixie) packages 2.10:
+# fetched through apt, signatures checked against Debian's archive keys, without adding trixie to this machine's
+# sources, and unpacked (not installed) to NEWER_NATS_DIR; the tests find it there.
 NEWER_NATS_DIR=/opt/restbus/nats-server-2.10
 fetch_newer_nats_server() {
   local tmp opts
@@ -170,12 +170,12 @@ SH
 
 build_nats_stand_in() {
   local version want rootfs
-  version=$(nats-server --version | grep -o 'v[0-9][0-9.]*' | head -n 1)
+  version=$("$NEWER_NATS_DIR/nats-server" --version | grep -o 'v[0-9][0-9.]*' | head -n 1)
   want="$version-r$RECIPE"
   if [ "$(label_of "$LOCAL_NATS" offline.nats.version)" = "$want" ]; then return 0; fi
-  log "building $LOCAL_NATS from Debian's nats-server $version"
+  log "building $LOCAL_NATS from Debian trixie's nats-server $version"
   rootfs=$(mktemp -d)
-  copy_with_libs "$rootfs" "$(command -v nats-server)" /usr/local/bin/nats-server
+  copy_with_libs "$rootfs" "$NEWER_NATS_DIR/nats-server" /usr/local/bin/nats-server
   add_busybox "$rootfs"
   printf 'root:x:0:0:root:/root:/bin/sh\n' >"$rootfs/etc/passwd"
   printf 'root:x:0:\n' >"$rootfs/etc/group"

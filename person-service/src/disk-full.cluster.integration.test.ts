@@ -2,14 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findNewerNatsServer, startNatsCluster, type TestNatsCluster } from '@restbus/infra/testing';
+import { startNatsCluster, type TestNatsCluster } from '@restbus/infra/testing';
 import { countLoad, findLostWrites, startMixedLoad, startPersonStack, type PersonStack } from './testing/mixed-load';
 
 // Issue 33, item 3: a node's disk full, under the mixed load of the leader-kill test (8 clients, half of their
 // calls PUTs; two person-service replicas and the gateway). Node 1 stores JetStream on a tmpfs of its own, which is
 // filled to the last byte for a while and then freed. The gateway and one replica start on that node. Every call is
 // to succeed or answer 503 with Retry-After, and every acknowledged write is to be there afterwards. The cluster
-// pings as the cluster stack's config does. It runs on nats-server 2.10 (findNewerNatsServer): on 2.9.10
+// pings as the cluster stack's config does. It needs nats-server 2.10 (as every test runs on): on 2.9.10
 // (Debian bookworm's) the failed write of a store deadlocks the node (msgBlock.writeMsgRecord calls
 // fileStore.rebuildStateLocked under the block's lock; fixed in 2.9.12 by nats-io/nats-server 598e272), and it stays
 // wedged after the disk is freed, with every route or client connection that hands it a JetStream request: calls
@@ -44,7 +44,6 @@ describe("a node's disk full (its JetStream store on a small tmpfs, filled)", ()
       pingInterval: '1s',
       pingMax: 2,
       storeDirs: [store],
-      binary: findNewerNatsServer(),
     });
     // The gateway and one replica start on the node whose disk fills, the other replica on the others.
     const full = cluster.faults?.client(cluster.nodes[0]).port;

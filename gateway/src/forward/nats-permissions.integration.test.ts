@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { connect, Events, type NatsConnection } from 'nats';
-import { readSseEvents, recordHostileCounts } from '@restbus/infra/testing';
+import { findNatsServer, readSseEvents, recordHostileCounts } from '@restbus/infra/testing';
 
 // The programs as users run them (jest's global setup builds them), and the example this test proves.
 const GATEWAY_MAIN = resolve(__dirname, '../../dist/main.js');
@@ -51,7 +51,7 @@ async function startNatsWithExample(): Promise<void> {
     `listen: "127.0.0.1:-1"\nports_file_dir: "${dir}"\njetstream { store_dir: "${join(dir, 'js')}" }\n` +
       'include "nats-permissions.example.conf"\n',
   );
-  const child = spawn('nats-server', ['-c', config], { env: { ...process.env, ...PASSWORDS }, stdio: 'ignore' });
+  const child = spawn(findNatsServer(), ['-c', config], { env: { ...process.env, ...PASSWORDS }, stdio: 'ignore' });
   children.push(child);
   for (let attempt = 0; attempt < 200; attempt++) {
     const text = await readFile(join(dir, `nats-server_${child.pid}.ports`), 'utf8').catch(() => undefined);

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from 'nats';
-import { freePort, startChild, waitUntil, type Child } from '@restbus/infra/testing';
+import { findNatsServer, freePort, startChild, waitUntil, type Child } from '@restbus/infra/testing';
 
 export interface WebSocketNats {
   /** `nats://127.0.0.1:<port>`: the publisher, the gateway and the socket.io broadcaster connect here. */
@@ -16,7 +16,7 @@ export async function startNatsWithWebSocket(dir: string): Promise<WebSocketNats
   const [port, wsPort] = [await freePort(), await freePort()];
   const config = join(dir, 'nats-server.conf');
   await writeFile(config, `listen: "127.0.0.1:${port}"\nwebsocket { listen: "127.0.0.1:${wsPort}", no_tls: true }\n`);
-  const child = startChild('nats-server', 'nats-server', ['-c', config], dir);
+  const child = startChild('nats-server', findNatsServer(), ['-c', config], dir);
   const url = `nats://127.0.0.1:${port}`;
   await waitUntil(child, async () => {
     await (await connect({ servers: url, timeout: 500 })).close();

@@ -1,4 +1,4 @@
-export { findNewerNatsServer, startNatsCluster, startNatsServer } from './nats-server';
+export { findNatsServer, startNatsCluster, startNatsServer } from './nats-server';
 export type { ClusterFaults, NatsClusterOptions, TestNatsCluster, TestNatsServer } from './nats-server';
 export { startFaultProxy } from './fault-proxy';
 export type { FaultMode, FaultProxy } from './fault-proxy';

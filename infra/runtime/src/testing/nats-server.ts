@@ -41,8 +41,8 @@ export interface ClusterMembership {
 }
 
 const NOT_FOUND =
-  'nats-server was not found on PATH. The integration tests need a real NATS server: install it ' +
-  '(Debian: apt-get install nats-server, or run infra/scripts/prepare-docker.sh as root).';
+  'nats-server could not be started: the integration tests need a real NATS server 2.10 ' +
+  '(run infra/scripts/prepare-docker.sh as root, or name one in RESTBUS_NATS_SERVER).';
 
 async function waitForPortsFile(dir: string, child: ChildProcess, output: () => string): Promise<number> {
   const file = join(dir, `nats-server_${child.pid}.ports`);
@@ -59,22 +59,25 @@ async function waitForPortsFile(dir: string, child: ChildProcess, output: () => 
 }
 
 /**
- * Where `prepare-docker.sh` puts nats-server 2.10 (Debian trixie's, unpacked beside the machine's own): the tests of
- * a full disk and of a long partition need it, since 2.9.10 (Debian bookworm's, on the PATH) deadlocks a node whose
- * disk fills and never pings a busy route (nats-server#4014). RESTBUS_NATS_SERVER_2_10 names another.
+ * The nats-server the tests run: 2.10, as the images are (`nats:2.10`), where `prepare-docker.sh` unpacks Debian
+ * trixie's beside the machine's own. Not bookworm's 2.9.10 on the PATH: it deadlocks a node whose disk fills
+ * (fixed in 2.9.12) and never pings a busy route (nats-server#4014). RESTBUS_NATS_SERVER names another binary.
  */
-export function findNewerNatsServer(): string {
-  const binary = process.env.RESTBUS_NATS_SERVER_2_10 ?? '/opt/restbus/nats-server-2.10/nats-server';
+export function findNatsServer(): string {
+  const binary = process.env.RESTBUS_NATS_SERVER ?? '/opt/restbus/nats-server-2.10/nats-server';
   if (!existsSync(binary)) {
     throw new Error(
-      `${binary} is missing: this test needs nats-server 2.10 (bookworm's 2.9.10 deadlocks a node whose disk fills); ` +
-        "sudo bash infra/scripts/prepare-docker.sh unpacks Debian trixie's there, or set RESTBUS_NATS_SERVER_2_10",
+      `${binary} is missing: the integration tests run real NATS servers, version 2.10 as the images do; ` +
+        "sudo bash infra/scripts/prepare-docker.sh unpacks Debian trixie's there, or set RESTBUS_NATS_SERVER",
     );
   }
   return binary;
 }
 
-function spawnServer(config: string, binary = 'nats-server'): Promise<{ child: ChildProcess; output: () => string }> {
+function spawnServer(
+  config: string,
+  binary = findNatsServer(),
+): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, ['-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -130,7 +133,7 @@ export async function startNatsServer(
     storeDir?: string;
     /** False: a plain NATS server, without JetStream (true by default). */
     jetstream?: boolean;
-    /** The nats-server binary: the one on the PATH by default (see findNewerNatsServer). */
+    /** The nats-server binary: findNatsServer()'s by default. */
     binary?: string;
   } = {},
 ): Promise<TestNatsServer> {
@@ -140,6 +143,7 @@ export async function startNatsServer(
     const config = join(dir, 'nats-server.conf');
     const store = options.storeDir ?? join(dir, 'jetstream');
     const { cluster } = options;
+    // One route per pair of nodes, as the cluster stack's config has it (infra/nats/nats-cluster.conf says why).
     await writeFile(
       config,
       `listen: "127.0.0.1:${port}"\nports_file_dir: "${dir}"\n` +
@@ -151,7 +155,7 @@ export async function startNatsServer(
               .map((route) => `"${route}"`)
               .join(
                 ', ',
-              )}]${cluster.advertise ? `, advertise: "${cluster.advertise}"` : ''} }\nlame_duck_duration: "${cluster.lameDuckSeconds ?? 30}s"\nlame_duck_grace_period: "1s"\n`
+              )}]${cluster.advertise ? `, advertise: "${cluster.advertise}"` : ''}, pool_size: -1 }\nlame_duck_duration: "${cluster.lameDuckSeconds ?? 30}s"\nlame_duck_grace_period: "1s"\n`
           : '') +
         (options.extraConfig ? `${options.extraConfig}\n` : ''),
     );
@@ -256,7 +260,7 @@ export interface NatsClusterOptions {
    * quiet routes.
    */
   jetstream?: boolean;
-  /** The nats-server binary of every node: the one on the PATH by default (see findNewerNatsServer). */
+  /** The nats-server binary of every node: findNatsServer()'s by default. */
   binary?: string;
 }
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findNatsServer } from '../../testing/nats-server';
 
 export interface ConfiguredNatsServer {
   /** `nats://127.0.0.1:<port>` */
@@ -18,9 +19,9 @@ export async function startConfiguredNatsServer(config: string): Promise<Configu
   const dir = await mkdtemp(join(tmpdir(), 'restbus-nats-secured-'));
   const file = join(dir, 'nats-server.conf');
   await writeFile(file, `listen: "127.0.0.1:-1"\nports_file_dir: "${dir}"\n${config}\n`);
-  const child: ChildProcess = spawn('nats-server', ['-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(findNatsServer(), ['-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
-  child.once('error', (err) => (output += `${err.message}: is nats-server installed (apt-get install nats-server)?`));
+  child.once('error', (err) => (output += `${err.message}: is nats-server installed (infra/scripts/prepare-docker.sh)?`));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const dispose = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
