@@ -19,7 +19,12 @@ async function waitUntilCaughtUp(cluster: TestNatsCluster): Promise<void> {
       const info = await jsm.streams.info('KV_persons').catch(() => undefined);
       const replicas = info?.cluster?.replicas ?? [];
       if (info?.cluster?.leader && replicas.length === 2 && replicas.every((replica) => replica.current)) return;
-      if (Date.now() > deadline) throw new Error(`KV_persons did not catch up: ${JSON.stringify(info?.cluster)}`);
+      if (Date.now() > deadline) {
+        // Once seen on 2.10.27 (1 run of 24): a restarted replica the leader had not heard from since. The nodes' own
+        // words are the lead.
+        const logs = cluster.nodes.map((node, i) => `--- node ${i + 1}:\n${node.output().slice(-1200)}`).join('\n');
+        throw new Error(`KV_persons did not catch up: ${JSON.stringify(info?.cluster)}\n${logs}`);
+      }
       await new Promise((done) => setTimeout(done, 200));
     }
   } finally {
