@@ -17,7 +17,8 @@ function checkNatsServer() {
         "(sudo bash infra/scripts/prepare-docker.sh unpacks Debian trixie's there; RESTBUS_NATS_SERVER names another)",
     );
   }
-  if (!/v2\.(1\d|[2-9]\d)\./.test(version)) throw new Error(`${binary} is ${version.trim()}: the tests need 2.10 or later`);
+  if (!/v2\.(1\d|[2-9]\d)\./.test(version))
+    throw new Error(`${binary} is ${version.trim()}: the tests need 2.10 or later`);
 }
 
 module.exports = function buildBeforeTests() {

@@ -21,7 +21,10 @@ export async function startConfiguredNatsServer(config: string): Promise<Configu
   await writeFile(file, `listen: "127.0.0.1:-1"\nports_file_dir: "${dir}"\n${config}\n`);
   const child: ChildProcess = spawn(findNatsServer(), ['-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
-  child.once('error', (err) => (output += `${err.message}: is nats-server installed (infra/scripts/prepare-docker.sh)?`));
+  child.once(
+    'error',
+    (err) => (output += `${err.message}: is nats-server installed (infra/scripts/prepare-docker.sh)?`),
+  );
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const dispose = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
