@@ -1,5 +1,6 @@
 import { sample } from 'openapi-sampler';
 import { isObject } from './is-object';
+import { usePrismSamples } from './use-prism-samples';
 
 /** How large a value `-m` builds from a schema may be, and how much work building it may take. */
 export interface SampleLimits {
@@ -58,6 +59,8 @@ function createMeteredView(limits: SampleLimits): <T extends object>(target: T) 
   };
   const handler: ProxyHandler<object> = {
     get(target, key) {
+      // Prism's sampler knows no `prefixItems` (3.1's tuples): it samples `items`, else `contains`, else nothing.
+      if (key === 'prefixItems') return undefined;
       const value: unknown = Reflect.get(target, key);
       if (typeof value === 'string') weigh(1, value.length > SHORT ? value.length : 0);
       else if (typeof value === 'number' && key === 'minLength') weigh(1, value);
@@ -79,14 +82,30 @@ function createMeteredView(limits: SampleLimits): <T extends object>(target: T) 
 }
 
 /**
+ * Samples `schema` as the one item of an array: openapi-sampler marks a schema as seen (to stop at its repeat) only
+ * below the top, Prism's sampler at the top too, so an inline schema that refers to itself is cut one level higher
+ * by Prism (`{child: {}}`, not `{child: {child: {}}}`). As an item, an inline top is marked as Prism marks it.
+ */
+function sampleAsItem(schema: object, options: object, document: object | undefined): unknown {
+  // A top `$ref` is marked by both already; the loader may share that very object with the `$ref`s inside.
+  if ('$ref' in schema) return sample(schema as never, options, document);
+  const wrapper = { type: 'array', minItems: 1, maxItems: 1, items: schema };
+  const [value] = sample(wrapper as never, options, document) as unknown[];
+  return value;
+}
+
+/**
  * Builds values from schemas as `-m` answers with them (openapi-sampler: `example`, `default`, the first of `enum`,
- * else a value of the type and format; in XML, elements named as the schema's `xml` says), within `limits`: the
- * sampler reads the document through a metered view, so a schema whose value would be too large (`minItems: 1e9`,
+ * else a value of the type and format; in XML, elements named as the schema's `xml` says), with the values Prism's
+ * static mock gives (formats, numbers, tuples and recursion as its fork of openapi-sampler writes them: see
+ * use-prism-samples.ts), within `limits`: the sampler reads the document through a metered view, so a schema whose
+ * value would be too large (`minItems: 1e9`,
  * nested arrays, `minLength: 4e8`, a long default repeated) is given up after a bounded amount of work, never
  * built. Schemas found too large are remembered, per format (the sampler is made anew with the documents, on
  * reload).
  */
 export function createSchemaSampler(limits: SampleLimits = SAMPLE_LIMITS): SchemaSampler {
+  usePrismSamples();
   const tooLarge = { json: new WeakMap<object, string>(), xml: new WeakMap<object, string>() };
   return {
     sample(schema, document, format = 'json') {
@@ -95,11 +114,11 @@ export function createSchemaSampler(limits: SampleLimits = SAMPLE_LIMITS): Schem
       if (known !== undefined) return { tooLarge: known };
       const view = createMeteredView(limits);
       try {
-        const value: unknown = sample(
-          view(schema) as never,
-          { quiet: true, skipWriteOnly: true, ...(format === 'xml' ? { format } : {}) },
-          document && view(document),
-        );
+        const options = { quiet: true, skipWriteOnly: true };
+        const value: unknown =
+          format === 'xml'
+            ? sample(view(schema) as never, { ...options, format }, document && view(document))
+            : sampleAsItem(view(schema), options, document && view(document));
         // Written while still metered: an example the sample repeats is read (and weighed) each time.
         // undefined for a value JSON cannot write (undefined, a function), whatever its type says.
         const json: string | undefined = JSON.stringify(value);
