@@ -90,6 +90,31 @@ function waitForHealthy(container: string, timeoutMs: number): Promise<void> {
   });
 }
 
+interface HealthLog {
+  ExitCode: number;
+  Output: string;
+}
+
+/** The health check's last answers and the container's last 40 lines of output, for a failing test's message. */
+async function describeUnhealthy(container: string): Promise<string> {
+  const checks = await docker(['inspect', '-f', '{{json .State.Health.Log}}', container]).then(
+    (json) => (JSON.parse(json) as HealthLog[] | null) ?? [],
+    () => [] as HealthLog[],
+  );
+  const lastChecks = checks
+    .slice(-3)
+    .map((check) => `  exit ${check.ExitCode}: ${check.Output.trim().slice(0, 300)}`)
+    .join('\n');
+  const output = await execFileAsync('docker', ['logs', '--tail', '40', container], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(
+    ({ stdout, stderr }) => stdout + stderr,
+    (err: unknown) => `(no logs: ${String(err)})`,
+  );
+  return `last health checks:\n${lastChecks || '  none'}\nlast output of ${container}:\n${output}`;
+}
+
 /** Sums a Prometheus counter over all its label sets. */
 function sumCounter(metrics: string, name: string): number {
   return metrics
@@ -129,8 +154,15 @@ export async function startClusterStack(): Promise<ClusterStack> {
   const lb = environment.getContainer(standalone ? containerOf('lb') : 'lb-1');
   const isRunning = async (service: ClusterService): Promise<boolean> =>
     (await docker(['inspect', '-f', '{{.State.Running}}', containerOf(service)])).trim() === 'true';
-  const waitUntilHealthy = (service: ClusterService, timeoutMs = 90_000): Promise<void> =>
-    waitForHealthy(containerOf(service), timeoutMs);
+  const waitUntilHealthy = async (service: ClusterService, timeoutMs = 90_000): Promise<void> => {
+    try {
+      await waitForHealthy(containerOf(service), timeoutMs);
+    } catch (err) {
+      // What the health check last answered and what the container last said: the only trace of a node that
+      // never came back once the stack is down.
+      throw new Error(`${(err as Error).message}\n${await describeUnhealthy(containerOf(service))}`);
+    }
+  };
   const metricsOf = (gateway: Gateway): Promise<string> => {
     const script =
       "fetch('http://127.0.0.1:3007/-/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))";

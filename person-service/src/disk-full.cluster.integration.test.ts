@@ -3,7 +3,14 @@ import { mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNatsCluster, type TestNatsCluster } from '@restbus/infra/testing';
-import { countLoad, findLostWrites, startMixedLoad, startPersonStack, type PersonStack } from './testing/mixed-load';
+import {
+  countLoad,
+  findLostWrites,
+  printCounts,
+  startMixedLoad,
+  startPersonStack,
+  type PersonStack,
+} from './testing/mixed-load';
 
 // Issue 33, item 3: a node's disk full, under the mixed load of the leader-kill test (8 clients, half of their
 // calls PUTs; two person-service replicas and the gateway). Node 1 stores JetStream on a tmpfs of its own, which is
@@ -85,8 +92,7 @@ describe("a node's disk full (its JetStream store on a small tmpfs, filled)", ()
       `the store of ${nodes[0].url} (${nodes[0] === leader ? 'leading' : 'not leading'} KV_persons) ` +
         `filled ${(fullAt / 1000).toFixed(1)} s in for ${FULL_MS} ms.`,
     );
-    process.stdout.write(counts.text);
-    process.stdout.write(`what the links did:\n  ${(stack as PersonStack).linkEvents().join('\n  ')}\n`);
+    printCounts(counts, stack as PersonStack);
     if (counts.unhelpful.length > 0 || lost.length > 0) {
       process.stdout.write(`the full node's log (its end):\n${nodes[0].output()}\n`);
     }

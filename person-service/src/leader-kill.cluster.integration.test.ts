@@ -1,4 +1,12 @@
-import { countLoad, findLostWrites, startMixedLoad, usePersonStack } from './testing/mixed-load';
+import {
+  countLoad,
+  expectRideThrough,
+  findLostWrites,
+  measureElection,
+  printCounts,
+  startMixedLoad,
+  usePersonStack,
+} from './testing/mixed-load';
 
 // Issue 33: the node leading the persons bucket is killed under a mixed load of 8 clients, half of their calls
 // PUTs. Every call is to succeed (writes wait out the JetStream election within the time the gateway gives them)
@@ -29,10 +37,7 @@ describe('person-service and the gateway on a 3-node NATS cluster', () => {
       const leaderKnownMs = load.now() - killedAt;
       await stopped;
       const lost = await findLostWrites(base, load.written);
-      // The election as the clients saw it: until the first write sent after the kill was acknowledged (leaderOf
-      // asks the nodes one by one, each with a timeout, so it learns of the new leader later).
-      const first = countLoad('leader kill', load, lost, killedAt, '').firstWriteAfterMs;
-      const electionMs = Math.min(first, leaderKnownMs);
+      const electionMs = measureElection(load, killedAt, leaderKnownMs);
       const counts = countLoad(
         'leader kill',
         load,
@@ -42,10 +47,8 @@ describe('person-service and the gateway on a 3-node NATS cluster', () => {
           `leader after ${Math.round(leaderKnownMs)} ms.`,
         electionMs,
       );
-      process.stdout.write(counts.text);
-      expect(counts.failed.map((o) => `${o.kind} ${o.status}`)).toEqual([]);
-      expect(lost).toEqual([]);
-      expect(counts.p99).toBeLessThanOrEqual(electionMs + 1000);
+      printCounts(counts);
+      expectRideThrough(counts, electionMs);
     },
     90_000,
   );

@@ -1,13 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
-
-// The program as users run it; jest's global setup builds it.
-const MAIN = resolve(__dirname, '../../dist/main.js');
+import { startMockProcess, useTempDir, type MockProcess } from './__tests__/start-mock-process';
 
 /** One small pet API written in each dialect the gateway reads; the mock must answer it the same way. */
 const pet = {
@@ -76,28 +71,13 @@ const documents: Array<[string, string, string]> = [
   ['OpenAPI 3.1 in YAML', 'pets31.yml', openapi3('3.1.0')],
 ];
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'restbus-mock-binary-'));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** Starts `restbus-gateway -r <file> -m --validate -p 0` and resolves with its URL once it listens. */
-async function startMock(file: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const args = [MAIN, '-r', file, '-m', '--validate', '-p', '0', '--log-format', 'json', ...extra];
-  const child = spawn(process.execPath, args);
-  for await (const line of createInterface({ input: child.stdout! })) {
-    const entry = JSON.parse(line) as { msg?: string; port?: number };
-    if (entry.msg === 'gateway listening') return { url: `http://127.0.0.1:${entry.port}`, child };
-  }
-  throw new Error('the gateway stopped before it listened');
-}
+const dir = useTempDir('restbus-mock-binary-');
 
 describe.each(documents)('restbus-gateway -m --validate on %s', (_name, file, text) => {
-  let mock: { url: string; child: ChildProcess };
+  let mock: MockProcess;
   beforeAll(async () => {
-    await writeFile(join(dir, file), text);
-    mock = await startMock(join(dir, file));
+    await writeFile(join(dir.path, file), text);
+    mock = await startMockProcess(join(dir.path, file), ['--validate']);
   });
   afterAll(() => mock?.child.kill('SIGTERM'));
 
@@ -165,11 +145,11 @@ paths:
 `;
 
 describe('restbus-gateway -m on examples, q-values, 204 and bearer security', () => {
-  let mock: { url: string; child: ChildProcess };
+  let mock: MockProcess;
   const bearer = { authorization: 'Bearer t' };
   beforeAll(async () => {
-    await writeFile(join(dir, 'store.yml'), store);
-    mock = await startMock(join(dir, 'store.yml'));
+    await writeFile(join(dir.path, 'store.yml'), store);
+    mock = await startMockProcess(join(dir.path, 'store.yml'), ['--validate']);
   });
   afterAll(() => mock?.child.kill('SIGTERM'));
 
@@ -294,11 +274,11 @@ const rules = {
 };
 
 describe('restbus-gateway -m --validate on an OpenAPI 3.1 document in JSON, for the rules the pet API does not reach', () => {
-  let mock: { url: string; child: ChildProcess };
+  let mock: MockProcess;
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${mock.url}${path}`, { headers });
   beforeAll(async () => {
-    await writeFile(join(dir, 'rules.json'), JSON.stringify(rules, null, 2));
-    mock = await startMock(join(dir, 'rules.json'));
+    await writeFile(join(dir.path, 'rules.json'), JSON.stringify(rules, null, 2));
+    mock = await startMockProcess(join(dir.path, 'rules.json'), ['--validate']);
   });
   afterAll(() => mock?.child.kill('SIGTERM'));
 
@@ -378,16 +358,16 @@ describe('restbus-gateway -m --validate on an OpenAPI 3.1 document in JSON, for 
 
 describe('restbus-gateway -u -m (hybrid) with a real NATS server', () => {
   let nats: TestNatsServer;
-  let gateway: { url: string; child: ChildProcess };
+  let gateway: MockProcess;
   let nc: NatsConnection;
 
   beforeAll(async () => {
     nats = await startNatsServer();
     nc = await connect({ servers: nats.url });
-    const file = join(dir, 'hybrid.yaml');
+    const file = join(dir.path, 'hybrid.yaml');
     await writeFile(file, openapi3('3.0.3'));
     // --mockWrites: the POST below is mocked too (without it a write no service takes is 503 NO_RESPONDER).
-    gateway = await startMock(file, ['-u', '-n', nats.url, '--timeout', '500', '--mockWrites']);
+    gateway = await startMockProcess(file, ['--validate', '-u', '-n', nats.url, '--timeout', '500', '--mockWrites']);
     // It listens before its NATS link is up; until then every call would be answered by the mock (and it is ready:
     // the mock answers), so wait for the link itself.
     const natsOf = async () => ((await (await fetch(`${gateway.url}/-/ready`)).json()) as { nats?: string }).nats;

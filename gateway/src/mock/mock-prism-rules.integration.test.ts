@@ -1,11 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-
-// The program as users run it: build it first (`npx tsc -b gateway`).
-const MAIN = resolve(__dirname, '../../dist/main.js');
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startMockProcess, useTempDir, type MockProcess } from './__tests__/start-mock-process';
 
 /**
  * One API in each dialect, for Prism's query selectors (`__code`, `__example`, `__dynamic`), HEAD on a path without
@@ -77,22 +72,7 @@ const documents: Array<[string, string, unknown]> = [
   ['OpenAPI 3.1', 'pets31.json', openapi3('3.1.0')],
 ];
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'restbus-mock-prism-'));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** Starts `restbus-gateway -r <file> -m --validate -p 0` and resolves with its URL once it listens. */
-async function startMock(file: string): Promise<{ url: string; child: ChildProcess }> {
-  const args = [MAIN, '-r', file, '-m', '--validate', '-p', '0', '--log-format', 'json'];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  for await (const line of createInterface({ input: child.stdout! })) {
-    const entry = JSON.parse(line) as { msg?: string; port?: number };
-    if (entry.msg === 'gateway listening') return { url: `http://127.0.0.1:${entry.port}`, child };
-  }
-  throw new Error(`the gateway (${MAIN}) stopped before it listened: build it with npx tsc -b gateway`);
-}
+const dir = useTempDir('restbus-mock-prism-');
 
 const errorOf = async (response: Response) => [
   response.status,
@@ -101,11 +81,11 @@ const errorOf = async (response: Response) => [
 
 describe.each(documents)('restbus-gateway -m --validate on %s', (name, file, document) => {
   const named = name !== 'OpenAPI 2.0'; // Swagger 2 examples have no names
-  let mock: { url: string; child: ChildProcess };
+  let mock: MockProcess;
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${mock.url}${path}`, { headers });
   beforeAll(async () => {
-    await writeFile(join(dir, file), JSON.stringify(document));
-    mock = await startMock(join(dir, file));
+    await writeFile(join(dir.path, file), JSON.stringify(document));
+    mock = await startMockProcess(join(dir.path, file), ['--validate']);
   }, 30_000);
   afterAll(() => mock?.child.kill('SIGTERM'));
 

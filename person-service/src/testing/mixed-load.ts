@@ -250,6 +250,39 @@ export interface LoadCounts {
   text: string;
 }
 
+/** From `faultAt` until the first write sent after it was acknowledged (Infinity: none was). */
+function measureFirstWriteAfter(load: MixedLoad, faultAt: number): number {
+  // Folded, not spread: 20 rolling restarts make more outcomes than a call's arguments may hold.
+  return load.outcomes
+    .filter((o) => o.kind === 'write' && isOk(o) && o.at >= faultAt)
+    .reduce((least, o) => Math.min(least, o.at + o.ms - faultAt), Infinity);
+}
+
+/**
+ * The election as the clients saw it: until the first write sent after the fault was acknowledged, or until a node
+ * named the new leader if that came first (leaderOf asks the nodes one by one, each with a timeout, so it may learn
+ * of the new leader later than the clients do).
+ */
+export function measureElection(load: MixedLoad, faultAt: number, leaderKnownMs: number): number {
+  return Math.min(measureFirstWriteAfter(load, faultAt), leaderKnownMs);
+}
+
+/** Prints a fault test's counts and, with a stack, what its programs' links did (moves, reconnects). */
+export function printCounts(counts: LoadCounts, stack?: PersonStack): void {
+  const links = stack ? stack.linkEvents().map((line) => `  ${line}\n`) : [];
+  process.stdout.write(counts.text + (links.length > 0 ? `what the links did:\n${links.join('')}` : ''));
+}
+
+/**
+ * What a leader's loss (killed or cut off) must leave behind: every call answered, no acknowledged write lost, and
+ * no wait longer than the election and 1 s at the 99th percentile.
+ */
+export function expectRideThrough(counts: LoadCounts, electionMs: number): void {
+  expect(counts.failed.map((o) => `${o.kind} ${o.status}`)).toEqual([]);
+  expect(counts.lost).toEqual([]);
+  expect(counts.p99).toBeLessThanOrEqual(electionMs + 1000);
+}
+
 /** The counts a fault test prints and asserts: calls, failures, lost writes, latencies, around `faultAt`. */
 export function countLoad(
   label: string,
@@ -266,10 +299,7 @@ export function countLoad(
   const unhelpful = failed.filter((o) => !(o.status === 503 && o.retryAfter));
   const times = outcomes.map((o) => o.ms);
   const p99 = percentile(times, 99);
-  // Folded, not spread: 20 rolling restarts make more outcomes than a call's arguments may hold.
-  const firstWriteAfterMs = writes
-    .filter((o) => isOk(o) && o.at >= faultAt)
-    .reduce((least, o) => Math.min(least, o.at + o.ms - faultAt), Infinity);
+  const firstWriteAfterMs = measureFirstWriteAfter(load, faultAt);
   const longest = times.reduce((most, ms) => Math.max(most, ms), -Infinity);
   const after = (o: Outcome): string => `${Math.round(o.at - faultAt)} ms after the fault`;
   const text =
