@@ -170,7 +170,13 @@ export async function startNatsServer(
     port = await waitForPortsFile(dir, spawned.child, spawned.output);
     if (wait && options.jetstream !== false) await waitForJetStream(`nats://127.0.0.1:${port}`, spawned.output);
   };
-  await (options.cluster ? start({ waitForJetStream: false }) : start());
+  try {
+    await (options.cluster ? start({ waitForJetStream: false }) : start());
+  } catch (err) {
+    await stopChild(child, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     get pid() {
       return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
@@ -262,6 +268,8 @@ export interface NatsClusterOptions {
   jetstream?: boolean;
   /** The nats-server binary of every node: findNatsServer()'s by default. */
   binary?: string;
+  /** Where the nodes' ports come from: a port found free (released at once) by default. For the harness's tests. */
+  findPort?: () => Promise<number>;
 }
 
 /**
@@ -270,9 +278,22 @@ export interface NatsClusterOptions {
  * it was. Lame duck mode lasts `lameDuckSeconds` (30 s by default, as nats-server's own default is 2 min).
  */
 export async function startNatsCluster(options: NatsClusterOptions = {}): Promise<TestNatsCluster> {
+  // The ports are found free, released, then given to the nodes: in between another process (a parallel suite's
+  // outgoing connection, say) may take one, and a node exits with "address already in use". That says nothing of
+  // the code under test, so the cluster starts again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNatsClusterOnce(options);
+    } catch (err) {
+      if (attempt === 3 || !String(err).includes('address already in use')) throw err;
+    }
+  }
+}
+
+async function startNatsClusterOnce(options: NatsClusterOptions): Promise<TestNatsCluster> {
   const size = options.size ?? 3;
   // Client ports, route ports and (with faults) an unused port per node for its advertised route address.
-  const ports = await Promise.all(Array.from({ length: size * 3 }, () => findFreePort()));
+  const ports = await Promise.all(Array.from({ length: size * 3 }, options.findPort ?? findFreePort));
   const name = `restbus-test-${ports[0]}`;
   const routeProxies = new Map<string, FaultProxy>();
   const clientProxies: FaultProxy[] = [];
@@ -293,7 +314,9 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   const pings =
     (options.pingInterval ? `ping_interval: "${options.pingInterval}"\n` : '') +
     (options.pingMax ? `ping_max: ${options.pingMax}\n` : '');
-  const nodes = await Promise.all(
+  const closeProxies = (): Promise<unknown> =>
+    Promise.all([...routeProxies.values(), ...clientProxies].map((proxy) => proxy.close()));
+  const started = await Promise.allSettled(
     Array.from({ length: size }, (_, i) =>
       startNatsServer({
         name: `n${i + 1}`,
@@ -316,7 +339,16 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       }),
     ),
   );
-  if (options.jetstream !== false) await Promise.all(nodes.map((node) => waitForJetStream(node.url, node.output)));
+  const nodes = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = started.find((result) => result.status === 'rejected');
+  try {
+    if (failed) throw failed.reason;
+    if (options.jetstream !== false) await Promise.all(nodes.map((node) => waitForJetStream(node.url, node.output)));
+  } catch (err) {
+    await Promise.all(nodes.map((node) => node.dispose()));
+    await closeProxies();
+    throw err;
+  }
   const byName = new Map(nodes.map((node, i) => [`n${i + 1}`, node]));
   const indexOf = (node: TestNatsServer): number => {
     const i = nodes.indexOf(node);
@@ -368,7 +400,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     },
     async dispose() {
       await Promise.all(nodes.map((node) => node.dispose()));
-      await Promise.all([...routeProxies.values(), ...clientProxies].map((proxy) => proxy.close()));
+      await closeProxies();
     },
   };
 }
