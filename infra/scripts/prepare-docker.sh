@@ -2,10 +2,10 @@
 # Prepares this machine to build and run the restbus containers, also where no image registry is reachable.
 #
 #   1. installs docker.io, docker-compose and busybox-static from Debian when missing (root), and unpacks
-#      nats-server 2.10 from Debian's next release (trixie) to /opt/restbus: the tests run it, as the images do;
+#      the images' nats-server (2.15) from Debian's next release (forky) to /opt/restbus: the tests run it;
 #   2. starts dockerd when no engine answers;
 #   3. when the official base images cannot be had (not present, and `docker pull` fails), builds local stand-ins
-#      from the host's node, trixie's nats-server (above) and Debian's haproxy package (unpacked, not installed) with
+#      from the host's node, forky's nats-server (above) and Debian's haproxy package (unpacked, not installed) with
 #      `docker import`, plus a node image whose npm cache is seeded from our lockfile so that `npm ci` inside
 #      `docker build` needs no network;
 #   4. writes the chosen base images to the project's `.env` (read by docker compose v1 and v2) and prints them
@@ -44,31 +44,42 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# The tests and the offline NATS stand-in run nats-server 2.10, as the official image (nats:2.10) is, not Debian
-# bookworm's 2.9.10: it deadlocks a node whose store write fails (a full disk; nats-server 598e272, fixed in 2.9.12)
-# and never pings a route it keeps sending on (nats-server#4014). Debian's next release (trixie) packages 2.10:
-# fetched through apt, signatures checked against Debian's archive keys, without adding trixie to this machine's
-# sources, and unpacked (not installed) to NEWER_NATS_DIR; the tests find it there.
-NEWER_NATS_DIR=/opt/restbus/nats-server-2.10
-fetch_newer_nats_server() {
+# The tests and the offline NATS stand-in run the nats-server the images run (NATS_IMAGE in infra/docker/Dockerfile,
+# 2.15), not Debian bookworm's 2.9.10 (a node whose disk fills deadlocks, nats-server 598e272; a busy route is never
+# pinged, #4014) nor trixie's 2.10.27 (a restarted node's stream replica may never catch up, so the node never turns
+# healthy: nats-server#5205, #6964; seen in our cluster e2e and 2 of ~45 rolling restarts; 2.11 reworked catch-up).
+# Debian's next release (forky) packages it: fetched through apt, signatures checked against Debian's archive keys,
+# without adding forky to this machine's sources, and unpacked (not installed) to NATS_DIR; the tests find it there.
+NATS_DIR=/opt/restbus/nats-server
+NATS_SUITE=forky
+NATS_WANT=$(printf '%s' "$OFFICIAL_NATS" | grep -o '[0-9][0-9]*\.[0-9][0-9]*' | head -n 1) # 2.15 of nats:2.15.1-alpine
+# True when the binary is the image's minor version or later.
+nats_server_is_current() {
+  local have
+  have=$("$1" --version 2>/dev/null | grep -o 'v[0-9][0-9.]*' | head -n 1 | tr -d v) || return 1
+  [ -n "$have" ] && [ "$(printf '%s\n%s\n' "$NATS_WANT" "$have" | sort -V | head -n 1)" = "$NATS_WANT" ]
+}
+fetch_nats_server() {
   local tmp opts
-  if "$NEWER_NATS_DIR/nats-server" --version 2>/dev/null | grep -q 'v2\.1[0-9]\.'; then return 0; fi
-  [ "$(id -u)" -eq 0 ] || die "nats-server 2.10 is missing from $NEWER_NATS_DIR: run this script as root to fetch it"
-  log "fetching Debian trixie's nats-server (2.10) into $NEWER_NATS_DIR"
+  if nats_server_is_current "$NATS_DIR/nats-server"; then return 0; fi
+  [ "$(id -u)" -eq 0 ] || die "nats-server $NATS_WANT is missing from $NATS_DIR: run this script as root to fetch it"
+  log "fetching Debian $NATS_SUITE's nats-server into $NATS_DIR"
   tmp=$(mktemp -d)
   chown _apt "$tmp" 2>/dev/null || chmod 755 "$tmp" # apt fetches as its own user, _apt
   mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" >"$tmp/trixie.list"
-  opts=(-o "Dir::Etc::SourceList=$tmp/trixie.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$tmp/lists"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $NATS_SUITE main" >"$tmp/suite.list"
+  opts=(-o "Dir::Etc::SourceList=$tmp/suite.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$tmp/lists"
     -o "Dir::Cache::Archives=$tmp/archives")
-  apt-get "${opts[@]}" update -qq >&2 || die "Debian trixie's package index could not be read"
-  (cd "$tmp" && apt-get "${opts[@]}" download nats-server >&2) || die "Debian trixie's nats-server could not be fetched"
-  dpkg-deb -x "$tmp"/nats-server_*.deb "$tmp/unpacked" || die "Debian trixie's nats-server could not be unpacked"
-  mkdir -p "$NEWER_NATS_DIR"
-  install -m 0755 "$tmp/unpacked/usr/sbin/nats-server" "$NEWER_NATS_DIR/nats-server.new"
-  mv "$NEWER_NATS_DIR/nats-server.new" "$NEWER_NATS_DIR/nats-server"
+  apt-get "${opts[@]}" update -qq >&2 || die "Debian $NATS_SUITE's package index could not be read"
+  (cd "$tmp" && apt-get "${opts[@]}" download nats-server >&2) || die "Debian $NATS_SUITE's nats-server could not be fetched"
+  dpkg-deb -x "$tmp"/nats-server_*.deb "$tmp/unpacked" || die "Debian $NATS_SUITE's nats-server could not be unpacked"
+  nats_server_is_current "$tmp/unpacked/usr/sbin/nats-server" ||
+    die "Debian $NATS_SUITE has $("$tmp/unpacked/usr/sbin/nats-server" --version), older than the images' $NATS_WANT"
+  mkdir -p "$NATS_DIR"
+  install -m 0755 "$tmp/unpacked/usr/sbin/nats-server" "$NATS_DIR/nats-server.new"
+  mv "$NATS_DIR/nats-server.new" "$NATS_DIR/nats-server"
   rm -rf "$tmp"
-  log "$("$NEWER_NATS_DIR/nats-server" --version) in $NEWER_NATS_DIR"
+  log "$("$NATS_DIR/nats-server" --version) in $NATS_DIR"
 }
 
 start_dockerd() {
@@ -170,12 +181,12 @@ SH
 
 build_nats_stand_in() {
   local version want rootfs
-  version=$("$NEWER_NATS_DIR/nats-server" --version | grep -o 'v[0-9][0-9.]*' | head -n 1)
+  version=$("$NATS_DIR/nats-server" --version | grep -o 'v[0-9][0-9.]*' | head -n 1)
   want="$version-r$RECIPE"
   if [ "$(label_of "$LOCAL_NATS" offline.nats.version)" = "$want" ]; then return 0; fi
-  log "building $LOCAL_NATS from Debian trixie's nats-server $version"
+  log "building $LOCAL_NATS from Debian $NATS_SUITE's nats-server $version"
   rootfs=$(mktemp -d)
-  copy_with_libs "$rootfs" "$NEWER_NATS_DIR/nats-server" /usr/local/bin/nats-server
+  copy_with_libs "$rootfs" "$NATS_DIR/nats-server" /usr/local/bin/nats-server
   add_busybox "$rootfs"
   printf 'root:x:0:0:root:/root:/bin/sh\n' >"$rootfs/etc/passwd"
   printf 'root:x:0:\n' >"$rootfs/etc/group"
@@ -327,7 +338,7 @@ write_env_file() {
 
 main() {
   install_packages
-  fetch_newer_nats_server
+  fetch_nats_server
   start_dockerd
   if registry_images_available; then
     log "official base images available: nothing to build"

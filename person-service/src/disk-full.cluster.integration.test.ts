@@ -16,7 +16,7 @@ import {
 // calls PUTs; two person-service replicas and the gateway). Node 1 stores JetStream on a tmpfs of its own, which is
 // filled to the last byte for a while and then freed. The gateway and one replica start on that node. Every call is
 // to succeed or answer 503 with Retry-After, and every acknowledged write is to be there afterwards. The cluster
-// pings as the cluster stack's config does. It needs nats-server 2.10 (as every test runs on): on 2.9.10
+// pings as the cluster stack's config does. It needs nats-server 2.10 or later (every test runs 2.15): on 2.9.10
 // (Debian bookworm's) the failed write of a store deadlocks the node (msgBlock.writeMsgRecord calls
 // fileStore.rebuildStateLocked under the block's lock; fixed in 2.9.12 by nats-io/nats-server 598e272), and it stays
 // wedged after the disk is freed, with every route or client connection that hands it a JetStream request: calls

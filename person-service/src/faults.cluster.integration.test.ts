@@ -98,7 +98,7 @@ describe('a node leading the persons bucket cut off from its peers while clients
   }, 60_000);
 });
 
-// Needs nats-server 2.10 (as every test runs on): 2.9.10 never pings a route it keeps sending on (nats-server#4014), so the cut leader never
+// Needs nats-server 2.10 or later (every test runs 2.15): 2.9.10 never pings a route it keeps sending on (nats-server#4014), so the cut leader never
 // finds its routes dead, and calls sent into it wait out the gateway's timeout.
 describe("a node leading the persons bucket cut off from its peers for longer than the gateway's timeout", () => {
   const under = usePersonStack({

@@ -41,7 +41,7 @@ export interface ClusterMembership {
 }
 
 const NOT_FOUND =
-  'nats-server could not be started: the integration tests need a real NATS server 2.10 ' +
+  "nats-server could not be started: the integration tests need a real NATS server, the images' version " +
   '(run infra/scripts/prepare-docker.sh as root, or name one in RESTBUS_NATS_SERVER).';
 
 async function waitForPortsFile(dir: string, child: ChildProcess, output: () => string): Promise<number> {
@@ -59,16 +59,17 @@ async function waitForPortsFile(dir: string, child: ChildProcess, output: () => 
 }
 
 /**
- * The nats-server the tests run: 2.10, as the images are (`nats:2.10`), where `prepare-docker.sh` unpacks Debian
- * trixie's beside the machine's own. Not bookworm's 2.9.10 on the PATH: it deadlocks a node whose disk fills
- * (fixed in 2.9.12) and never pings a busy route (nats-server#4014). RESTBUS_NATS_SERVER names another binary.
+ * The nats-server the tests run: the images' version (`NATS_IMAGE`, nats 2.15), where `prepare-docker.sh` unpacks
+ * Debian's. Not bookworm's 2.9.10 on the PATH (it deadlocks a node whose disk fills and never pings a busy route,
+ * nats-server#4014), nor 2.10 (a restarted node's replica may never catch up, #5205). RESTBUS_NATS_SERVER names
+ * another binary; jest's global setup checks its version.
  */
 export function findNatsServer(): string {
-  const binary = process.env.RESTBUS_NATS_SERVER ?? '/opt/restbus/nats-server-2.10/nats-server';
+  const binary = process.env.RESTBUS_NATS_SERVER ?? '/opt/restbus/nats-server/nats-server';
   if (!existsSync(binary)) {
     throw new Error(
-      `${binary} is missing: the integration tests run real NATS servers, version 2.10 as the images do; ` +
-        "sudo bash infra/scripts/prepare-docker.sh unpacks Debian trixie's there, or set RESTBUS_NATS_SERVER",
+      `${binary} is missing: the integration tests run real NATS servers, the images' version; ` +
+        "sudo bash infra/scripts/prepare-docker.sh unpacks Debian's there, or set RESTBUS_NATS_SERVER",
     );
   }
   return binary;
