@@ -9,7 +9,10 @@ import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 // The program as users run it: build it first (`npx tsc -b gateway`).
 const MAIN = resolve(__dirname, '../../dist/main.js');
 
-/** A pet as an HTML form sends it: a required name, an integer age, a list of tags and a list of integer ids. */
+/**
+ * A pet as an HTML form sends it: a required name, an integer age, a list of tags and a list of integer ids (one
+ * field each), a birth date, a list of colours written as one field (`colors=black,white`) and a nickname.
+ */
 const petForm = {
   type: 'object',
   properties: {
@@ -18,21 +21,30 @@ const petForm = {
     vaccinated: { type: 'boolean' },
     tags: { type: 'array', items: { type: 'string' } },
     ids: { type: 'array', items: { type: 'integer' } },
+    born: { type: 'string', format: 'date' },
+    colors: { type: 'array', items: { type: 'string', enum: ['black', 'white', 'brown'] } },
+    nickname: { type: 'string' },
   },
   required: ['name'],
 };
+const petEncoding = { colors: { style: 'form', explode: false } };
 const made = { type: 'object', properties: { id: { type: 'integer', default: 1 } } };
 
-/** A photo as a multipart form sends it: a required title, an integer width and the file itself. */
+/**
+ * A photo as a multipart form sends it: a required title, an integer width, the file itself (a PNG, in 3.x) and,
+ * in 3.x, where it was taken as a JSON part.
+ */
 const photoForm = {
   type: 'object',
   properties: {
     title: { type: 'string' },
     width: { type: 'integer', minimum: 1 },
     photo: { type: 'string', format: 'binary' },
+    place: { type: 'object', properties: { lat: { type: 'number', maximum: 90 } }, required: ['lat'] },
   },
   required: ['title', 'photo'],
 };
+const photoEncoding = { photo: { contentType: 'image/png' } };
 
 const swagger2 = {
   swagger: '2.0',
@@ -48,6 +60,15 @@ const swagger2 = {
           { name: 'vaccinated', in: 'formData', type: 'boolean' },
           { name: 'tags', in: 'formData', type: 'array', items: { type: 'string' }, collectionFormat: 'multi' },
           { name: 'ids', in: 'formData', type: 'array', items: { type: 'integer' }, collectionFormat: 'multi' },
+          { name: 'born', in: 'formData', type: 'string', format: 'date' },
+          // csv, 2.0's default collectionFormat: one field, its items cut at commas.
+          {
+            name: 'colors',
+            in: 'formData',
+            type: 'array',
+            items: { type: 'string', enum: ['black', 'white', 'brown'] },
+          },
+          { name: 'nickname', in: 'formData', type: 'string', allowEmptyValue: true },
         ],
         responses: { '201': { description: 'made', schema: made } },
       },
@@ -73,13 +94,19 @@ const openapi3 = (version: string) => ({
   paths: {
     '/pets': {
       post: {
-        requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: petForm } } },
+        requestBody: {
+          required: true,
+          content: { 'application/x-www-form-urlencoded': { schema: petForm, encoding: petEncoding } },
+        },
         responses: { '201': { description: 'made', content: { 'application/json': { schema: made } } } },
       },
     },
     '/photos': {
       post: {
-        requestBody: { required: true, content: { 'multipart/form-data': { schema: photoForm } } },
+        requestBody: {
+          required: true,
+          content: { 'multipart/form-data': { schema: photoForm, encoding: photoEncoding } },
+        },
         responses: { '201': { description: 'made', content: { 'application/json': { schema: made } } } },
       },
     },
@@ -160,7 +187,8 @@ const modes: Array<[string, () => string[]]> = [
   ['-u', () => ['-u', '-n', nats.url]],
 ];
 
-describe.each(documents)('restbus-gateway --validate on a form body, %s', (_name, file, document) => {
+describe.each(documents)('restbus-gateway --validate on a form body, %s', (name, file, document) => {
+  const isSwagger2 = name === 'OpenAPI 2.0';
   describe.each(modes)('in %s mode', (mode, args) => {
     let gateway: { url: string; child: ChildProcess };
     beforeAll(async () => {
@@ -226,6 +254,35 @@ describe.each(documents)('restbus-gateway --validate on a form body, %s', (_name
       expect(received).toEqual([]);
     });
 
+    it('refuses a field that breaks its format, and takes one that keeps it', async () => {
+      expect(await post('name=Rex&born=2020-02-29')).toMatchObject({ status: 201 });
+      expect(await post('name=Rex&born=2021-02-29')).toEqual(
+        refusal({ location: 'body/born', message: 'must match format "date"' }),
+      );
+      if (mode === '-u') expect(received).toEqual(['name=Rex&born=2020-02-29']);
+    });
+
+    it("reads a list written as one field (explode: false, 2.0's csv) as its items, each checked", async () => {
+      expect(await post('name=Rex&colors=black,white')).toMatchObject({ status: 201 });
+      expect(await post('name=Rex&colors=black,green')).toEqual(
+        refusal({ location: 'body/colors/1', message: 'must be equal to one of the allowed values' }),
+      );
+    });
+
+    it(
+      isSwagger2
+        ? 'refuses an empty field unless its formData parameter allows empty values'
+        : 'lets an empty field through when its schema takes an empty string (3.x has no allowEmptyValue in forms)',
+      async () => {
+        expect(await post('name=Rex&nickname=')).toMatchObject({ status: 201 });
+        expect(await post('name=Rex&born=')).toEqual(
+          isSwagger2
+            ? refusal({ location: 'body/born', message: 'must not be empty' })
+            : refusal({ location: 'body/born', message: 'must match format "date"' }),
+        );
+      },
+    );
+
     const postPhoto = async (fields: Record<string, string | Blob>) => {
       const data = new FormData();
       for (const [name, value] of Object.entries(fields)) {
@@ -259,6 +316,31 @@ describe.each(documents)('restbus-gateway --validate on a form body, %s', (_name
       );
       expect(received).toEqual([]);
     });
+
+    // Swagger 2 has no object fields and no part types: these two rules are 3.x's.
+    if (!isSwagger2) {
+      it('checks a JSON part (an object’s) as JSON, not as text', async () => {
+        const place = (json: string) => new Blob([json], { type: 'application/json' });
+        expect(await postPhoto({ title: 'Rex', photo: png, place: place('{"lat":52.5}') })).toMatchObject({
+          status: 201,
+        });
+        expect(await postPhoto({ title: 'Rex', photo: png, place: place('{"lat":"52.5"}') })).toEqual(
+          refusal({ location: 'body/place/lat', message: 'must be number' }),
+        );
+        expect(await postPhoto({ title: 'Rex', photo: png, place: place('{"lat":') })).toEqual(
+          refusal({ location: 'body/place', message: 'is not valid JSON' }),
+        );
+        expect(received).toHaveLength(mode === '-u' ? 1 : 0);
+      });
+
+      it('refuses a file part whose Content-Type its encoding does not allow', async () => {
+        const gif = new Blob([new Uint8Array([0x47, 0x49, 0x46])], { type: 'image/gif' });
+        expect(await postPhoto({ title: 'Rex', photo: gif })).toEqual(
+          refusal({ location: 'body/photo', message: 'must be sent as image/png, not image/gif' }),
+        );
+        expect(received).toEqual([]);
+      });
+    }
 
     it('refuses a multipart body that cannot be read as one', async () => {
       const response = await fetch(`${gateway.url}/photos`, {

@@ -59,6 +59,34 @@ describe("the gateway's --validate and a generated service's input check", () =>
     });
   });
 
+  it('give the same answer to a value that breaks its format, in a parameter or the body', async () => {
+    const dated = testEndpoint('post', '/events/{id}', {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+      requestBody: {
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { at: { type: 'string', format: 'date-time' } } },
+          },
+        },
+      },
+    });
+    const calls = [
+      call({
+        parameters: { uri: { id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' }, query: {} },
+        body: '{"at":"2026-11-27T08:00:00Z"}',
+      }),
+      call({ parameters: { uri: { id: '7' }, query: {} }, body: '{"at":"tomorrow"}' }),
+    ];
+    const gateway = gatewayCheck(dated);
+    const service = serviceCheck(dated);
+    for (const request of calls) expect(await gateway(request)).toEqual(service(request));
+    expect(await gateway(calls[0])).toBeUndefined();
+    expect((await gateway(calls[1]))?.problems).toEqual([
+      { location: 'path.id', message: 'must match format "uuid"' },
+      { location: 'body/at', message: 'must match format "date-time"' },
+    ]);
+  });
+
   it('refuse a missing body or one that is not JSON where the operation takes JSON of no declared schema', async () => {
     const gateway = gatewayCheck(noSchema);
     expect(await gateway(call({ body: '' }))).toMatchObject({

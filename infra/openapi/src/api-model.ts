@@ -17,11 +17,28 @@ export interface ApiExample {
   summary?: string;
 }
 
+/**
+ * How one field of a form body is written (3.x's Encoding object): the media types its multipart part may have, and
+ * how a URL-encoded field's text stands for a list or an object. Swagger 2's `formData` parameters give theirs too:
+ * `collectionFormat` as `style`/`explode`, and `allowEmptyValue` (false when not written: 2.0 refuses an empty value
+ * then; 3.x has no such member in an encoding).
+ */
+export interface ApiEncoding {
+  /** As written: one media type or a comma-separated list, wildcards (`image/*`) allowed. */
+  contentType?: string;
+  style?: string;
+  explode?: boolean;
+  allowReserved?: boolean;
+  allowEmptyValue?: boolean;
+}
+
 /** A body in one media type: its schema and the examples written for it, in document order. */
 export interface ApiMedia {
   schema?: JsonSchema;
   /** OAS 3.2 sequential media types: the schema of one item (one event). Read in 3.0 and 3.1 documents too. */
   itemSchema?: JsonSchema;
+  /** A form body's encodings, by field name; absent when none is written. */
+  encoding?: Record<string, ApiEncoding>;
   examples: ApiExample[];
 }
 

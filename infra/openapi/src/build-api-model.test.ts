@@ -60,7 +60,8 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
           consumes: ['multipart/form-data', 'application/json'],
           parameters: [
             { name: 'file', in: 'formData', type: 'file', required: true },
-            { name: 'note', in: 'formData', type: 'string', maxLength: 10 },
+            { name: 'note', in: 'formData', type: 'string', maxLength: 10, allowEmptyValue: true },
+            { name: 'tags', in: 'formData', type: 'array', items: { type: 'string' }, collectionFormat: 'pipes' },
           ],
           responses: { default: { description: 'whatever happened' } },
         },
@@ -136,7 +137,7 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
     ]);
   });
 
-  it('gives formData parameters as one object schema under the form types consumed', () => {
+  it('gives formData parameters as one object schema under the form types consumed, their collectionFormat and allowEmptyValue as its encoding', () => {
     const upload = byName(model.operations, 'postUploads');
     expect(upload.requestBody).toEqual({
       required: true,
@@ -144,8 +145,17 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
         'multipart/form-data': {
           schema: {
             type: 'object',
-            properties: { file: { type: 'file' }, note: { type: 'string', maxLength: 10 } },
+            properties: {
+              file: { type: 'file' },
+              note: { type: 'string', maxLength: 10 },
+              tags: { type: 'array', items: { type: 'string' } },
+            },
             required: ['file'],
+          },
+          encoding: {
+            file: { allowEmptyValue: false },
+            note: { allowEmptyValue: true },
+            tags: { style: 'pipeDelimited', explode: false, allowEmptyValue: false },
           },
           examples: [],
         },
@@ -306,6 +316,36 @@ describe('buildApiModel() of an OpenAPI 3.x document', () => {
       },
     });
     expect(get.requestBody).toBeUndefined();
+  });
+
+  it("reads a form media type's encoding: part content types, style, explode and allowReserved", () => {
+    const form = {
+      openapi: '3.0.3',
+      info: { title: 'forms', version: '1' },
+      paths: {
+        '/forms': {
+          post: {
+            requestBody: {
+              content: {
+                'application/x-www-form-urlencoded': {
+                  schema: { type: 'object' },
+                  encoding: {
+                    tags: { style: 'spaceDelimited', explode: false, allowReserved: true },
+                    meta: { contentType: 'application/json', headers: {} },
+                  },
+                },
+              },
+            },
+            responses: { 204: { description: 'taken' } },
+          },
+        },
+      },
+    };
+    const [operation] = buildApiModel(form, { file: 'f.yml', dialect: '3.0', topicPrefix: 'easer' }).operations;
+    expect(operation.requestBody?.content['application/x-www-form-urlencoded'].encoding).toEqual({
+      tags: { style: 'spaceDelimited', explode: false, allowReserved: true },
+      meta: { contentType: 'application/json' },
+    });
   });
 
   it('reads responses by status, ranges upper-cased, with their media, examples and headers', () => {

@@ -1,5 +1,6 @@
 import { HTTP_METHODS, toTopic, type HttpMethod } from '@restbus/infra';
 import type {
+  ApiEncoding,
   ApiExample,
   ApiHeader,
   ApiMedia,
@@ -83,13 +84,32 @@ function readExamples(holder: Json, external: ExternalValues): ApiExample[] {
   return examples;
 }
 
+/** A 3.x media type's `encoding`, the members it can be read by; undefined when it has none. */
+function readEncoding(raw: unknown): Record<string, ApiEncoding> | undefined {
+  const entries = Object.entries(asObject(raw)).map(([name, value]): [string, ApiEncoding] => {
+    const encoding = asObject(value);
+    return [
+      name,
+      {
+        ...(typeof encoding.contentType === 'string' && { contentType: encoding.contentType }),
+        ...(typeof encoding.style === 'string' && { style: encoding.style }),
+        ...(typeof encoding.explode === 'boolean' && { explode: encoding.explode }),
+        ...(encoding.allowReserved === true && { allowReserved: true }),
+      },
+    ];
+  });
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
 function readMedia(raw: unknown, external: ExternalValues): ApiMedia {
   const media = asObject(raw);
   const schema = toSchema(media.schema);
   const itemSchema = toSchema(media.itemSchema);
+  const encoding = readEncoding(media.encoding);
   return {
     ...(schema !== undefined && { schema }),
     ...(itemSchema !== undefined && { itemSchema }),
+    ...(encoding !== undefined && { encoding }),
     examples: readExamples(media, external),
   };
 }
@@ -240,11 +260,21 @@ function readSwaggerBody(parameters: Json[], consumes: string[]): ApiRequestBody
     properties: Object.fromEntries(fields.map((field) => [String(field.name), inlineSchema(field)])),
     ...(required.length > 0 && { required }),
   };
+  // A field's collectionFormat (csv when not written) and allowEmptyValue, as a 3.x encoding says them.
+  const encoding: Record<string, ApiEncoding> = Object.fromEntries(
+    fields.map((field) => [
+      String(field.name),
+      {
+        ...(field.type === 'array' && toStyle(field.collectionFormat, 'query')),
+        allowEmptyValue: field.allowEmptyValue === true,
+      },
+    ]),
+  );
   const types = consumes.filter((type) => FORM_TYPES.includes(type.split(';')[0].trim().toLowerCase()));
   return {
     required: required.length > 0,
     content: Object.fromEntries(
-      (types.length > 0 ? types : [FORM_TYPES[0]]).map((type) => [type, { schema, examples: [] }]),
+      (types.length > 0 ? types : [FORM_TYPES[0]]).map((type) => [type, { schema, encoding, examples: [] }]),
     ),
   };
 }

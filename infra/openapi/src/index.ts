@@ -1,6 +1,7 @@
 // What the other packages use of @restbus/openapi, and nothing more: reading an API description into its typed
 // model, the diagnostics it gives, and the checks a router needs.
 export type {
+  ApiEncoding,
   ApiExample,
   ApiHeader,
   ApiMedia,

@@ -71,4 +71,52 @@ describe('compileInputChecks', () => {
     );
     expect(result).toMatchObject({ ok: false, problems: [{ location: 'body', message: 'is not valid JSON' }] });
   });
+
+  it('refuses a value that breaks its format, in a parameter as in the body, and takes one that keeps it', () => {
+    const dated: Contract = {
+      ...contract,
+      operations: [
+        {
+          ...contract.operations[0],
+          parameters: {
+            path: [{ name: 'id', required: true, schema: { type: 'string', format: 'uuid' } }],
+            query: [{ name: 'since', required: false, schema: { type: 'string', format: 'date-time' } }],
+            header: [],
+          },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { email: { format: 'email' }, site: { format: 'url' }, n: { format: 'int32' } },
+                },
+              },
+            },
+          },
+        },
+      ],
+    };
+    const checkDated = compileInputChecks(dated).get('putThing')!;
+    const uuid = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+    const body = '{"email":"a@example.com","site":"https://example.com/x","n":7}';
+    expect(
+      checkDated(message({ parameters: { uri: { id: uuid }, query: { since: '2026-11-27T08:00:00Z' } }, body })),
+    ).toMatchObject({ ok: true });
+    const wrong = message({
+      parameters: { uri: { id: '7' }, query: { since: 'yesterday' } },
+      body: `{"email":"nobody","site":"not a url","n":${2 ** 31}}`,
+    });
+    expect(checkDated(wrong)).toEqual({
+      ok: false,
+      message: 'the request does not match the API description',
+      problems: [
+        { location: 'path.id', message: 'must match format "uuid"' },
+        { location: 'query.since', message: 'must match format "date-time"' },
+        { location: 'body/email', message: 'must match format "email"' },
+        { location: 'body/site', message: 'must match format "url"' },
+        { location: 'body/n', message: 'must match format "int32"' },
+      ],
+    });
+  });
 });

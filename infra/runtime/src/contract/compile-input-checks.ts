@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import type { RequestProblem } from '../errors/restbus-error';
 import { REQUEST_MISTAKES } from '../errors/request-mistakes';
 import { isJsonMediaType } from '../http/is-json-media-type';
+import { addRequestFormats } from '../validation/add-request-formats';
 import { createSchemaCompilers, type SchemaCompilers, type SchemaDialect } from '../validation/create-schema-compilers';
 import { describeRequestProblems, findSchemaErrors, type ValidatorPair } from '../validation/find-schema-errors';
 import { MAX_JSON_DEPTH, isNestedDeeperThan } from '../wire/find-json-depth';
@@ -42,14 +43,18 @@ export interface InputCompilers {
   body: SchemaCompilers;
 }
 
-/** The compilers of input checks for a dialect; `schemas`: what `$ref`s resolve against, by id. */
+/**
+ * The compilers of input checks for a dialect; `schemas`: what `$ref`s resolve against, by id. Formats are checked
+ * (addRequestFormats, OpenAPI's own too) in parameters and bodies alike: a `date` that is no date is refused before
+ * a handler parses it, as Prism refuses it.
+ */
 export function createInputCompilers(
   dialect: SchemaDialect,
   schemas?: Readonly<Record<string, object>>,
 ): InputCompilers {
   return {
-    params: createSchemaCompilers(dialect, { coerceTypes: 'array', schemas }),
-    body: createSchemaCompilers(dialect, { schemas }),
+    params: createSchemaCompilers(dialect, { coerceTypes: 'array', addFormats: addRequestFormats, schemas }),
+    body: createSchemaCompilers(dialect, { addFormats: addRequestFormats, schemas }),
   };
 }
 
