@@ -41,7 +41,7 @@ const MIB = 1024 * 1024;
 
 interface ServiceStats {
   name: string;
-  endpoints?: Array<{ data?: { rss?: number; heapUsed?: number; handles?: number } }>;
+  endpoints?: Array<{ data?: { rss?: number; heapUsed?: number; external?: number; handles?: number } }>;
 }
 interface Varz {
   mem?: number;
@@ -83,8 +83,8 @@ function createStatsConnection(stack: ClusterStack): {
 /** What the services say of themselves over NATS ($SRV.STATS): RSS, heap and handles of each replica's process. */
 async function readServiceStats(
   nc: NatsConnection | undefined,
-): Promise<Map<string, { rss?: number; heap?: number; handles?: number }>> {
-  const found = new Map<string, { rss?: number; heap?: number; handles?: number }>();
+): Promise<Map<string, Omit<Sample, 'minute' | 'process'>>> {
+  const found = new Map<string, Omit<Sample, 'minute' | 'process'>>();
   if (!nc) return found;
   try {
     const stats = await nc.services.client({ strategy: RequestStrategy.Timer, maxWait: 2000 }).stats();
@@ -92,7 +92,12 @@ async function readServiceStats(
       const data = (stat as unknown as ServiceStats).endpoints?.find((endpoint) => endpoint.data)?.data;
       // A replica named by the end of its instance id, which its process keeps for life: the same name is the same
       // process in every sample, whichever replicas answered this time.
-      found.set(`${stat.name} ${stat.id.slice(-5)}`, { rss: data?.rss, heap: data?.heapUsed, handles: data?.handles });
+      found.set(`${stat.name} ${stat.id.slice(-5)}`, {
+        rss: data?.rss,
+        heap: data?.heapUsed,
+        external: data?.external,
+        handles: data?.handles,
+      });
     }
   } catch {
     // NATS away for a moment (a fault): this sample goes without them.
@@ -112,6 +117,7 @@ async function sampleAll(stack: ClusterStack, nc: NatsConnection | undefined, mi
     if (!metrics) continue;
     of(gateway).rss = readMetric(metrics, 'restbus_gateway_process_resident_memory_bytes');
     of(gateway).heap = readMetric(metrics, 'restbus_gateway_nodejs_heap_size_used_bytes');
+    of(gateway).external = readMetric(metrics, 'restbus_gateway_nodejs_external_memory_bytes');
     of(gateway).handles = readMetric(metrics, 'restbus_gateway_nodejs_active_handles_total');
   }
   const views = new Map<string, unknown>();
@@ -242,6 +248,12 @@ async function main(): Promise<void> {
     const charts: Array<[string, Series[], string, string]> = [
       ['soak-rss.svg', seriesOf(samples, 'rss', MIB), 'Resident memory', 'MiB (process RSS)'],
       ['soak-heap.svg', seriesOf(samples, 'heap', MIB), 'Heap in use (Node processes)', 'MiB (heap used)'],
+      [
+        'soak-external.svg',
+        seriesOf(samples, 'external', MIB),
+        'Memory outside the heap (Node processes)',
+        'MiB (external)',
+      ],
       ['soak-handles.svg', seriesOf(samples, 'handles'), 'Active handles (Node processes)', 'active handles'],
       ['soak-subscriptions.svg', seriesOf(samples, 'subscriptions'), 'Subscriptions per NATS node', 'subscriptions'],
       ['soak-kv-lag.svg', seriesOf(samples, 'kvLag'), `Replica lag of ${STREAM}`, 'operations behind the leader'],

@@ -203,6 +203,8 @@ describe('startResponder', () => {
     expect(endpoints[0].data).toEqual({
       rss: expect.any(Number),
       heapUsed: expect.any(Number),
+      external: expect.any(Number),
+      arrayBuffers: expect.any(Number),
       handles: expect.any(Number),
     });
     expect(endpoints[0].data.heapUsed).toBeGreaterThan(1024 * 1024);

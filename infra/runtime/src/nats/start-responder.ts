@@ -85,10 +85,14 @@ function replyForFailure(err: unknown): ResponseMessage {
   return replyError('HANDLER_FAILED', 'the service failed to handle the request');
 }
 
-/** The process as `$SRV.STATS` shows it (in each endpoint's `data`). */
-function describeProcess(): { rss: number; heapUsed: number; handles: number } {
-  const { rss, heapUsed } = process.memoryUsage();
-  return { rss, heapUsed, handles: process.getActiveResourcesInfo().length };
+/**
+ * The process as `$SRV.STATS` shows it (in each endpoint's `data`). `external` (Buffers and other memory V8 tracks
+ * outside its heap, `arrayBuffers` among it) tells a resident size that grows with held buffers from one that grows
+ * in the allocator alone.
+ */
+function describeProcess(): { rss: number; heapUsed: number; external: number; arrayBuffers: number; handles: number } {
+  const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  return { rss, heapUsed, external, arrayBuffers, handles: process.getActiveResourcesInfo().length };
 }
 
 function endpointName(route: Route, taken: Set<string>): string {
