@@ -17,11 +17,12 @@ const noSchema = testEndpoint('post', '/notes', {
 });
 
 const gatewayCheck = (at: typeof endpoint) => compileRequestChecks([at]).checks.get(at)!;
-const serviceCheck = ({ model }: typeof endpoint) => {
+const serviceCheck = ({ model, api }: typeof endpoint) => {
   // What a generator writes of the operation: the contract carries no responses' schemas.
   const { name, method, path, parameters, requestBody } = model;
   const operation = { name, method, path, parameters, requestBody };
-  const check = compileInputChecks({ title: 't', version: '1', dialect: '3.0', operations: [operation] }).get(name)!;
+  const contract = { title: 't', version: '1', dialect: api.dialect, operations: [operation] };
+  const check = compileInputChecks(contract).get(name)!;
   return (request: IncomingRequest) => {
     const result = check({ request } as RequestMessage);
     return result.ok ? undefined : { message: result.message, problems: result.problems };
@@ -85,6 +86,29 @@ describe("the gateway's --validate and a generated service's input check", () =>
       { location: 'path.id', message: 'must match format "uuid"' },
       { location: 'body/at', message: 'must match format "date-time"' },
     ]);
+  });
+
+  it('give the same answer to an empty query value of a Swagger 2.0 document: refused unless allowEmptyValue', async () => {
+    const listed = testEndpoint(
+      'get',
+      '/things',
+      {
+        parameters: [
+          { name: 'q', in: 'query', type: 'string' },
+          { name: 'note', in: 'query', type: 'string', allowEmptyValue: true },
+        ],
+        responses: { 200: { description: 'ok' } },
+      },
+      { swagger: '2.0', info: { title: 't', version: '1' } },
+    );
+    const query = (values: Record<string, string>) =>
+      call({ parameters: { uri: {}, query: values }, headers: {}, body: '' });
+    const calls = [query({ q: 'a', note: '' }), query({ q: '' }), query({})];
+    const gateway = gatewayCheck(listed);
+    const service = serviceCheck(listed);
+    for (const request of calls) expect(await gateway(request)).toEqual(service(request));
+    expect(await gateway(calls[0])).toBeUndefined();
+    expect((await gateway(calls[1]))?.problems).toEqual([{ location: 'query.q', message: 'must not be empty' }]);
   });
 
   it('refuse a missing body or one that is not JSON where the operation takes JSON of no declared schema', async () => {

@@ -57,6 +57,10 @@ export interface ApiParameter {
   content?: { mediaType: string; schema?: JsonSchema };
   style?: string;
   explode?: boolean;
+  /**
+   * Whether an empty value (`?name=`) is allowed before its schema is read: Swagger 2's query parameters always say
+   * (false when not written: 2.0 refuses an empty value then); 3.x's only when written true (deprecated there).
+   */
   allowEmptyValue?: boolean;
   allowReserved?: boolean;
   deprecated?: boolean;

@@ -35,7 +35,7 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
               collectionFormat: 'multi',
               description: 'd',
             },
-            { name: 'limit', in: 'query', type: 'integer', format: 'int32', minimum: 1 },
+            { name: 'limit', in: 'query', type: 'integer', format: 'int32', minimum: 1, allowEmptyValue: true },
             { name: 'ids', in: 'path', type: 'array', items: { type: 'integer' }, collectionFormat: 'pipes' },
           ],
           responses: {
@@ -76,7 +76,7 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
     expect(model.schemaRoot).toBe(document);
   });
 
-  it('gathers inline parameter schemas and turns collectionFormat into style and explode', () => {
+  it('gathers inline parameter schemas, turns collectionFormat into style and explode, and says whether a query value may be empty', () => {
     const { parameters } = byName(model.operations, 'listPets');
     expect(parameters.query).toEqual([
       {
@@ -86,6 +86,7 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
         schema: { type: 'array', items: { type: 'string' } },
         style: 'form',
         explode: true,
+        allowEmptyValue: false,
         description: 'd',
         examples: [],
       },
@@ -96,6 +97,7 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
         schema: { type: 'integer', format: 'int32', minimum: 1 },
         style: 'form',
         explode: false,
+        allowEmptyValue: true,
         examples: [],
       },
     ]);

@@ -209,6 +209,8 @@ function readParameter(raw: Json, dialect: Dialect, external: ExternalValues): A
   if (dialect === '2.0') {
     parameter.schema = inlineSchema(raw);
     Object.assign(parameter, toStyle(raw.collectionFormat, where));
+    // Swagger 2 refuses an empty query value (`?name=`) unless the parameter allows it, as it does a formData field.
+    if (where === 'query') parameter.allowEmptyValue = raw.allowEmptyValue === true;
   } else {
     const schema = toSchema(raw.schema);
     if (schema !== undefined) parameter.schema = schema;
@@ -220,8 +222,8 @@ function readParameter(raw: Json, dialect: Dialect, external: ExternalValues): A
     if (typeof raw.style === 'string') parameter.style = raw.style;
     if (typeof raw.explode === 'boolean') parameter.explode = raw.explode;
     if (raw.allowReserved === true) parameter.allowReserved = true;
+    if (raw.allowEmptyValue === true) parameter.allowEmptyValue = true;
   }
-  if (raw.allowEmptyValue === true) parameter.allowEmptyValue = true;
   if (raw.deprecated === true) parameter.deprecated = true;
   if (typeof raw.description === 'string') parameter.description = raw.description;
   return parameter;

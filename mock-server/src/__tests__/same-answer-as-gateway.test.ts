@@ -28,7 +28,11 @@ const openapi = JSON.stringify({
           required: true,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+              schema: {
+                type: 'object',
+                required: ['name'],
+                properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } },
+              },
             },
           },
         },
@@ -76,7 +80,7 @@ methods:
   'services/customers/customer-schema.json': JSON.stringify({
     type: 'object',
     required: ['name'],
-    properties: { name: { type: 'string' } },
+    properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } },
   }),
   'services/private/service.yml': `name: Private
 description: A secret
@@ -184,6 +188,7 @@ const mistakes: Array<[string, RequestMistakeName, Call]> = [
   ['no credentials where they are needed', 'credentialsMissing', get('/rest/private')],
   ['a query that breaks its description', 'notAsDescribed', get('/rest/customers?limit=many')],
   ['a well-formed body that breaks its description', 'notAsDescribed', post('{"name":7}')],
+  ['a body value that breaks its format', 'notAsDescribed', post('{"name":"Ada","email":"nobody"}')],
 ];
 
 describe('the gateway (-m --validate) and the mock server (--validate) on the same API', () => {
@@ -206,6 +211,15 @@ describe('the gateway (-m --validate) and the mock server (--validate) on the sa
     for (const answer of notAllowed)
       expect(String(answer.headers.allow).split(/, */)).toEqual(expect.arrayContaining(['GET', 'POST']));
     for (const answer of unauthorized) expect(answer.headers['www-authenticate']).toMatch(/^Basic\b/i);
+  });
+
+  it('name the same problem of a body value that breaks its format, and take one that keeps it', async () => {
+    const refused = await askBoth(post('{"name":"Ada","email":"nobody"}'));
+    for (const { body } of refused) {
+      expect(body.problems).toEqual([{ location: 'body/email', message: 'must match format "email"' }]);
+    }
+    const taken = await askBoth(post('{"name":"Ada","email":"ada@example.com"}'));
+    expect(taken.map((answer) => answer.status)).toEqual([201, 201]);
   });
 
   it('read a JSON body as UTF-8 whatever charset its Content-Type names, as the services do', async () => {

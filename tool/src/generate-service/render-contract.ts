@@ -72,6 +72,8 @@ function toContractOperation(
       ...(write(parameter.schema ?? parameter.content?.schema) !== undefined && {
         schema: write(parameter.schema ?? parameter.content?.schema),
       }),
+      // Swagger 2's query parameters say whether `?name=` is a value: the service refuses it as the gateway does.
+      ...(parameter.allowEmptyValue !== undefined && { allowEmptyValue: parameter.allowEmptyValue }),
     }));
   return {
     name: operation.name,

@@ -119,4 +119,46 @@ describe('compileInputChecks', () => {
       ],
     });
   });
+
+  describe('of a parameter that allows no empty value (Swagger 2.0 query without allowEmptyValue: true)', () => {
+    const query = [
+      { name: 'name', required: false, schema: { type: 'string' }, allowEmptyValue: false },
+      { name: 'limit', required: false, schema: { type: 'integer' }, allowEmptyValue: false },
+      { name: 'tags', required: false, schema: { type: 'array', items: { type: 'string' } }, allowEmptyValue: false },
+      { name: 'note', required: false, schema: { type: 'string' }, allowEmptyValue: true },
+      { name: 'tag', required: false, schema: { type: 'string' } },
+    ];
+    const strict = compileInputChecks({
+      ...contract,
+      dialect: '2.0',
+      operations: [{ ...contract.operations[0], parameters: { ...contract.operations[0].parameters, query } }],
+    }).get('putThing')!;
+    const withQuery = (values: Record<string, string | string[]>) =>
+      strict(message({ parameters: { uri: { id: '7' }, query: values } }));
+
+    it('refuses it sent empty, though its schema takes an empty string', () => {
+      expect(withQuery({ name: '' })).toEqual({
+        ok: false,
+        message: 'the request does not match the API description',
+        problems: [{ location: 'query.name', message: 'must not be empty' }],
+      });
+    });
+
+    it('refuses an empty value among repeated ones, and still checks the value against its schema', () => {
+      expect(withQuery({ tags: ['a', ''], limit: '' })).toMatchObject({
+        ok: false,
+        problems: [
+          { location: 'query.limit', message: 'must not be empty' },
+          { location: 'query.tags', message: 'must not be empty' },
+          { location: 'query.limit', message: 'must be integer' },
+        ],
+      });
+    });
+
+    it('takes it absent or with a value, and an empty value where the parameter allows one or does not say', () => {
+      expect(withQuery({})).toMatchObject({ ok: true });
+      expect(withQuery({ name: 'Ada', limit: '3' })).toMatchObject({ ok: true, input: { query: { limit: 3 } } });
+      expect(withQuery({ note: '', tag: '' })).toMatchObject({ ok: true, input: { query: { note: '', tag: '' } } });
+    });
+  });
 });

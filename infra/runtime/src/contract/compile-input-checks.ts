@@ -63,6 +63,11 @@ const NONE: Record<string, unknown> = Object.freeze({});
 
 const MESSAGE = 'the request does not match the API description';
 
+// What a refused empty value is told: the words of the gateway's form check for a 2.0 formData field.
+const NOT_EMPTY = 'must not be empty';
+
+const isEmptyValue = (value: unknown): boolean => (Array.isArray(value) ? value.includes('') : value === '');
+
 // Header names arrive in lower case: headers are checked, and their problems named, by the lower-case name.
 const checkedName = (location: Location, name: string): string => (location === 'header' ? name.toLowerCase() : name);
 
@@ -70,6 +75,8 @@ interface CompiledParameters {
   location: Location;
   /** Declared name and the name it is checked under. */
   names: Array<[declared: string, checked: string]>;
+  /** The names (as checked) whose empty value is refused (ContractParameter's `allowEmptyValue: false`). */
+  notEmpty: string[];
   validate: ValidateFunction;
 }
 
@@ -80,6 +87,7 @@ function compileParameters(operation: InputOperation, ajv: SchemaCompilers): Com
     return {
       location,
       names: own.map((parameter) => [parameter.name, name(parameter)]),
+      notEmpty: own.filter((parameter) => parameter.allowEmptyValue === false).map(name),
       validate: ajv.all.compile({
         type: 'object',
         // A parameter written with `content` (or with no schema) takes any value.
@@ -115,10 +123,11 @@ interface Started {
 
 /**
  * Compiles the check of one operation's input against its schemas: path, query and header parameters (declared
- * ones only, coerced from text: "7" is the handler's 7) and a JSON body (parsed; every problem listed, the first only
- * of a body over LISTED_TEXT_LENGTH; too deep, not JSON or JSON sent as another type refused as REQUEST_MISTAKES
- * says). The gateway's --validate and the generated services' runtime check with it. Throws what ajv throws on a
- * schema it cannot compile.
+ * ones only, coerced from text: "7" is the handler's 7; an empty value refused where the parameter does not allow
+ * one, Swagger 2's query rule) and a JSON body (parsed; every problem listed, the first only of a body over
+ * LISTED_TEXT_LENGTH; too deep, not JSON or JSON sent as another type refused as REQUEST_MISTAKES says). The
+ * gateway's --validate and the generated services' runtime check with it. Throws what ajv throws on a schema it
+ * cannot compile.
  */
 export function compileInputCheck(operation: InputOperation, compilers: InputCompilers): OperationInputCheck {
   const parameters = compileParameters(operation, compilers.params);
@@ -135,10 +144,14 @@ export function compileInputCheck(operation: InputOperation, compilers: InputCom
     const problems: RequestProblem[] = [];
     const input: Started['input'] = { params: NONE, query: NONE, headers: NONE, body: undefined };
     const sources = { path: request.parameters.uri, query: request.parameters.query, header: request.headers };
-    for (const { location, names, validate } of parameters) {
+    for (const { location, names, notEmpty, validate } of parameters) {
       const source: Record<string, unknown> = sources[location];
       const values: Record<string, unknown> = {};
       for (const [, checked] of names) if (source[checked] !== undefined) values[checked] = source[checked];
+      // Swagger 2: `?name=` (or `?name`) is a value only where the parameter allows it; a repeat counts each value.
+      for (const checked of notEmpty) {
+        if (isEmptyValue(values[checked])) problems.push({ location: `${location}.${checked}`, message: NOT_EMPTY });
+      }
       // Coercion turns "7" into 7 on this copy: the handler gets the values as their schemas type them.
       if (!validate(values)) problems.push(...toProblems(location, validate.errors));
       if (location === 'header') {

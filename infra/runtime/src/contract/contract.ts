@@ -7,6 +7,12 @@ export interface ContractParameter {
   name: string;
   required: boolean;
   schema?: ContractSchema;
+  /**
+   * False: an empty value (`?name=`) is refused, whatever its schema says: Swagger 2.0's rule for a query parameter
+   * that does not write `allowEmptyValue: true`. True or absent: its schema alone judges it (OpenAPI 3.x's deprecated
+   * `allowEmptyValue` is not read, as Prism does not read it).
+   */
+  allowEmptyValue?: boolean;
 }
 
 /**

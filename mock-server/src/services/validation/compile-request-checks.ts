@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Request } from 'express';
 import {
-  createSchemaCompilers,
+  createInputCompilers,
   findSchemaErrors,
   isJsonMediaType,
   REQUEST_MISTAKES,
@@ -166,14 +166,16 @@ function compileSchema(schema: Record<string, unknown>, ajv: Compilers): Validat
 /**
  * The mock server's --validate: for each method, a check of the parameters its descriptor declares (URL, QUERY,
  * HEADER by type and `required`; BODY as fields of an object body) and of its body against the JSON Schema file
- * `request.validationSchema` names. Schemas are read and compiled once, here, at load.
+ * `request.validationSchema` names, its `format`s included. Schemas are read and compiled once, here, at load.
  */
 export async function compileRequestChecks(project: Project): Promise<RequestChecks> {
-  // Linear patterns and uniqueItems (createSchemaCompilers): a client's value never holds the loop.
+  // The gateway's and the services' setup (createInputCompilers): formats checked as they check them (JSON Schema's,
+  // each in time linear in the value), linear patterns and uniqueItems: a client's value never holds the loop.
+  const draft7 = createInputCompilers('draft-07');
   const ajv: Compilers = {
-    params: createSchemaCompilers('draft-07', { coerceTypes: 'array' }),
-    draft7: createSchemaCompilers('draft-07'),
-    draft2020: createSchemaCompilers('2020-12'),
+    params: draft7.params,
+    draft7: draft7.body,
+    draft2020: createInputCompilers('2020-12').body,
   };
   const checks = new Map<ServiceDescriptor, Map<string, RequestCheck>>();
   // One compilation per file: methods may share a schema, and ajv refuses a second schema with the same $id.
