@@ -42,6 +42,8 @@ export interface ClusterStack {
   metricsOf(gateway: Gateway): Promise<string>;
   /** A NATS node's monitoring answer (`/varz`, `/jsz?streams=true` …), read inside its container. */
   monitorOf(node: NatsNode, path: string): Promise<unknown>;
+  /** The instance id a service container's process answers `$SRV` requests under (the file RESTBUS_ID_FILE names). */
+  instanceIdOf(service: ClusterService): Promise<string | undefined>;
   /** The memory each running container uses now (docker stats' MemUsage), by service. */
   memoryOf(): Promise<Map<ClusterService, string>>;
   /** The container's output so far (stdout and stderr), for a failing test's message. */
@@ -209,6 +211,9 @@ export async function startClusterStack(): Promise<ClusterStack> {
     requestsServedBy: async (gateway) => sumCounter(await metricsOf(gateway), 'restbus_gateway_requests_total'),
     metricsOf,
     monitorOf,
+    instanceIdOf: async (service) =>
+      (await docker(['exec', containerOf(service), 'cat', '/tmp/restbus-service.id'], 10_000).catch(() => '')).trim() ||
+      undefined,
     memoryOf: async () => {
       const services: ClusterService[] = [
         ...NATS_NODES,

@@ -41,7 +41,9 @@ const MIB = 1024 * 1024;
 
 interface ServiceStats {
   name: string;
-  endpoints?: Array<{ data?: { rss?: number; heapUsed?: number; external?: number; handles?: number } }>;
+  endpoints?: Array<{
+    data?: { rss?: number; heapUsed?: number; heapTotal?: number; external?: number; handles?: number };
+  }>;
 }
 interface Varz {
   mem?: number;
@@ -80,9 +82,13 @@ function createStatsConnection(stack: ClusterStack): {
   };
 }
 
-/** What the services say of themselves over NATS ($SRV.STATS): RSS, heap and handles of each replica's process. */
+/**
+ * What the services say of themselves over NATS ($SRV.STATS): memory and handles of each replica's process, named by
+ * its compose service (`names`, by instance id), else by its service name and the end of its id.
+ */
 async function readServiceStats(
   nc: NatsConnection | undefined,
+  names: ReadonlyMap<string, string>,
 ): Promise<Map<string, Omit<Sample, 'minute' | 'process'>>> {
   const found = new Map<string, Omit<Sample, 'minute' | 'process'>>();
   if (!nc) return found;
@@ -92,9 +98,10 @@ async function readServiceStats(
       const data = (stat as unknown as ServiceStats).endpoints?.find((endpoint) => endpoint.data)?.data;
       // A replica named by the end of its instance id, which its process keeps for life: the same name is the same
       // process in every sample, whichever replicas answered this time.
-      found.set(`${stat.name} ${stat.id.slice(-5)}`, {
+      found.set(names.get(stat.id) ?? `${stat.name} ${stat.id.slice(-5)}`, {
         rss: data?.rss,
         heap: data?.heapUsed,
+        heapTotal: data?.heapTotal,
         external: data?.external,
         handles: data?.handles,
       });
@@ -105,7 +112,12 @@ async function readServiceStats(
   return found;
 }
 
-async function sampleAll(stack: ClusterStack, nc: NatsConnection | undefined, minute: number): Promise<Sample[]> {
+async function sampleAll(
+  stack: ClusterStack,
+  nc: NatsConnection | undefined,
+  names: ReadonlyMap<string, string>,
+  minute: number,
+): Promise<Sample[]> {
   const samples = new Map<string, Sample>();
   const of = (process: string): Sample => {
     let sample = samples.get(process);
@@ -117,6 +129,7 @@ async function sampleAll(stack: ClusterStack, nc: NatsConnection | undefined, mi
     if (!metrics) continue;
     of(gateway).rss = readMetric(metrics, 'restbus_gateway_process_resident_memory_bytes');
     of(gateway).heap = readMetric(metrics, 'restbus_gateway_nodejs_heap_size_used_bytes');
+    of(gateway).heapTotal = readMetric(metrics, 'restbus_gateway_nodejs_heap_size_total_bytes');
     of(gateway).external = readMetric(metrics, 'restbus_gateway_nodejs_external_memory_bytes');
     of(gateway).handles = readMetric(metrics, 'restbus_gateway_nodejs_active_handles_total');
   }
@@ -129,7 +142,7 @@ async function sampleAll(stack: ClusterStack, nc: NatsConnection | undefined, mi
   }
   // A node that is down has its lag too (the leader's view): how far it has to catch up once back.
   for (const [node, lag] of readKvLag(views, STREAM)) of(node).kvLag = lag;
-  for (const [name, stats] of await readServiceStats(nc)) Object.assign(of(name), stats);
+  for (const [name, stats] of await readServiceStats(nc, names)) Object.assign(of(name), stats);
   return [...samples.values()];
 }
 
@@ -188,6 +201,13 @@ async function main(): Promise<void> {
     `cluster project ${stack.projectName} is healthy; load balancer at ${stack.lbUrl}; results to ${RESULTS_DIR}`,
   );
   const connection = createStatsConnection(stack);
+  // The service replicas by compose service: a chart's line then names a container one can look into.
+  const replicas = ['person-service-1', 'person-service-2', 'systems-service-1', 'systems-service-2'] as const;
+  const names = new Map<string, string>();
+  for (const replica of replicas) {
+    const id = await stack.instanceIdOf(replica);
+    if (id) names.set(id, replica);
+  }
   const stop = async (): Promise<void> => {
     await connection.close();
     await stack.down();
@@ -208,7 +228,7 @@ async function main(): Promise<void> {
     const sampling = (async () => {
       while (running) {
         const at = minuteNow();
-        samples.push(...(await sampleAll(stack, await connection.get(), at)));
+        samples.push(...(await sampleAll(stack, await connection.get(), names, at)));
         await sleep(Math.max(0, SAMPLE_SECONDS * 1000 - (minuteNow() - at) * 60_000));
       }
     })();
@@ -248,6 +268,12 @@ async function main(): Promise<void> {
     const charts: Array<[string, Series[], string, string]> = [
       ['soak-rss.svg', seriesOf(samples, 'rss', MIB), 'Resident memory', 'MiB (process RSS)'],
       ['soak-heap.svg', seriesOf(samples, 'heap', MIB), 'Heap in use (Node processes)', 'MiB (heap used)'],
+      [
+        'soak-heap-total.svg',
+        seriesOf(samples, 'heapTotal', MIB),
+        'Heap committed (Node processes)',
+        'MiB (heap total)',
+      ],
       [
         'soak-external.svg',
         seriesOf(samples, 'external', MIB),

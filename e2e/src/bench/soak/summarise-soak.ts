@@ -18,7 +18,7 @@ export interface SoakOutcome {
   ms?: number;
 }
 
-export type SampledMetric = 'rss' | 'heap' | 'external' | 'handles' | 'subscriptions';
+export type SampledMetric = 'rss' | 'heap' | 'heapTotal' | 'external' | 'handles' | 'subscriptions';
 
 export interface Growth {
   process: string;
@@ -134,7 +134,7 @@ export function summariseSoak(
     const restarted = faults.some(
       (fault) => fault.restarted?.includes(process) && fault.to >= fromMinute && fault.from <= lastMinute,
     );
-    for (const metric of ['rss', 'heap', 'external', 'handles', 'subscriptions'] as const) {
+    for (const metric of ['rss', 'heap', 'heapTotal', 'external', 'handles', 'subscriptions'] as const) {
       const own = quiet.filter((sample) => sample.process === process && sample[metric] !== undefined);
       if (own.length < 2) continue;
       const valuesIn = (from: number, to: number): number[] =>

@@ -203,6 +203,7 @@ describe('startResponder', () => {
     expect(endpoints[0].data).toEqual({
       rss: expect.any(Number),
       heapUsed: expect.any(Number),
+      heapTotal: expect.any(Number),
       external: expect.any(Number),
       arrayBuffers: expect.any(Number),
       handles: expect.any(Number),

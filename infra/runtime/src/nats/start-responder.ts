@@ -86,13 +86,13 @@ function replyForFailure(err: unknown): ResponseMessage {
 }
 
 /**
- * The process as `$SRV.STATS` shows it (in each endpoint's `data`). `external` (Buffers and other memory V8 tracks
- * outside its heap, `arrayBuffers` among it) tells a resident size that grows with held buffers from one that grows
- * in the allocator alone.
+ * The process as `$SRV.STATS` shows it (in each endpoint's `data`). Beside the heap in use: `heapTotal`, what V8 has
+ * committed for it (it keeps pages it grew into), and `external` (Buffers and other memory V8 tracks outside its
+ * heap, `arrayBuffers` among it): a resident size that grows with neither grows in the allocator.
  */
-function describeProcess(): { rss: number; heapUsed: number; external: number; arrayBuffers: number; handles: number } {
-  const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
-  return { rss, heapUsed, external, arrayBuffers, handles: process.getActiveResourcesInfo().length };
+function describeProcess(): Record<'rss' | 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers' | 'handles', number> {
+  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  return { rss, heapUsed, heapTotal, external, arrayBuffers, handles: process.getActiveResourcesInfo().length };
 }
 
 function endpointName(route: Route, taken: Set<string>): string {
