@@ -21,4 +21,22 @@ describe('measureCost', () => {
     expect(linear.timeRatio).toBeLessThan(10);
     expect(quadratic.timeRatio).toBeGreaterThan(10);
   });
+
+  it('measures the scales in turn, so that a burst of other work slows some runs of each rather than all of one', async () => {
+    const calls: number[] = [];
+    await measureCost('in turn', (scale) => calls.push(scale), { scales: [1, 8], repeats: 3 });
+    // One unmeasured warm-up at the smallest scale, then 1x and 8x alternating.
+    expect(calls).toEqual([1, 1, 8, 1, 8, 1, 8]);
+  });
+
+  it('keeps the fastest run of each scale, with the worst stall and heap growth of all its runs', async () => {
+    const times: Record<number, number[]> = { 1: [0, 9, 1, 1], 8: [30, 8, 20] };
+    const report = await measureCost('fastest', (scale) => hold(times[scale].shift() ?? 0), {
+      scales: [1, 8],
+      repeats: 3,
+    });
+    expect(report.runs[1].ms).toBeGreaterThanOrEqual(8);
+    expect(report.runs[1].ms).toBeLessThan(20);
+    expect(report.runs[1].maxLoopDelayMs).toBeGreaterThanOrEqual(15);
+  });
 });
