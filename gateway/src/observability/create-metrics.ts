@@ -1,3 +1,4 @@
+import { readHeapLive } from '@restbus/infra';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface GatewayMetrics {
@@ -17,6 +18,8 @@ export interface GatewayMetrics {
 export function createMetrics(): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'restbus_gateway_' });
+  // Watches the collections from now on, so that the first scrape after one tells the live heap.
+  readHeapLive();
   const requests = new Counter({
     name: 'restbus_gateway_requests_total',
     help: 'HTTP requests by route template, method and status',
@@ -48,6 +51,14 @@ export function createMetrics(): GatewayMetrics {
     help: "Ways services' replies broke their operation's contract, by operation (operationId or its made name) and kind (status, content-type, header, body)",
     labelNames: ['operation', 'kind'] as const,
     registers: [registry],
+  });
+  new Gauge({
+    name: 'restbus_gateway_nodejs_heap_live_bytes',
+    help: 'Heap in use just after the last full garbage collection: the data the process holds (0 before the first)',
+    registers: [registry],
+    collect() {
+      this.set(readHeapLive() ?? 0);
+    },
   });
   const inFlight = new Gauge({
     name: 'restbus_gateway_requests_in_flight',

@@ -28,6 +28,7 @@ export type { FailureLevel, FailureLine } from './logging/log-request-failure';
 export { createNatsLink } from './nats/create-nats-link';
 export type { NatsLink, NatsLinkOptions } from './nats/create-nats-link';
 export { onConnectionMove } from './nats/create-moving-connection';
+export { readHeapLive } from './process/read-heap-live';
 export type { NatsSecurity, NatsTlsFiles } from './nats/to-nats-security-options';
 export { pingService } from './healthcheck/ping-service';
 export { decodeResponseMessage, describeSchemaErrors, encodeMessage } from './wire/codec';

@@ -28,6 +28,9 @@ const STORE = process.env.BENCH_STORE ?? 'jetstream';
 // `confirmed` runs person-service with --reads confirmed: every read asks the stream (the default, `announced`,
 // waits for the writes the replicas announce).
 const READS = process.env.BENCH_READS ?? 'announced';
+// Node's own flags for person-service (`--min-semi-space-size=4 --max-semi-space-size=4`, as its image runs it): what
+// a young generation of a given size costs in throughput, against the same forwarder.
+const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** The reply checks' gateways run side by side, measured in alternating slices of this many seconds. */
 const SLICES = Number(process.env.BENCH_SLICES ?? 6);
 const SLICE_SECONDS = 2;
@@ -59,7 +62,18 @@ async function startStack(natsUrl: string): Promise<Stack> {
     children.push(forwarder.process);
     const api = 'person-service/person-api.yml';
     children.push(
-      startProgram(['person-service/dist/main.js', '-n', natsUrl, '--store', STORE, '--reads', READS, '-l', 'warn']),
+      startProgram([
+        ...SERVICE_NODE_ARGS,
+        'person-service/dist/main.js',
+        '-n',
+        natsUrl,
+        '--store',
+        STORE,
+        '--reads',
+        READS,
+        '-l',
+        'warn',
+      ]),
     );
     const checking = {} as Record<ReplyMode, string>;
     for (const mode of REPLY_MODES) {

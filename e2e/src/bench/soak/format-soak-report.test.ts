@@ -71,6 +71,39 @@ describe('formatSoakReport', () => {
     );
   });
 
+  it('bars the heap on its live data where a process tells it: in use after a full collection, not the garbage', () => {
+    // Heap in use sampled between collections swings with the garbage; the live heap (after each full one) does not.
+    const swinging = [5, 5.5, 19.5, 20].map((minute) => ({
+      minute,
+      process: 'person-service-1',
+      heap: (minute < 10 ? 14 : 17) * MIB,
+      heapLive: (minute < 10 ? 12 : 12.4) * MIB,
+      heapTotal: (minute < 10 ? 30 : 60) * MIB,
+    }));
+    const barred = formatSoakReport({
+      heading: '20 minutes at 40 requests/s',
+      summary: summariseSoak([], swinging, []),
+      lost: 0,
+      fromMinute: 5,
+    });
+    expect(barred).toMatch(/person-service-1 +heap +14\.0 → 17\.0 MiB +\+21\.4 %\n/);
+    expect(barred).toMatch(/person-service-1 +heapLive +12\.0 → 12\.4 MiB +\+3\.3 %\n/);
+    expect(barred).toMatch(/person-service-1 +heapTotal +30\.0 → 60\.0 MiB +\+100\.0 %\n/);
+    expect(barred).toContain('memory (RSS, heap) grown 10 % or more from minute 5 (not restarted): none  ok');
+    const grownLive = swinging.map((sample) => ({
+      ...sample,
+      heapLive: sample.heapLive * (sample.minute < 10 ? 1 : 1.5),
+    }));
+    expect(
+      formatSoakReport({
+        heading: '20 minutes at 40 requests/s',
+        summary: summariseSoak([], grownLive, []),
+        lost: 0,
+        fromMinute: 5,
+      }),
+    ).toContain('memory (RSS, heap) grown 10 % or more from minute 5 (not restarted): person-service-1 heapLive  FAIL');
+  });
+
   it('fails the memory bar when nothing was measured, rather than passing a soak too short to tell', () => {
     const short = formatSoakReport({
       heading: '3 minutes at 40 requests/s',

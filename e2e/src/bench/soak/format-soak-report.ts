@@ -12,21 +12,29 @@ export interface SoakReportInput {
 
 const MIB = 1024 * 1024;
 const GROWTH_BAR = 10;
-// The bar is on memory; handles and subscriptions are shown to explain it (clients move between nodes).
-const isMemory = (row: Growth): boolean => row.metric === 'rss' || row.metric === 'heap';
+const inBytes = (row: Growth): boolean => row.metric !== 'handles' && row.metric !== 'subscriptions';
+/**
+ * The bar is on resident memory and on the heap's live data: heapLive (in use just after a full collection) where
+ * the process tells it, else the lowest heap in use sampled. Heap committed and external memory, handles and
+ * subscriptions are shown to explain it (clients move between nodes).
+ */
+function isBarred(row: Growth, growth: readonly Growth[]): boolean {
+  if (row.metric === 'rss' || row.metric === 'heapLive') return true;
+  return row.metric === 'heap' && !growth.some((other) => other.process === row.process && other.metric === 'heapLive');
+}
 
 const byStatus = (statuses: CallCounts['statuses']): string =>
   Object.entries(statuses)
     .map(([status, count]) => `${status} ×${count}`)
     .join(', ') || '-';
 
-function formatGrowth(row: Growth): string {
-  const inMib = isMemory(row);
+function formatGrowth(row: Growth, barred: boolean): string {
+  const inMib = inBytes(row);
   const value = (n: number): string => (inMib ? (n / MIB).toFixed(1) : n.toFixed(0));
   const percent = `${row.percent >= 0 ? '+' : ''}${row.percent.toFixed(1)} %`;
   const note = row.restarted
     ? '  restarted in between, not a leak'
-    : inMib && row.percent >= GROWTH_BAR
+    : barred && row.percent >= GROWTH_BAR
       ? `  <- ${GROWTH_BAR} % or more`
       : '';
   const values = `${value(row.start)} → ${value(row.end)}${inMib ? ' MiB' : ''}`;
@@ -37,7 +45,8 @@ function formatGrowth(row: Growth): string {
 export function formatSoakReport({ heading, summary, lost, fromMinute }: SoakReportInput): string {
   const { outside, windows, growth } = summary;
   const windowFailures = windows.reduce((sum, window) => sum + window.failed, 0);
-  const grown = growth.filter((row) => isMemory(row) && !row.restarted && row.percent >= GROWTH_BAR);
+  const barred = (row: Growth): boolean => isBarred(row, growth);
+  const grown = growth.filter((row) => barred(row) && !row.restarted && row.percent >= GROWTH_BAR);
   const verdict = (ok: boolean): string => (ok ? 'ok' : 'FAIL');
   const lines = [
     heading,
@@ -63,8 +72,8 @@ export function formatSoakReport({ heading, summary, lost, fromMinute }: SoakRep
         .map(([node, lag]) => `${node} ${lag}`)
         .join(', ') || '-'
     }`,
-    `growth from minute ${fromMinute} to the end, outside fault windows (a minute at each end: the median; heap: the lowest of 5 minutes, after a full collection):`,
-    ...growth.map(formatGrowth),
+    `growth from minute ${fromMinute} to the end, outside fault windows (a minute at each end: the median; heap in use: the lowest of 5 minutes; heapLive: in use just after a full collection):`,
+    ...growth.map((row) => formatGrowth(row, barred(row))),
     'verdict:',
     `  errors outside the fault windows: ${summary.errorsOutsideFaults} (bar 0)  ${verdict(summary.errorsOutsideFaults === 0)}`,
     `  failed calls in fault windows: ${windowFailures}${
@@ -75,7 +84,7 @@ export function formatSoakReport({ heading, summary, lost, fromMinute }: SoakRep
           : `, ${summary.faultErrorsWithoutRetryAfter} of them not 503 with Retry-After`
     }`,
     `  acknowledged writes lost: ${lost} (bar 0)  ${verdict(lost === 0)}`,
-    growth.some(isMemory)
+    growth.some(barred)
       ? `  memory (RSS, heap) grown ${GROWTH_BAR} % or more from minute ${fromMinute} (not restarted): ${
           grown.map((row) => `${row.process} ${row.metric}`).join(', ') || 'none'
         }  ${verdict(grown.length === 0)}`

@@ -42,7 +42,14 @@ const MIB = 1024 * 1024;
 interface ServiceStats {
   name: string;
   endpoints?: Array<{
-    data?: { rss?: number; heapUsed?: number; heapTotal?: number; external?: number; handles?: number };
+    data?: {
+      rss?: number;
+      heapUsed?: number;
+      heapLive?: number;
+      heapTotal?: number;
+      external?: number;
+      handles?: number;
+    };
   }>;
 }
 interface Varz {
@@ -101,6 +108,7 @@ async function readServiceStats(
       found.set(names.get(stat.id) ?? `${stat.name} ${stat.id.slice(-5)}`, {
         rss: data?.rss,
         heap: data?.heapUsed,
+        heapLive: data?.heapLive,
         heapTotal: data?.heapTotal,
         external: data?.external,
         handles: data?.handles,
@@ -129,6 +137,7 @@ async function sampleAll(
     if (!metrics) continue;
     of(gateway).rss = readMetric(metrics, 'restbus_gateway_process_resident_memory_bytes');
     of(gateway).heap = readMetric(metrics, 'restbus_gateway_nodejs_heap_size_used_bytes');
+    of(gateway).heapLive = readMetric(metrics, 'restbus_gateway_nodejs_heap_live_bytes');
     of(gateway).heapTotal = readMetric(metrics, 'restbus_gateway_nodejs_heap_size_total_bytes');
     of(gateway).external = readMetric(metrics, 'restbus_gateway_nodejs_external_memory_bytes');
     of(gateway).handles = readMetric(metrics, 'restbus_gateway_nodejs_active_handles_total');
@@ -268,6 +277,12 @@ async function main(): Promise<void> {
     const charts: Array<[string, Series[], string, string]> = [
       ['soak-rss.svg', seriesOf(samples, 'rss', MIB), 'Resident memory', 'MiB (process RSS)'],
       ['soak-heap.svg', seriesOf(samples, 'heap', MIB), 'Heap in use (Node processes)', 'MiB (heap used)'],
+      [
+        'soak-heap-live.svg',
+        seriesOf(samples, 'heapLive', MIB),
+        'Heap in use after each full collection (Node processes)',
+        'MiB (live heap)',
+      ],
       [
         'soak-heap-total.svg',
         seriesOf(samples, 'heapTotal', MIB),

@@ -8,6 +8,8 @@ export interface Sample {
   rss?: number;
   /** Node's heap in use, bytes (the gateways' /-/metrics; the services' $SRV.STATS). */
   heap?: number;
+  /** Node's heap in use just after its last full collection, bytes: the data it holds (absent before the first). */
+  heapLive?: number;
   /** What V8 has committed for its heap, bytes: it keeps pages it grew into, which RSS shows. */
   heapTotal?: number;
   /** Node's memory outside its heap that V8 tracks (Buffers …), bytes: RSS growth without it is the allocator's. */

@@ -18,14 +18,14 @@ export interface SoakOutcome {
   ms?: number;
 }
 
-export type SampledMetric = 'rss' | 'heap' | 'heapTotal' | 'external' | 'handles' | 'subscriptions';
+export type SampledMetric = 'rss' | 'heap' | 'heapLive' | 'heapTotal' | 'external' | 'handles' | 'subscriptions';
 
 export interface Growth {
   process: string;
   metric: SampledMetric;
   /**
    * The first and the last minute's samples outside the fault windows, from `fromMinute` on: their median; for heap
-   * the lowest of the first and the last 5 minutes' (after a full collection).
+   * in use the lowest of the first and the last 5 minutes'.
    */
   start: number;
   end: number;
@@ -134,7 +134,7 @@ export function summariseSoak(
     const restarted = faults.some(
       (fault) => fault.restarted?.includes(process) && fault.to >= fromMinute && fault.from <= lastMinute,
     );
-    for (const metric of ['rss', 'heap', 'heapTotal', 'external', 'handles', 'subscriptions'] as const) {
+    for (const metric of ['rss', 'heap', 'heapLive', 'heapTotal', 'external', 'handles', 'subscriptions'] as const) {
       const own = quiet.filter((sample) => sample.process === process && sample[metric] !== undefined);
       if (own.length < 2) continue;
       const valuesIn = (from: number, to: number): number[] =>
@@ -143,8 +143,8 @@ export function summariseSoak(
       const lastOwn = own[own.length - 1].minute;
       if (lastOwn - firstMinute < 2) continue;
       // Heap in use climbs with garbage until a full collection, every few minutes under the soak's load (seen: 3-5
-      // in the gateways): its lowest sample over HEAP_FLOOR_MINUTES at each end is the live data. Other metrics: the
-      // median of a minute at each end.
+      // in the gateways): its lowest sample over HEAP_FLOOR_MINUTES at each end comes nearest the live data, which
+      // heapLive (taken just after each full collection) is. Other metrics: the median of a minute at each end.
       const span = metric === 'heap' ? Math.min(HEAP_FLOOR_MINUTES, (lastOwn - firstMinute) / 2) : 1;
       const measure = metric === 'heap' ? (values: number[]) => Math.min(...values) : median;
       const start = measure(valuesIn(firstMinute, firstMinute + span));

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { startNatsServer, type TestNatsServer } from '../testing';
@@ -198,17 +200,23 @@ describe('startResponder', () => {
 
   it("tells its process's memory and handles in $SRV.STATS, for a long run to watch", async () => {
     await start([{ method: 'get', uri: '/persons', handle: () => ({}) }], 'watched');
+    // A full collection, after which the live heap is known.
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    await new Promise((done) => setTimeout(done, 50));
     const reply = await nc.request('$SRV.STATS.watched', undefined, { timeout: 2000 });
     const { endpoints } = reply.json<{ endpoints: Array<{ data: Record<string, number> }> }>();
     expect(endpoints[0].data).toEqual({
       rss: expect.any(Number),
       heapUsed: expect.any(Number),
+      heapLive: expect.any(Number),
       heapTotal: expect.any(Number),
       external: expect.any(Number),
       arrayBuffers: expect.any(Number),
       handles: expect.any(Number),
     });
     expect(endpoints[0].data.heapUsed).toBeGreaterThan(1024 * 1024);
+    expect(endpoints[0].data.heapLive).toBeGreaterThan(1024 * 1024);
   });
 
   it('lets a request in flight reply before stop resolves', async () => {

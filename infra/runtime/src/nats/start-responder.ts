@@ -2,6 +2,7 @@ import type { NatsConnection, Service, ServiceMsg } from 'nats';
 import type { Logger } from 'pino';
 import { isRestbusError, RestbusError } from '../errors/restbus-error';
 import { findEndpointStats, type EndpointStats } from './endpoint-stats';
+import { readHeapLive } from '../process/read-heap-live';
 import { decodeRequestMessage, encodeMessage, isResponseMessage } from '../wire/codec';
 import {
   createResponseHeaders,
@@ -88,11 +89,16 @@ function replyForFailure(err: unknown): ResponseMessage {
 /**
  * The process as `$SRV.STATS` shows it (in each endpoint's `data`). Beside the heap in use: `heapTotal`, what V8 has
  * committed for it (it keeps pages it grew into), and `external` (Buffers and other memory V8 tracks outside its
- * heap, `arrayBuffers` among it): a resident size that grows with neither grows in the allocator.
+ * heap, `arrayBuffers` among it): a resident size that grows with neither grows in the allocator. `heapLive`, the heap
+ * in use just after the last full collection (absent before the first): the data the process holds.
  */
-function describeProcess(): Record<'rss' | 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers' | 'handles', number> {
+function describeProcess(): Record<
+  'rss' | 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers' | 'handles',
+  number
+> & { heapLive?: number } {
   const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-  return { rss, heapUsed, heapTotal, external, arrayBuffers, handles: process.getActiveResourcesInfo().length };
+  const handles = process.getActiveResourcesInfo().length;
+  return { rss, heapUsed, heapLive: readHeapLive(), heapTotal, external, arrayBuffers, handles };
 }
 
 function endpointName(route: Route, taken: Set<string>): string {
@@ -110,6 +116,8 @@ function endpointName(route: Route, taken: Set<string>): string {
  */
 export async function startResponder(options: ResponderOptions): Promise<Responder> {
   const logger = options.logger.child({ component: 'responder' });
+  // Watches the collections from now on, so that $SRV.STATS tells the live heap as of the last one.
+  readHeapLive();
   const service: Service = await options.nc.services.add({
     name: options.name,
     version: options.version,
