@@ -170,10 +170,12 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
 
   // The link left a server cut off from its peers (see createNatsLink): a call published through it went nowhere,
   // or its reply will not come back through it. A retryable call is sent again on the server the link moved to,
-  // as after a reconnect. A move away from a lame-duck server needs none: that one still delivers.
+  // as after a reconnect, but keeps its hedge: the partition is not over for the others yet (a peer that has not
+  // found the cut node's routes dead still routes into it), and this copy can be lost as the first was. A move away
+  // from a lame-duck server needs no resend: that one still delivers.
   onConnectionMove(nc, (reason) => {
     if (reason !== 'cut-off') return;
-    for (const [token, call] of waiting) if (call.retryable) publish(token, call);
+    for (const [token, call] of waiting) if (call.retryable) send(token, call);
   });
 
   void (async () => {
