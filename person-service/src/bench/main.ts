@@ -28,7 +28,7 @@ const STORE = process.env.BENCH_STORE ?? 'jetstream';
 // `confirmed` runs person-service with --reads confirmed: every read asks the stream (the default, `announced`,
 // waits for the writes the replicas announce).
 const READS = process.env.BENCH_READS ?? 'announced';
-// Node's own flags for person-service (`--min-semi-space-size=4 --max-semi-space-size=4`, as its image runs it): what
+// Node's own flags for person-service (`--min-semi-space-size=4 --max-semi-space-size=4`, say): what
 // a young generation of a given size costs in throughput, against the same forwarder.
 const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** The reply checks' gateways run side by side, measured in alternating slices of this many seconds. */
