@@ -9,7 +9,15 @@ import {
   type Subscription,
 } from 'nats';
 import { isRestbusError, onConnectionMove, RestbusError, type Logger } from '@restbus/infra';
-import { isGone, makeConsumer, MAKE_TIMEOUT_MS, runInOrder, type ConsumerRun, type LostReason } from './feed-consumer';
+import {
+  isGone,
+  makeConsumer,
+  MAKE_TIMEOUT_MS,
+  runInOrder,
+  type ConsumerRun,
+  type LostReason,
+  type PullTiming,
+} from './feed-consumer';
 import type { StreamClient } from './stream-client';
 import { createStreamEvent, type StreamEvent } from './stream-event';
 import { subjectMatches } from './subject-matches';
@@ -27,11 +35,16 @@ export interface EventSourcesOptions {
   nc: NatsConnection;
   logger: Logger;
   /**
-   * How long one pull of a consumer lasts (ms); its idle heartbeat is half of it, and two missed heartbeats make
-   * the ordered consumer recreate itself (a NATS node lost, say). 5 s: with nats.js' 30 s, the clients of a feed whose
-   * consumer's node was restarted waited about 30 s for their next event.
+   * How long one pull of a consumer lasts (ms). 5 s: with nats.js' 30 s, the clients of a feed whose consumer's node
+   * was restarted waited about 30 s for their next event.
    */
   expiresMs?: number;
+  /**
+   * How often an idle consumer's server says it is there (ms, at most half of `expiresMs`); two missed make the feed
+   * or replay make its consumer again (its NATS node lost, say). 1 s: nats.js' default, half the pull, let a live
+   * client wait 5 to 7.5 s before the consumer was even remade, and over 10 s in all on a loaded machine.
+   */
+  heartbeatMs?: number;
   /**
    * The most live events held for one client while its replay runs (default 1,000); past it they are dropped and
    * replayed from the stream afterwards, so a slow replay costs bounded memory and still loses nothing.
@@ -73,6 +86,8 @@ interface Source {
   readonly ready: Promise<void>;
   /** Replays what a resuming member missed, then makes it live. */
   resume(member: Member, since: number): Promise<void>;
+  /** Reads from new consumers, made from where the feed and each replay are (the connection was lost meanwhile). */
+  renew(): void;
   stop(): void;
 }
 
@@ -135,6 +150,8 @@ function createCoreSource(nc: NatsConnection, subject: string, logger: Logger): 
     // Subscribed at the server before the client is told it is live.
     ready: nc.flush(),
     resume: () => Promise.resolve(),
+    // nats.js subscribes again on the server it reconnects to.
+    renew: () => undefined,
     stop: () => sub.unsubscribe(),
   };
 }
@@ -157,10 +174,10 @@ function createJetStreamSource(
   links: Promise<JetStreamLinks>,
   nc: NatsConnection,
   spec: { subject: string; stream: string },
-  options: { logger: Logger; expiresMs: number; holdMax: number; avoid: () => string | undefined },
+  options: { logger: Logger; pulls: PullTiming; holdMax: number; avoid: () => string | undefined },
 ): Source {
   const { subject, stream } = spec;
-  const { logger, expiresMs, holdMax } = options;
+  const { logger, pulls, holdMax } = options;
   const members = new Set<Member>();
   let created = '';
   let lastSeq = 0;
@@ -231,7 +248,7 @@ function createJetStreamSource(
       lost(reason);
     };
     try {
-      run = await runInOrder(js, info, { expiresMs, onMessage, onLost });
+      run = await runInOrder(js, info, { ...pulls, onMessage, onLost });
     } catch (err) {
       if (!current()) return;
       logger.warn({ err, stream, subject }, 'stream feed could not be read: it is made again');
@@ -299,17 +316,20 @@ function createJetStreamSource(
       if (!err) check();
     },
   });
-  // The link moved to another server (lame duck): the consumer's pulls and their replies stay on the connection
-  // being drained; a new consumer read on the next takes over from the last event the feed had, while the old one
-  // goes on delivering until then (the stream's sequence drops what both deliver).
-  const stopFollowingMoves = onConnectionMove(nc, () => {
-    // Replays cut here go on from where their client is (replay), on the next connection.
+  /**
+   * A new consumer takes over from the last event the feed had, while the old one goes on delivering until it reads
+   * (the stream's sequence drops what both deliver); replays cut here go on from where their client is (replay).
+   */
+  const renew = (): void => {
     for (const cut of replays) cut();
     if (stopped) return;
     void startConsumer(lastSeq + 1, { keep: true }).catch((err: unknown) =>
       logger.warn({ err, stream, subject }, 'stream feed failed'),
     );
-  });
+  };
+  // The link moved to another server (lame duck): the consumer's pulls and their replies stay on the connection
+  // being drained.
+  const stopFollowingMoves = onConnectionMove(nc, renew);
   // A stream deleted and not (yet) made again would be silence: the clients are told at once, and again when it is
   // back (`recreated`, with its first id).
   const deleted = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.DELETED.${stream}`, {
@@ -359,7 +379,7 @@ function createJetStreamSource(
     let replayed: ConsumerMessages | undefined;
     try {
       if (info.num_pending === 0) return true;
-      replayed = await own.consume({ expires: expiresMs });
+      replayed = await own.consume({ expires: pulls.expiresMs, idle_heartbeat: pulls.heartbeatMs });
       const consumed = replayed;
       const cut = (): void => consumed.stop();
       replays.add(cut);
@@ -403,6 +423,7 @@ function createJetStreamSource(
   return {
     members,
     ready,
+    renew,
     async resume(member, since) {
       try {
         // The member holds live events already: whatever the stream gets from now on reaches it one way or the other.
@@ -448,6 +469,7 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
   const { nc } = options;
   const logger = options.logger.child({ component: 'streams' });
   const expiresMs = options.expiresMs ?? 5_000;
+  const pulls: PullTiming = { expiresMs, heartbeatMs: Math.min(options.heartbeatMs ?? 1_000, expiresMs / 2) };
   const holdMax = options.holdMax ?? 1_000;
   const sources = new Map<string, Source>();
   // The server that last said it enters lame duck mode, and when: no consumer is placed there for a while. Told on
@@ -457,6 +479,14 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
   void (async () => {
     for await (const status of statuses) {
       if (status.type === Events.LDM) left = { name: nc.info?.server_name, at: Date.now() };
+      // The server the link was on is gone, and may have held consumers: nats.js stops watching their heartbeats
+      // until it has asked for their info, which for a consumer on that server fails after its request timeout, and
+      // then never watches them again (a live client waited 5 to 11 s, until the node came back with the consumer
+      // reset). Each feed and replay takes a new consumer at once, the old one going on until then.
+      if (status.type === Events.Reconnect && sources.size > 0) {
+        logger.info({ feeds: sources.size }, 'NATS link reconnected: stream feeds take new consumers');
+        for (const source of sources.values()) source.renew();
+      }
     }
   })().catch(() => undefined);
   const leaving = (): string | undefined => (left && Date.now() - left.at < AVOID_LEFT_MS ? left.name : undefined);
@@ -477,7 +507,7 @@ export function createEventSources(options: EventSourcesOptions): EventSources {
               jetStream(),
               nc,
               { subject: spec.subject, stream: spec.stream },
-              { logger, expiresMs, holdMax, avoid: leaving },
+              { logger, pulls, holdMax, avoid: leaving },
             )
           : createCoreSource(nc, spec.subject, logger);
         sources.set(key, source);

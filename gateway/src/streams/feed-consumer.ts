@@ -88,6 +88,12 @@ export async function makeConsumer(
 /** Why a consumer's messages stopped coming as they should: its owner makes another from where it is. */
 export type LostReason = 'gap' | 'silent' | 'gone' | 'ended';
 
+/** How long one pull lasts and how often an idle consumer's server says it is there (ms). */
+export interface PullTiming {
+  expiresMs: number;
+  heartbeatMs: number;
+}
+
 export interface ConsumerRun {
   /** Stops the pulls and deletes the consumer. */
   stop(): void;
@@ -101,7 +107,7 @@ export interface ConsumerRun {
 export async function runInOrder(
   js: JetStreamClient,
   info: ConsumerInfo,
-  options: { expiresMs: number; onMessage: (m: JsMsg) => void; onLost: (reason: LostReason) => void },
+  options: PullTiming & { onMessage: (m: JsMsg) => void; onLost: (reason: LostReason) => void },
 ): Promise<ConsumerRun> {
   const consumer = js.consumers.getPullConsumerFor(info);
   let delivered = info.delivered.consumer_seq;
@@ -121,6 +127,7 @@ export async function runInOrder(
   };
   const messages = await consumer.consume({
     expires: options.expiresMs,
+    idle_heartbeat: options.heartbeatMs,
     callback: (m) => {
       if (done) return;
       if (m.info.deliverySequence !== delivered + 1) {
