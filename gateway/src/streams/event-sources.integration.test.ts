@@ -1,6 +1,6 @@
 import { connect, RetentionPolicy, type JetStreamManager, type NatsConnection } from 'nats';
 import { createLogger } from '@restbus/infra';
-import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { startFaultProxy, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { createEventSources, type EventSources } from './event-sources';
 import type { StreamClient } from './stream-client';
 import type { StreamEvent } from './stream-event';
@@ -220,6 +220,35 @@ describe('createEventSources with a JetStream stream', () => {
     expect(resets.at(-1)).toMatchObject({ reason: 'recreated', firstId: '1' });
     expect(resets.slice(0, -1)).toEqual(resets.length === 2 ? [{ reason: 'deleted' }] : []);
     expect(client.ids()).toEqual([1, 2, 3, 4, 5, 1, 2]);
+  }, 30_000);
+
+  it('resumes a client whose link hears nothing from JetStream for longer than a request waits, once it hears again', async () => {
+    const { stream, subject } = await createStream();
+    await publish(subject, 5);
+    const proxy = await startFaultProxy(server.port);
+    // No pings within the test: the cut is silence, not a lost connection (a move's closing link fails the same way).
+    const link = await connect({ servers: `127.0.0.1:${proxy.port}`, pingInterval: 120_000 });
+    const ownSources = createEventSources({ nc: link, logger, expiresMs: 1000 });
+    try {
+      const watcher = createTestClient();
+      await ownSources.attach({ subject, stream }, watcher);
+      proxy.setMode({ kind: 'blackhole' });
+      const client = createTestClient();
+      const attaching = ownSources.attach({ subject, stream, since: 2 }, client);
+      // Longer than nats.js' 5 s for a JetStream request: the stream's info was not answered and the client was told
+      // 503 STORE_UNAVAILABLE.
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      proxy.setMode({ kind: 'pass' });
+      await attaching;
+      await publish(subject, 1, 6);
+      await waitFor(() => client.ids().at(-1) === 6 && watcher.ids().at(-1) === 6, 'the event after the cut');
+      expect(client.ids()).toEqual([3, 4, 5, 6]);
+      expect(watcher.ids()).toEqual([6]);
+    } finally {
+      await ownSources.close();
+      await link.close();
+      await proxy.close();
+    }
   }, 30_000);
 
   it('pauses on a lost NATS connection and resumes after it without a gap', async () => {

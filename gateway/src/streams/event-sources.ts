@@ -19,6 +19,7 @@ import {
   type PullTiming,
 } from './feed-consumer';
 import type { StreamClient } from './stream-client';
+import { readStreamInfo } from './read-stream-info';
 import { createStreamEvent, type StreamEvent } from './stream-event';
 import { subjectMatches } from './subject-matches';
 
@@ -92,7 +93,10 @@ interface Source {
 }
 
 const MESSAGE = 'message';
-/** How long a feed's first consumer or a replay's consumer may take to be made before the client is told 503. */
+/**
+ * How long a feed's start or a replay may wait for JetStream (the stream's info, a consumer made) before the client
+ * is told 503.
+ */
 const MAKE_WITHIN_MS = 20_000;
 /** How long consumers are not placed on a server the connection left: its lame duck mode lasts that long at most. */
 const AVOID_LEFT_MS = 120_000;
@@ -342,8 +346,8 @@ function createJetStreamSource(
   });
 
   const ready = (async () => {
-    const { jsm } = await links;
-    const info = await jsm.streams.info(stream);
+    const { maker } = await links;
+    const info = await readStreamInfo(maker, stream, { withinMs: MAKE_WITHIN_MS, wanted: () => !stopped });
     // A consumer filtered on a subject the stream does not keep is never made: nats.js would retry it forever.
     const kept = info.config.subjects ?? [];
     if (kept.length > 0 && !kept.some((filter) => subjectMatches(filter, subject))) {
@@ -427,8 +431,9 @@ function createJetStreamSource(
     async resume(member, since) {
       try {
         // The member holds live events already: whatever the stream gets from now on reaches it one way or the other.
-        const { jsm } = await links;
-        const { state } = await jsm.streams.info(stream);
+        const { maker } = await links;
+        const wanted = (): boolean => !member.gone && !stopped;
+        const { state } = await readStreamInfo(maker, stream, { withinMs: MAKE_WITHIN_MS, wanted });
         let from = since + 1;
         if (since > state.last_seq) {
           // Its ids are of a stream that is gone: everything of this one is new to it.
@@ -442,7 +447,7 @@ function createJetStreamSource(
         // Live events were dropped meanwhile (too many to hold): replay again up to where the stream is now.
         while (member.overflowed) {
           member.overflowed = false;
-          const now = (await jsm.streams.info(stream)).state;
+          const now = (await readStreamInfo(maker, stream, { withinMs: MAKE_WITHIN_MS, wanted })).state;
           if (member.lastSeq < now.last_seq) await replay(member, member.lastSeq + 1, now.last_seq);
         }
       } finally {
