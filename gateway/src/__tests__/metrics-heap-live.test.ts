@@ -1,5 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectGarbageObserved } from '@restbus/infra/testing';
 import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
 
 let gateway: TestGateway;
@@ -16,11 +15,8 @@ const readLiveHeap = async (): Promise<number> => {
 
 describe('/-/metrics tells the live heap, for a long run to tell a leak from garbage', () => {
   it('gives the heap in use after the last full collection, which grows with data held and not with garbage', async () => {
-    setFlagsFromString('--expose-gc');
-    const collectFully = runInNewContext('gc') as () => void;
     const afterCollection = async (): Promise<number> => {
-      collectFully();
-      await new Promise((done) => setTimeout(done, 50));
+      await collectGarbageObserved();
       return readLiveHeap();
     };
     const before = await afterCollection();

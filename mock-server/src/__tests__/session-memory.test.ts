@@ -1,13 +1,9 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectGarbage } from '@restbus/infra/testing';
 import type { MockServer } from '../server/start-mock-server';
 import { sampleFiles, serveProject, writeProject } from './sample-project';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 const AUTOCANNON = resolve(__dirname, '../../../node_modules/.bin/autocannon');
 
@@ -27,8 +23,8 @@ function load(url: string, amount: number): Promise<{ non2xx: number; total: num
 }
 
 const settledMemory = (): number => {
-  gc();
-  gc();
+  collectGarbage();
+  collectGarbage();
   const usage = process.memoryUsage();
   return usage.heapUsed + usage.external + usage.arrayBuffers;
 };

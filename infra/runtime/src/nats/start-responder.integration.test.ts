@@ -1,8 +1,6 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
-import { startNatsServer, type TestNatsServer } from '../testing';
+import { collectGarbageObserved, startNatsServer, type TestNatsServer } from '../testing';
 import { encodeMessage } from '../wire/codec';
 import { createRequestHeaders } from '../wire/headers';
 import { startResponder, type Responder, type Route } from './start-responder';
@@ -201,9 +199,7 @@ describe('startResponder', () => {
   it("tells its process's memory and handles in $SRV.STATS, for a long run to watch", async () => {
     await start([{ method: 'get', uri: '/persons', handle: () => ({}) }], 'watched');
     // A full collection, after which the live heap is known.
-    setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
-    await new Promise((done) => setTimeout(done, 50));
+    await collectGarbageObserved();
     const reply = await nc.request('$SRV.STATS.watched', undefined, { timeout: 2000 });
     const { endpoints } = reply.json<{ endpoints: Array<{ data: Record<string, number> }> }>();
     expect(endpoints[0].data).toEqual({

@@ -1,16 +1,11 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectGarbageObserved } from '../testing/collect-garbage';
 import { readHeapLive } from './read-heap-live';
 
-// A full collection on demand: the flag exposes gc() to contexts made after it.
-setFlagsFromString('--expose-gc');
-const collectFully = runInNewContext('gc') as () => void;
 const MIB = 1024 * 1024;
 
 /** Collects fully and resolves with what readHeapLive says once the collection's entry has come. */
 async function liveAfterCollection(): Promise<number | undefined> {
-  collectFully();
-  await new Promise((done) => setTimeout(done, 50));
+  await collectGarbageObserved();
   return readHeapLive();
 }
 

@@ -1,5 +1,6 @@
 export { findNatsServer, startNatsCluster, startNatsServer } from './nats-server';
 export type { ClusterFaults, NatsClusterOptions, TestNatsCluster, TestNatsServer } from './nats-server';
+export { collectGarbage, collectGarbageObserved } from './collect-garbage';
 export { startFaultProxy } from './fault-proxy';
 export type { FaultMode, FaultProxy } from './fault-proxy';
 export { createRequestMessage } from './create-request-message';

@@ -1,15 +1,11 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectGarbage } from '@restbus/infra/testing';
 import { estimateMemory, estimateStringMemory } from './estimate-memory';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 /** The heap once collecting frees no more (a worker that ran other suites may hold garbage several rounds deep). */
 const settledHeap = (): number => {
   let last = Infinity;
   for (let round = 0; round < 10; round++) {
-    gc();
+    collectGarbage();
     const used = process.memoryUsage().heapUsed;
     if (last - used < 64 * 1024) return used;
     last = used;
