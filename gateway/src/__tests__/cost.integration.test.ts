@@ -213,8 +213,9 @@ describe('the cost of the gateway request paths grows linearly with their input'
       `[${Array.from({ length: Math.round(1073 * scale) }, (_, i) => nested(i)).join(',')}]`;
     const bodies = new Map([1, 8].map((scale) => [scale, body(scale)]));
     // V8's own JSON.parse takes 5-40x as long for 8x of so many small arrays here (the larger graph outgrows the
-    // young generation and is promoted); measured ratios of this path are 9.7-12.7. Quadratic work would be 64x.
-    await expectLinear('validate uniqueItems deep items', (scale) => post('/unique-deep', bodies.get(scale)!, 204), 16);
+    // young generation and is promoted); measured ratios of this path were 9.7-12.7, then 13.3-16.4 in the CI runs
+    // of stop 45 (16.4 three times in a row failed a bound of 16). Quadratic work would be 64x.
+    await expectLinear('validate uniqueItems deep items', (scale) => post('/unique-deep', bodies.get(scale)!, 204), 24);
   });
 
   it('--validate lists the problems of a large body within a bound, without holding the loop', async () => {
