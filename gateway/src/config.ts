@@ -28,6 +28,11 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   logFormat?: LogFormat;
   cors?: string;
   validate: boolean;
+  /**
+   * With --validate: operations (operationId, or `METHOD /path` as written) served unchecked when their schemas
+   * cannot be compiled; any other such operation keeps the gateway from starting.
+   */
+  validateUnchecked?: string[];
   /** easer's -m: answer from the API description's examples when no service does (or without -u). */
   enableMocking?: boolean;
   /** With -u -m: mock the unsafe methods too (POST, PUT, PATCH, DELETE) when no service answers; false by default. */
@@ -157,6 +162,15 @@ export const gatewayProgram: ProgramSpec = {
       env: 'GATEWAY_VALIDATE',
       description: 'check parameters and JSON bodies against the API description before forwarding (400 otherwise)',
       schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'validateUnchecked',
+      flags: '--validateUnchecked <operation...>',
+      aliases: ['--validate-unchecked'],
+      env: 'GATEWAY_VALIDATE_UNCHECKED',
+      description:
+        'with --validate, serve these operations (operationId, or "METHOD /path" as written) unchecked when their schemas cannot be compiled; otherwise such an operation stops the gateway at start',
+      schema: { type: 'array', items: { type: 'string', minLength: 1 } },
     },
     {
       key: 'validateReplies',

@@ -10,6 +10,7 @@ import type { Forwarder } from '../forward/create-forwarder';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import { createMockAnswers } from '../mock/create-mock-answers';
 import { createReadiness, type Readiness } from '../observability/readiness';
+import { labelMethod } from '../observability/label-call';
 import { createCallRecorder } from '../observability/record-call';
 import { toTraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   compress?: boolean;
   /** --validate: checks each call against its operation before forwarding (400 REQUEST_INVALID with the problems). */
   validate?: boolean;
+  /** --validateUnchecked: operations --validate serves unchecked when their schemas cannot be compiled. */
+  validateUnchecked?: readonly string[];
   /** The event streams (`x-restbus-stream` operations, SSE and WebSocket); without it they answer as any operation. */
   streams?: StreamService;
   /** -w: upgrades under `/socket.io/` are socket.io's, left alone here. */
@@ -151,7 +154,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => {
     // x-static operations are served from their folders, never forwarded.
     const forwarded = endpoints.filter((endpoint) => !endpoint.model.static);
-    const validation = options.validate ? compileRequestChecks(forwarded) : undefined;
+    const validation = options.validate
+      ? compileRequestChecks(forwarded, { unchecked: options.validateUnchecked })
+      : undefined;
     for (const reason of validation?.skipped ?? []) logger.warn({ reason }, 'operation left unvalidated');
     return {
       // Routes and their checks in one object: a reload swaps both at once.
@@ -188,7 +193,18 @@ export function createGateway(options: GatewayOptions): Gateway {
         : mount
           ? 'static'
           : 'unmatched';
-    recorder.track({ req, res, path, route, topic: found?.topic, trace, started });
+    const counted = labelMethod(mount ? 'static' : lookup.kind, method);
+    recorder.track({
+      req,
+      res,
+      path,
+      route,
+      method: counted,
+      operation: found?.source.model,
+      topic: found?.topic,
+      trace,
+      started,
+    });
     if (mount) {
       statics.serve(mount, req, res, headers);
       return;
@@ -240,9 +256,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
-    if (options.socketIo && path.startsWith('/socket.io/')) return;
-    // A client gone mid-answer is no failure of the gateway.
+    // A client gone mid-answer is no failure of the gateway. Node takes its own listener off an upgraded socket, so
+    // without this one a reset before ws or engine.io listen would end the process.
     socket.on('error', () => undefined);
+    if (options.socketIo && path.startsWith('/socket.io/')) return;
     const trace = toTraceContext(req.headers);
     const headers: OutgoingHttpHeaders = { 'x-request-id': trace.requestId };
     cors?.addHeaders(req, headers);

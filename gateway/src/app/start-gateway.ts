@@ -134,6 +134,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
       .map((origin) => origin.trim())
       .filter(Boolean),
     validate: config.validate,
+    validateUnchecked: config.validateUnchecked,
     mock: config.enableMocking,
     mockWrites: config.mockWrites,
     compress: config.useCompression,

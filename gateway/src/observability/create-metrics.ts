@@ -3,8 +3,11 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 export interface GatewayMetrics {
   readonly registry: Registry;
-  /** Counts a finished request and records its duration. */
-  observe(route: string, method: string, status: number, seconds: number): void;
+  /**
+   * Counts a finished request and records its duration, under labels the API description bounds (label-call.ts):
+   * never a value taken from the request as it came.
+   */
+  observe(route: string, method: string, status: string, seconds: number): void;
   /** Counts a failure to get a reply over NATS, by kind (the error code). */
   natsError(kind: string): void;
   /** Counts an operation's answer by who gave it: a service over NATS, or the mock (-m). */
@@ -80,7 +83,7 @@ export function createMetrics(): GatewayMetrics {
       histogram.observe(seconds);
       const countKey = `${key} ${status}`;
       let counter = counters.get(countKey);
-      if (!counter) counters.set(countKey, (counter = requests.labels(route, method, String(status))));
+      if (!counter) counters.set(countKey, (counter = requests.labels(route, method, status)));
       counter.inc();
     },
     natsError(kind) {

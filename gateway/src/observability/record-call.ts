@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@restbus/infra';
+import type { ApiOperation } from '@restbus/openapi';
 import type { GatewayMetrics } from './create-metrics';
+import { labelStatus, listDeclaredStatuses } from './label-call';
 import type { TraceContext } from './trace-context';
 
 /** What the log line and the metrics say about one answered request. */
@@ -10,6 +12,10 @@ export interface CallRecord {
   path: string;
   /** The operation's URI template, `static` or `unmatched`: bounded, for the metrics' labels. */
   route: string;
+  /** The method as the metrics count it (labelMethod): one the route serves, or `other`. */
+  method: string;
+  /** The operation that answers: its declared statuses are counted as themselves (labelStatus). */
+  operation?: ApiOperation;
   topic?: string;
   trace: TraceContext;
   /** performance.now() when the request came. */
@@ -26,11 +32,11 @@ export function createCallRecorder(deps: { metrics: GatewayMetrics; logger: Logg
   const { metrics, logger } = deps;
   let inFlight = 0;
 
-  function finish({ req, res, path, route, topic, trace, started }: CallRecord): void {
+  function finish({ req, res, path, route, method, operation, topic, trace, started }: CallRecord): void {
     inFlight--;
     metrics.inFlight.dec();
     const ms = performance.now() - started;
-    metrics.observe(route, req.method ?? '', res.statusCode, ms / 1000);
+    metrics.observe(route, method, labelStatus(res.statusCode, listDeclaredStatuses(operation)), ms / 1000);
     logger.info(
       {
         reqId: trace.requestId,

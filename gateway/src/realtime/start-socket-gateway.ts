@@ -2,6 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Subscription } from 'nats';
 import type { Registry } from 'prom-client';
 import { Server as SocketServer, type Socket } from 'socket.io';
+import { WebSocketServer } from 'ws';
 import type { Logger, NatsLink } from '@restbus/infra';
 import { createSocketMetrics, type SocketMetrics } from './create-socket-metrics';
 import { hasWildcard } from './subject-list';
@@ -60,6 +61,9 @@ export function startSocketGateway(options: SocketGatewayOptions): SocketGateway
     // engine.io destroys any upgrade on another path after a second by default: the gateway's event streams take
     // WebSockets on their own paths, and the gateway answers every other upgrade itself.
     destroyUpgrade: false,
+    // The gateway's ws, not engine.io's older copy: it terminates a client that sends pings faster than it reads the
+    // pongs (maxPendingAutoPongs), where the older one queues pongs without bound.
+    wsEngine: WebSocketServer,
     ...(cors && { cors }),
   });
   const metrics = createSocketMetrics(options.registry, () => io.engine.clientsCount);

@@ -15,7 +15,7 @@ import type { StreamEvent } from './stream-event';
 import { bindStreamMetrics } from './stream-metrics';
 import { createStreamOpener, type ServiceAnswer, type StreamOutcome } from './stream-opener';
 import { createStreamRegistry } from './stream-registry';
-import { createWsSender } from './ws-sender';
+import { createWsSender, WS_MAX_PAYLOAD } from './ws-sender';
 
 export interface StreamServiceOptions {
   /** The NATS connection once there is one (the link's); absent without -u, where only mocked streams open. */
@@ -76,7 +76,7 @@ export function createStreamService(options: StreamServiceOptions): StreamServic
   const registry = createStreamRegistry({ maxOpen: options.maxOpen, counters });
   const sse = createSseWriter({ heartbeat, counters, limits });
   const ws = createWsSender({ heartbeat, counters, limits });
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD });
   let feeds: EventSources | undefined;
   const sources: EventSources = {
     attach(spec, client) {
@@ -105,8 +105,30 @@ export function createStreamService(options: StreamServiceOptions): StreamServic
       if (clients.size === 0 && byKey.get(key) === clients) byKey.delete(key);
     });
   };
-  const accept = (target: Extract<StreamTarget, { kind: 'ws' }>): Promise<WebSocket> =>
-    new Promise((resolve) => wss.handleUpgrade(target.req, target.socket, target.head, resolve));
+  // ws answers a bad handshake itself, in plain text, unless told here: the caller answers it in JSON instead.
+  const refusals = new WeakMap<Duplex, string>();
+  wss.on('wsClientError', (err: Error, socket: Duplex) => refusals.set(socket, err.message));
+  /**
+   * Completes the upgrade. ws calls back at once when the handshake is valid and the socket still open; otherwise it
+   * never does (it refused the handshake, or closed a socket its client had left), so the stream's slot is freed
+   * by rejecting rather than held by a promise that never settles.
+   */
+  const accept = (target: Extract<StreamTarget, { kind: 'ws' }>): Promise<WebSocket> => {
+    let accepted: WebSocket | undefined;
+    wss.handleUpgrade(target.req, target.socket, target.head, (socket) => {
+      // Guarded at once: the client may send a bad frame while the stream is still opening.
+      ws.guard(socket);
+      accepted = socket;
+    });
+    if (accepted) return Promise.resolve(accepted);
+    const refusal = refusals.get(target.socket) ?? 'the connection closed during the handshake';
+    return Promise.reject(
+      new RestbusError('BAD_REQUEST', `not a WebSocket handshake: ${refusal}`, {
+        // The versions ws speaks, which RFC 6455 asks a refusal of the version to name; harmless on the others.
+        headers: { 'sec-websocket-version': '13, 8' },
+      }),
+    );
+  };
 
   return {
     open(target, request) {

@@ -1,5 +1,6 @@
 import { isRestbusError, type RestbusError } from '@restbus/infra';
 import { expandStreamSubject } from './expand-stream-subject';
+import { MAX_STREAM_SUBJECT_BYTES } from '@restbus/openapi';
 
 function refusal(template: string, params: Record<string, string>): RestbusError {
   try {
@@ -49,5 +50,32 @@ describe('expandStreamSubject', () => {
 
   it('refuses a placeholder without its parameter as REQUEST_INVALID', () => {
     expect(refusal('persons.events.{id}', {}).code).toBe('REQUEST_INVALID');
+  });
+});
+
+describe('expandStreamSubject and the length of the whole subject', () => {
+  const names = Array.from({ length: 17 }, (_, i) => `p${i}`);
+  const template = `wide.${names.map((name) => `{${name}}`).join('.')}`;
+  const params = (bytes: (name: string) => number) =>
+    Object.fromEntries(names.map((name) => [name, 'x'.repeat(bytes(name))]));
+
+  it('fills many placeholders while the subject stays within MAX_STREAM_SUBJECT_BYTES', () => {
+    const subject = expandStreamSubject(
+      template,
+      params(() => 128),
+    );
+    expect(Buffer.byteLength(subject)).toBeLessThanOrEqual(MAX_STREAM_SUBJECT_BYTES);
+  });
+
+  it('refuses values each one token but together past MAX_STREAM_SUBJECT_BYTES with 400 REQUEST_INVALID naming the longest', () => {
+    const error = refusal(
+      template,
+      params((name) => (name === 'p3' ? 256 : 250)),
+    );
+    expect(error.code).toBe('REQUEST_INVALID');
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/^path parameter "p3" makes the stream's subject \d+ bytes/);
+    expect(error.message).toContain(String(MAX_STREAM_SUBJECT_BYTES));
+    expect(error.details).toEqual({ problems: [{ location: 'path.p3', message: error.message }] });
   });
 });

@@ -1,3 +1,16 @@
+/**
+ * Why a client's WebSocket was closed for what it sent (ws's close code): frames that break the protocol (1002),
+ * text that is not UTF-8 (1007), more fragments or chunks than ws buffers (1008), a frame past the limit (1009).
+ */
+export type ProtocolErrorKind = 'protocol' | 'invalid_utf8' | 'too_many_parts' | 'too_big';
+
+export const PROTOCOL_ERROR_KINDS: readonly ProtocolErrorKind[] = [
+  'protocol',
+  'invalid_utf8',
+  'too_many_parts',
+  'too_big',
+];
+
 /** What the streams count, read by /-/metrics (bindStreamMetrics): plain numbers, as events are many. */
 export interface StreamCountsSnapshot {
   openStreams: number;
@@ -5,6 +18,8 @@ export interface StreamCountsSnapshot {
   gaps: number;
   cuts: number;
   refused: number;
+  /** WebSocket clients closed for a protocol error, by kind. */
+  protocolErrors: Record<ProtocolErrorKind, number>;
 }
 
 export interface StreamCounters {
@@ -18,6 +33,8 @@ export interface StreamCounters {
   cut(): void;
   /** One stream refused: the maximum of open streams was reached. */
   refused(): void;
+  /** One WebSocket client closed for a protocol error. */
+  protocolError(kind: ProtocolErrorKind): void;
   snapshot(): StreamCountsSnapshot;
 }
 
@@ -26,7 +43,13 @@ export interface StreamCounters {
  * load): a number incremented here, read by prometheus when it scrapes, costs less than a prom-client counter.
  */
 export function createStreamCounters(): StreamCounters {
-  const counts: StreamCountsSnapshot = { openStreams: 0, eventsSent: 0, gaps: 0, cuts: 0, refused: 0 };
+  const protocolErrors: Record<ProtocolErrorKind, number> = {
+    protocol: 0,
+    invalid_utf8: 0,
+    too_many_parts: 0,
+    too_big: 0,
+  };
+  const counts: StreamCountsSnapshot = { openStreams: 0, eventsSent: 0, gaps: 0, cuts: 0, refused: 0, protocolErrors };
   return {
     opened: () => void counts.openStreams++,
     closed: () => void counts.openStreams--,
@@ -34,6 +57,7 @@ export function createStreamCounters(): StreamCounters {
     gap: () => void counts.gaps++,
     cut: () => void counts.cuts++,
     refused: () => void counts.refused++,
-    snapshot: () => ({ ...counts }),
+    protocolError: (kind) => void protocolErrors[kind]++,
+    snapshot: () => ({ ...counts, protocolErrors: { ...protocolErrors } }),
   };
 }

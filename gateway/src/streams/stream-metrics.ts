@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { StreamCounters, StreamCountsSnapshot } from './stream-counters';
+import { PROTOCOL_ERROR_KINDS, type StreamCounters, type StreamCountsSnapshot } from './stream-counters';
 
 /**
  * Registers the streams' metrics on the gateway's registry (createMetrics's `registry`); each is read from the
@@ -37,4 +37,15 @@ export function bindStreamMetrics(registry: Registry, counters: StreamCounters):
   );
   total('restbus_gateway_stream_cuts_total', 'Stream clients cut at their bound', (c) => c.cuts);
   total('restbus_gateway_streams_refused_total', 'Streams refused at the maximum of open streams', (c) => c.refused);
+  new Counter({
+    name: 'restbus_gateway_stream_protocol_errors_total',
+    help: 'Stream WebSockets closed for what the client sent, by kind: protocol (1002), invalid_utf8 (1007), too_many_parts (1008), too_big (1009)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const { protocolErrors } = counters.snapshot();
+      for (const kind of PROTOCOL_ERROR_KINDS) this.labels(kind).inc(protocolErrors[kind]);
+    },
+  });
 }

@@ -4,7 +4,7 @@ import { DEFAULT_QUEUE_LIMITS, type QueueLimits } from './client-queue';
 import { createStreamClient } from './create-stream-client';
 import type { Heartbeat } from './heartbeat';
 import type { StreamClient } from './stream-client';
-import type { StreamCounters } from './stream-counters';
+import type { ProtocolErrorKind, StreamCounters } from './stream-counters';
 import type { StreamEvent } from './stream-event';
 
 export interface WsSenderOptions {
@@ -16,9 +16,28 @@ export interface WsSenderOptions {
 }
 
 export interface WsSender {
+  /**
+   * Makes a client's protocol error (a bad frame, text that is not UTF-8, a frame past WS_MAX_PAYLOAD) close only its
+   * own connection, counted: to be called as the upgrade completes, before the first byte is read. open() calls it.
+   */
+  guard(ws: WebSocket): void;
   /** Streams to an accepted WebSocket (JSON text frames `{id?, event, data}`) and returns its client. */
   open(ws: WebSocket): StreamClient;
 }
+
+/**
+ * The largest frame or message a stream's client may send. Streams go from server to client: a client has nothing to
+ * send but control frames (at most 125 bytes), so anything bigger is closed with 1009 instead of buffered.
+ */
+export const WS_MAX_PAYLOAD = 4 * 1024;
+
+/** ws's error codes (its `code`) by what they are counted as; any other is a protocol error (1002). */
+const KIND_OF_CODE: Readonly<Record<string, ProtocolErrorKind>> = {
+  WS_ERR_INVALID_UTF8: 'invalid_utf8',
+  WS_ERR_TOO_MANY_BUFFERED_PARTS: 'too_many_parts',
+  WS_ERR_UNSUPPORTED_MESSAGE_LENGTH: 'too_big',
+  WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH: 'too_big',
+};
 
 const TEXT = { binary: false } as const;
 const sizeOf = (event: StreamEvent): number => event.ws().length;
@@ -33,8 +52,19 @@ export function createWsSender(options: WsSenderOptions): WsSender {
   const limits = options.limits ?? DEFAULT_QUEUE_LIMITS;
   const highWaterMark = options.highWaterMark ?? 64 * 1024;
 
+  // ws has sent the close frame with the error's code and stops reading by the time it emits 'error'; with no
+  // listener the emit would throw and end the process.
+  const onProtocolError = (err: Error & { code?: string }): void => {
+    counters.protocolError(KIND_OF_CODE[err.code ?? ''] ?? 'protocol');
+  };
+  const guard = (ws: WebSocket): void => {
+    if (!ws.listeners('error').includes(onProtocolError)) ws.on('error', onProtocolError);
+  };
+
   return {
+    guard,
     open(ws) {
+      guard(ws);
       let ready: (() => void) | undefined;
       let corked = false;
       const socket = socketOf(ws);

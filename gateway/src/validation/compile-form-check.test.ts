@@ -228,13 +228,15 @@ describe('the --validate check of a URL-encoded body', () => {
     });
   });
 
-  it('leaves a form whose schema cannot be compiled unchecked, and still checks the parameters', () => {
+  it('refuses an operation whose form schema cannot be compiled, unless it is named to serve unchecked', () => {
     const odd = testEndpoint('post', '/files', {
+      operationId: 'sendFiles',
       parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }],
       requestBody: { content: { [FORM]: { schema: { type: 'object', properties: { f: { $ref: '#/nowhere' } } } } } },
     });
-    const { checks, skipped } = compileRequestChecks([odd]);
-    expect(skipped).toEqual([expect.stringMatching(/^POST \/files: its form body is left unchecked: /)]);
-    expect(checks.has(odd)).toBe(true);
+    expect(() => compileRequestChecks([odd])).toThrow(/POST \/files: --validate cannot check it/);
+    const { checks, skipped } = compileRequestChecks([odd], { unchecked: ['sendFiles'] });
+    expect(skipped).toEqual([expect.stringMatching(/^POST \/files: served unchecked \(--validateUnchecked\): /)]);
+    expect(checks.has(odd)).toBe(false);
   });
 });

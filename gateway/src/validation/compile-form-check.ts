@@ -133,7 +133,7 @@ function compileMediaCheck(
   const properties = propertiesOf(schema);
   const jsonParts = type === MULTIPART_TYPE ? compileJsonParts(properties, encodings, compilers) : undefined;
   // The text fields are coerced as query parameters are; a JSON part is parsed and checked on its own (jsonParts).
-  const validate = compilers.params.all.compile(
+  const validate = compilers.params.compile(
     replaceProperties(acceptFiles(schema), (name, value) => (jsonParts?.names.has(name) ? {} : value)),
   );
   const encoded = Object.entries(encodings);

@@ -107,16 +107,24 @@ describe('compileRequestChecks', () => {
     });
   });
 
-  it('leaves an operation whose schema does not compile unchecked, and says so', () => {
+  it('refuses an operation whose schema does not compile, naming it, unless it is named to serve unchecked', () => {
     const broken = testEndpoint('post', '/broken', {
       requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Loop' } } } },
     });
-    const partial = compileRequestChecks([broken]);
-    expect(partial.skipped).toEqual([expect.stringMatching(/^POST \/broken: /)]);
+    expect(() => compileRequestChecks([broken])).toThrow(
+      expect.objectContaining({
+        code: 'OPENAPI_INVALID',
+        message: expect.stringMatching(/^test\.yml: POST \/broken: /),
+      }),
+    );
+    const partial = compileRequestChecks([broken], { unchecked: ['post /broken'] });
+    expect(partial.skipped).toEqual([
+      expect.stringMatching(/^POST \/broken: served unchecked \(--validateUnchecked\): /),
+    ]);
     expect(partial.checks.has(broken)).toBe(false);
   });
 
-  it('leaves an operation whose schemas expand exponentially unchecked, and says so, instead of compiling for seconds', async () => {
+  it('refuses an operation whose schemas expand exponentially, instead of compiling for seconds, unless named', async () => {
     // Each level uses the one below twice, as a dereferenced OpenAPI file with $refs does: 2^24 nodes to compile.
     let schema: Record<string, unknown> = { type: 'string' };
     for (let level = 0; level < 24; level++) {
@@ -125,9 +133,10 @@ describe('compileRequestChecks', () => {
     const exponential = testEndpoint('post', '/deep', {
       requestBody: { content: { 'application/json': { schema } } },
     });
-    const partial = compileRequestChecks([exponential, put]);
+    expect(() => compileRequestChecks([exponential, put])).toThrow(/its schemas expand to more than 20000 nodes/);
+    const partial = compileRequestChecks([exponential, put], { unchecked: ['POST /deep'] });
     expect(partial.skipped).toEqual([
-      'POST /deep: its schemas expand to more than 20000 nodes once their $refs are resolved',
+      'POST /deep: served unchecked (--validateUnchecked): its schemas expand to more than 20000 nodes once their $refs are resolved',
     ]);
     expect(await partial.checks.get(put)!(request({}))).toBeUndefined();
   });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   compileInputCheck,
   createInputCompilers,
@@ -8,9 +9,11 @@ import {
   type InputCompilers,
   type InputResult,
   type RequestProblem,
+  RestbusError,
 } from '@restbus/infra';
+import { readSourceFile } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import { compileFormCheck, findFormSchema, FORM_TYPE, MULTIPART_TYPE, type FormCheck } from './compile-form-check';
+import { compileFormCheck, findFormSchema, FORM_TYPE, MULTIPART_TYPE } from './compile-form-check';
 import { countExpandedNodes } from './count-expanded-nodes';
 
 /** One thing wrong with a call (the shape the mock server's --validate answers with too). */
@@ -51,29 +54,71 @@ function toRefusal(result: InputResult, formProblems: Problem[]): Refusal | unde
   return describeRequestProblems(MESSAGE, [...result.problems, ...formProblems]);
 }
 
+export interface RequestCheckOptions {
+  /**
+   * --validateUnchecked: operations served unchecked when their schemas cannot be compiled, by operationId or as
+   * `METHOD /path` (the method in any case, the path as written). Any other such operation is refused.
+   */
+  unchecked?: readonly string[];
+}
+
+/** Whether the user named the operation among those to serve unchecked. */
+function isNamed(model: ApiEndpoint['model'], unchecked: readonly string[]): boolean {
+  const spoken = name(model);
+  return unchecked.some((entry) => {
+    const trimmed = entry.trim();
+    if (trimmed === model.operationId || trimmed === model.name) return true;
+    const [method = '', ...path] = trimmed.split(/\s+/);
+    return `${method.toUpperCase()} ${path.join(' ')}` === spoken;
+  });
+}
+
+/** The line an operation is written at (read again only on this way out), and the keyword ajv named, if any. */
+function describeRefusal(endpoint: ApiEndpoint, why: string): string {
+  const { file, pointer } = endpoint.model.source;
+  let at = file;
+  try {
+    const line = readSourceFile(file, readFileSync(file, 'utf8')).locate(pointer)?.line;
+    if (line !== undefined) at = `${file}:${line}`;
+  } catch {
+    // A file that changed since it was loaded: the file alone is said.
+  }
+  const keyword = /(?:^|\/)([$\w-]+) must /.exec(why)?.[1] ?? /reference (\S+)/.exec(why)?.[1];
+  const named = endpoint.model.operationId ?? name(endpoint.model);
+  return (
+    `${at}: ${name(endpoint.model)}: --validate cannot check it: ${why}` +
+    `${keyword === undefined ? '' : ` (keyword ${keyword})`}; fix the schema, or serve it unchecked with ` +
+    `--validateUnchecked ${JSON.stringify(named)}`
+  );
+}
+
 /**
  * Compiles, once per operation, the check of its calls that the generated services run too (compileInputCheck of
- * @restbus/infra): path, query and header parameters, and the JSON request body (OAS 3.1 schemas as JSON Schema
- * 2020-12, the others as draft-07 with OpenAPI's `nullable`), a large body parsed a slice at a time; and, here only
- * (the services do not check them yet), URL-encoded and multipart form bodies (compileFormCheck). The checks go
- * onto the compiled endpoints (createRouteTable), so a reload swaps routes and checks in one assignment. `skipped`:
- * operations left unchecked because their schemas do not compile (e.g. a cyclic `$ref`), with the reason.
+ * @restbus/infra): path, query and header parameters, and the JSON request body (each dialect's schemas as it means
+ * them: adaptOpenApiSchema), a large body parsed a slice at a time; and, here only (the services do not check them
+ * yet), URL-encoded and multipart form bodies (compileFormCheck). A cycle's `$ref`s resolve in its document. The
+ * checks go onto the compiled endpoints (createRouteTable), so a reload swaps routes and checks in one assignment.
+ * An operation whose schemas cannot be compiled (or expand past MAX_VALIDATED_NODES) throws OPENAPI_INVALID, naming
+ * its file, line and what ajv said, unless `options.unchecked` names it: then it is in `skipped`, with the reason.
  */
-export function compileRequestChecks(endpoints: readonly ApiEndpoint[]): {
+export function compileRequestChecks(
+  endpoints: readonly ApiEndpoint[],
+  options: RequestCheckOptions = {},
+): {
   checks: Map<ApiEndpoint, RequestCheck>;
   skipped: string[];
 } {
-  const compilers = new Map<string, InputCompilers>();
+  const unchecked = options.unchecked ?? [];
+  const compilers = new Map<ApiEndpoint['api'], InputCompilers>();
   const checks = new Map<ApiEndpoint, RequestCheck>();
   const skipped: string[] = [];
   for (const endpoint of endpoints) {
-    const { model } = endpoint;
-    const dialect = endpoint.api.dialect === '3.1' ? '3.1' : '3.0';
-    let ajv = compilers.get(dialect);
-    if (!ajv) compilers.set(dialect, (ajv = createInputCompilers(dialect)));
+    const { model, api } = endpoint;
+    let ajv = compilers.get(api);
+    if (!ajv) compilers.set(api, (ajv = createInputCompilers(api.dialect, undefined, api.schemaRoot)));
     try {
       // Compiling runs on the main thread, on start and on every reload: an operation too large to compile quickly
-      // is left unvalidated (and said so) rather than stalling the gateway.
+      // is not compiled (and said so) rather than stalling the gateway.
       const compiled = [
         ...LOCATIONS.flatMap((location) => model.parameters[location]),
         ...Object.entries(model.requestBody?.content ?? {})
@@ -86,19 +131,16 @@ export function compileRequestChecks(endpoints: readonly ApiEndpoint[]): {
         throw new Error(`its schemas expand to more than ${MAX_VALIDATED_NODES} nodes once their $refs are resolved`);
       }
       const check = compileInputCheck(model, ajv);
-      let checkForm: FormCheck | undefined;
-      try {
-        checkForm = compileFormCheck(model, ajv);
-      } catch (err) {
-        // A form schema ajv cannot compile (a `$ref` to nowhere) leaves the form unchecked, not the parameters.
-        skipped.push(`${name(model)}: its form body is left unchecked: ${reason(err)}`);
-      }
+      const checkForm = compileFormCheck(model, ajv);
       checks.set(endpoint, async (request) => {
         const result = await check.inSlices(request);
         return toRefusal(result, checkForm ? await checkForm(request) : []);
       });
     } catch (err) {
-      skipped.push(`${name(model)}: ${reason(err)}`);
+      if (!isNamed(model, unchecked)) {
+        throw new RestbusError('OPENAPI_INVALID', describeRefusal(endpoint, reason(err)), { cause: err });
+      }
+      skipped.push(`${name(model)}: served unchecked (--validateUnchecked): ${reason(err)}`);
     }
   }
   return { checks, skipped };

@@ -1,5 +1,7 @@
 import { compileInputChecks, type IncomingRequest, type RequestMessage } from '@restbus/infra';
+import { DIALECT_CASES } from '../../../infra/runtime/src/validation/openapi-dialect-cases';
 import { testEndpoint } from '../__tests__/start-test-gateway';
+import { createReplyChecks } from '../replies/create-reply-checks';
 import { compileRequestChecks } from './create-request-validator';
 
 const endpoint = testEndpoint('post', '/things/{id}', {
@@ -121,4 +123,43 @@ describe("the gateway's --validate and a generated service's input check", () =>
     });
     expect(await gateway(call({ body: '{"any":"thing"}' }))).toBeUndefined();
   });
+
+  it.each(DIALECT_CASES.map((c) => [`${c.says} (${c.dialect})`, c] as const))(
+    'read the keywords of each dialect alike, as the reply check does: %s',
+    async (_says, { dialect, schema, accepts, refuses }) => {
+      const body = { type: 'object', properties: { v: schema } };
+      const at =
+        dialect === '2.0'
+          ? testEndpoint(
+              'post',
+              '/values',
+              {
+                parameters: [{ name: 'b', in: 'body', required: true, schema: body }],
+                responses: { 200: { description: 'ok', schema: body } },
+              },
+              { swagger: '2.0', info: { title: 't', version: '1' } },
+            )
+          : testEndpoint(
+              'post',
+              '/values',
+              {
+                requestBody: { required: true, content: { 'application/json': { schema: body } } },
+                responses: { 200: { description: 'ok', content: { 'application/json': { schema: body } } } },
+              },
+              { openapi: dialect === '3.1' ? '3.1.0' : '3.0.3', info: { title: 't', version: '1' } },
+            );
+      const gateway = gatewayCheck(at);
+      const service = serviceCheck(at);
+      const reply = createReplyChecks([at]).checkers.get(at)!;
+      const answers = async (value: unknown) => {
+        const request = call({ parameters: { uri: {}, query: {} }, headers: {}, body: JSON.stringify({ v: value }) });
+        request.headers = { 'content-type': 'application/json' };
+        const fromGateway = await gateway(request);
+        expect(fromGateway).toEqual(service(request));
+        return [fromGateway === undefined, reply.checkValue('200', 'application/json', { v: value }).length === 0];
+      };
+      for (const value of accepts) expect([value, ...(await answers(value))]).toEqual([value, true, true]);
+      for (const value of refuses) expect([value, ...(await answers(value))]).toEqual([value, false, false]);
+    },
+  );
 });

@@ -1,9 +1,6 @@
 import type { ApiOperation } from './api-model';
 import { findEventStream } from './find-event-stream';
-import { findControlCharacter } from './subject-limits';
-
-/** nats-server's bound on a JetStream stream name (JSMaxNameLen), in bytes. */
-export const MAX_STREAM_NAME_BYTES = 255;
+import { findControlCharacter, MAX_STREAM_NAME_BYTES, MAX_STREAM_SUBJECT_BYTES } from './subject-limits';
 const SHOWN_CHARACTERS = 48;
 const PLACEHOLDER = /^\{([^{}]+)\}$/;
 
@@ -75,6 +72,18 @@ function checkSubjectTemplate(subject: string, operation: ApiOperation): string 
         '("persons.{id}.events", not "persons.x{id}")'
       );
     }
+  }
+  // Each value is checked as the stream opens (at most one token of 256 bytes); a template too long with one-byte
+  // values can never open, and that the load can tell.
+  const shortest = tokens.reduce(
+    (bytes, token) => bytes + (PLACEHOLDER.test(token) ? 1 : Buffer.byteLength(token)),
+    tokens.length - 1,
+  );
+  if (shortest > MAX_STREAM_SUBJECT_BYTES) {
+    return (
+      `the subject ${shown} has ${shortest} bytes even with one-byte values, more than the ${MAX_STREAM_SUBJECT_BYTES} ` +
+      "a stream's subject may have: nats-server drops the connection whose protocol line passes its max_control_line"
+    );
   }
   return undefined;
 }

@@ -38,6 +38,7 @@ export { createSourceLocator, type SourceLocator } from './create-source-locator
 export {
   checkSubjectLength,
   findControlCharacter,
+  MAX_STREAM_SUBJECT_BYTES,
   MAX_SUBJECT_BYTES,
   MAX_SUBJECT_PREFIX_BYTES,
   NATS_MAX_CONTROL_LINE,

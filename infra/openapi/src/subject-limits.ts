@@ -13,6 +13,19 @@ export const NATS_MAX_CONTROL_LINE = 4096;
 export const MAX_SUBJECT_BYTES = 3584;
 /** The longest topic prefix or inbox prefix, in bytes. */
 export const MAX_SUBJECT_PREFIX_BYTES = 256;
+/** nats-server's bound on a JetStream stream name (JSMaxNameLen), in bytes. */
+export const MAX_STREAM_NAME_BYTES = 255;
+/**
+ * What goes before a JetStream stream's filter subject in the subject of the request that makes its consumer:
+ * `$JS.API.CONSUMER.CREATE.<stream>.<consumer>.`, with the longest stream name and nats.js' 22-byte consumer names.
+ */
+const CONSUMER_CREATE_PREFIX_BYTES = '$JS.API.CONSUMER.CREATE.'.length + MAX_STREAM_NAME_BYTES + 1 + 22 + 1;
+/**
+ * The longest subject of an event stream (`x-restbus-stream`), its placeholders filled, in bytes: a core stream's is
+ * a SUB line, a JetStream stream's is sent inside the subject that makes its consumer, so both get what a route's
+ * subject gets less that prefix (3,281 bytes).
+ */
+export const MAX_STREAM_SUBJECT_BYTES = MAX_SUBJECT_BYTES - CONSUMER_CREATE_PREFIX_BYTES;
 
 /**
  * Control characters (C0, DEL, C1): a CR or LF ends the protocol line and the rest is read as another command, a

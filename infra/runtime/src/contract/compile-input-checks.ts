@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import type { RequestProblem } from '../errors/restbus-error';
+import { RestbusError, type RequestProblem } from '../errors/restbus-error';
 import { REQUEST_MISTAKES } from '../errors/request-mistakes';
 import { isJsonMediaType } from '../http/is-json-media-type';
 import { addRequestFormats } from '../validation/add-request-formats';
@@ -44,17 +44,20 @@ export interface InputCompilers {
 }
 
 /**
- * The compilers of input checks for a dialect; `schemas`: what `$ref`s resolve against, by id. Formats are checked
- * (addRequestFormats, OpenAPI's own too) in parameters and bodies alike: a `date` that is no date is refused before
- * a handler parses it, as Prism refuses it.
+ * The compilers of input checks for a dialect, whose schemas they read as it means them (adaptOpenApiSchema);
+ * `schemas`: what `$ref`s resolve against, by id; `root`: the document a cycle's `#/…` `$ref`s point into. Formats
+ * are checked (addRequestFormats, OpenAPI's own too) in parameters and bodies alike: a `date` that is no date is
+ * refused before a handler parses it, as Prism refuses it.
  */
 export function createInputCompilers(
   dialect: SchemaDialect,
   schemas?: Readonly<Record<string, object>>,
+  root?: object,
 ): InputCompilers {
+  const shared = { addFormats: addRequestFormats, schemas, root };
   return {
-    params: createSchemaCompilers(dialect, { coerceTypes: 'array', addFormats: addRequestFormats, schemas }),
-    body: createSchemaCompilers(dialect, { addFormats: addRequestFormats, schemas }),
+    params: createSchemaCompilers(dialect, { ...shared, coerceTypes: 'array' }),
+    body: createSchemaCompilers(dialect, shared),
   };
 }
 
@@ -88,7 +91,7 @@ function compileParameters(operation: InputOperation, ajv: SchemaCompilers): Com
       location,
       names: own.map((parameter) => [parameter.name, name(parameter)]),
       notEmpty: own.filter((parameter) => parameter.allowEmptyValue === false).map(name),
-      validate: ajv.all.compile({
+      validate: ajv.compile({
         type: 'object',
         // A parameter written with `content` (or with no schema) takes any value.
         properties: Object.fromEntries(own.map((parameter) => [name(parameter), parameter.schema ?? {}])),
@@ -222,15 +225,29 @@ export type InputCheck = (message: RequestMessage) => InputResult<CheckedInput>;
 
 /**
  * Compiles, once, a check of every operation's input against its schemas (compileInputCheck). OAS 3.1 schemas are
- * JSON Schema 2020-12, the others draft-07 with `nullable`; a cycle's `$ref`s resolve against the contract's
- * schemaRoot.
+ * JSON Schema 2020-12, the others as their dialect means them (adaptOpenApiSchema); a cycle's `$ref`s resolve
+ * against the contract's schemaRoot. Throws OPENAPI_INVALID, naming the operation, when a schema cannot be compiled:
+ * a service does not start passing calls it cannot check.
  */
 export function compileInputChecks(contract: Contract): Map<string, InputCheck> {
   const schemas = contract.schemaRoot ? { [CONTRACT_SCHEMA_ROOT_ID]: contract.schemaRoot } : undefined;
   const compilers = createInputCompilers(contract.dialect, schemas);
   return new Map(
     contract.operations.map((operation): [string, InputCheck] => {
-      const check = compileInputCheck(operation, compilers);
+      let check: OperationInputCheck;
+      try {
+        check = compileInputCheck(operation, compilers);
+      } catch (err) {
+        // A service that would pass calls it cannot check does not start: the contract's schema is to be fixed.
+        const reason = err instanceof Error ? err.message : String(err);
+        throw new RestbusError(
+          'OPENAPI_INVALID',
+          `operation ${operation.name}: its input cannot be checked: ${reason}`,
+          {
+            cause: err,
+          },
+        );
+      }
       return [
         operation.name,
         (message) => {

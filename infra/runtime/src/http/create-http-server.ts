@@ -62,6 +62,8 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
 
 /** CONNECT is not something a REST server tunnels: answer 405 instead of Node's silent close. */
 function refuseConnect(_req: IncomingMessage, socket: Socket): void {
+  // Node takes its own error listener off a CONNECT's socket: a client that resets it would end the process.
+  socket.on('error', () => undefined);
   endSocket(socket, 405, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported');
 }
 

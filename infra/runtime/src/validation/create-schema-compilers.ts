@@ -1,14 +1,11 @@
 import Ajv, { type Options, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
+import { adaptOpenApiSchema, type SchemaDialect } from './adapt-openapi-schema';
 import { addLinearUniqueItems } from './add-linear-unique-items';
 import type { ValidatorPair } from './find-schema-errors';
 import { linearPatternEngine } from './linear-pattern-engine';
 
-/**
- * Which JSON Schema a set of schemas speaks: an OpenAPI version (2.0 and 3.0 are draft-07 with OpenAPI's `nullable`
- * and formats, 3.1 is 2020-12), or a JSON Schema draft named by a schema file's `$schema`.
- */
-export type SchemaDialect = '2.0' | '3.0' | '3.1' | 'draft-07' | '2020-12';
+export type { SchemaDialect } from './adapt-openapi-schema';
 
 export interface SchemaCompilerOptions {
   /**
@@ -26,6 +23,11 @@ export interface SchemaCompilerOptions {
   verbose?: boolean;
   /** Schemas registered by id, for `$ref`s to resolve against (a contract's schemaRoot). */
   schemas?: Readonly<Record<string, object>>;
+  /**
+   * The document the `$ref`s a cycle left in a schema point into (`#/components/schemas/Node`): a schema that has
+   * such a `$ref` is compiled beside the document's members, where they resolve (an API model's schemaRoot).
+   */
+  root?: object;
 }
 
 /** The ajv instances of one dialect and options; a schema compiled by both is a ValidatorPair (findSchemaErrors). */
@@ -34,7 +36,12 @@ export interface SchemaCompilers {
   all: Ajv;
   /** Stops at the first error: a large invalid value costs one partial pass. */
   first: Ajv;
-  /** A schema compiled by both; throws what ajv throws on a schema it cannot compile. */
+  /**
+   * A schema compiled by `all`, read as its dialect means it (adaptOpenApiSchema: OpenAPI 2.0/3.0's boolean bounds,
+   * `nullable`, `type: file`); throws what ajv throws on a schema it cannot compile.
+   */
+  compile(schema: object | boolean): ValidateFunction;
+  /** A schema compiled by both, as `compile` reads it. */
   compilePair(schema: object | boolean): ValidatorPair<ValidateFunction>;
 }
 
@@ -58,7 +65,9 @@ function addOpenApiFormats(ajv: Ajv): void {
  * logs nothing. What differs between its users is said in `options`: coercion of text, formats, verbosity.
  */
 export function createSchemaCompilers(dialect: SchemaDialect, options: SchemaCompilerOptions = {}): SchemaCompilers {
-  const { coerceTypes, addFormats, verbose, schemas } = options;
+  const { coerceTypes, addFormats, verbose, schemas, root } = options;
+  const memo = new WeakMap<object, unknown>();
+  const adapt = <S extends object | boolean>(schema: S): S => adaptOpenApiSchema(schema, dialect, memo);
   const base: Options = {
     strict: false,
     logger: false,
@@ -76,12 +85,19 @@ export function createSchemaCompilers(dialect: SchemaDialect, options: SchemaCom
       addFormats(ajv as never);
       if (dialect === '2.0' || dialect === '3.0' || dialect === '3.1') addOpenApiFormats(ajv);
     }
-    for (const [id, schema] of Object.entries(schemas ?? {})) ajv.addSchema({ ...schema, $id: id });
+    for (const [id, schema] of Object.entries(schemas ?? {})) ajv.addSchema({ ...adapt(schema), $id: id });
     return ajv;
   };
   // Made when first used: most users of the parameters' instance never stop at a first error.
   let all: Ajv | undefined;
   let first: Ajv | undefined;
+  let adaptedRoot: object | undefined;
+  const prepare = (schema: object | boolean): object | boolean => {
+    const adapted = adapt(schema);
+    if (!root || !JSON.stringify(adapted).includes('"$ref"')) return adapted;
+    adaptedRoot ??= adapt({ ...root });
+    return { ...adaptedRoot, allOf: [adapted] };
+  };
   const compilers: SchemaCompilers = {
     get all() {
       return (all ??= make(true));
@@ -89,7 +105,11 @@ export function createSchemaCompilers(dialect: SchemaDialect, options: SchemaCom
     get first() {
       return (first ??= make(false));
     },
-    compilePair: (schema) => ({ first: compilers.first.compile(schema), all: compilers.all.compile(schema) }),
+    compile: (schema) => compilers.all.compile(prepare(schema)),
+    compilePair: (schema) => {
+      const prepared = prepare(schema);
+      return { first: compilers.first.compile(prepared), all: compilers.all.compile(prepared) };
+    },
   };
   return compilers;
 }

@@ -41,8 +41,8 @@ export interface RequestChecks {
 /** A request schema is a JSON file beside the descriptor: bounded like the project's other files. */
 const MAX_SCHEMA_BYTES = 1024 * 1024;
 const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\/schema/;
-// rest-tool projects' schemas are often draft-04, which ajv 8 does not ship: read as draft-07, which differs only in
-// rarely used keywords (a boolean exclusiveMinimum, `id`).
+// rest-tool projects' schemas are often draft-04, which ajv 8 does not ship: its compilers read them as draft 4 means
+// them (a boolean exclusiveMinimum beside minimum: adaptOpenApiSchema), with draft-07's meta-schema.
 const DRAFT_04 = /json-schema\.org\/draft-04\/schema/;
 
 type Location = 'path' | 'query' | 'header';
@@ -84,6 +84,7 @@ interface Compilers {
   params: SchemaCompilers;
   /** BODY parameters, and body schemas by their `$schema`. */
   draft7: SchemaCompilers;
+  draft4: SchemaCompilers;
   draft2020: SchemaCompilers;
 }
 
@@ -155,12 +156,11 @@ async function readSchema(file: string): Promise<Record<string, unknown>> {
 /** A body schema compiled twice (see ValidatorPair): listing every error is bounded to small bodies. */
 function compileSchema(schema: Record<string, unknown>, ajv: Compilers): ValidatorPair<ValidateFunction> {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const compilers = DRAFT_2020.test(dialect) ? ajv.draft2020 : ajv.draft7;
   if (DRAFT_04.test(dialect)) {
     const { $schema: _draft04, ...rest } = schema;
-    return compilers.compilePair(rest);
+    return ajv.draft4.compilePair(rest);
   }
-  return compilers.compilePair(schema);
+  return (DRAFT_2020.test(dialect) ? ajv.draft2020 : ajv.draft7).compilePair(schema);
 }
 
 /**
@@ -175,6 +175,7 @@ export async function compileRequestChecks(project: Project): Promise<RequestChe
   const ajv: Compilers = {
     params: draft7.params,
     draft7: draft7.body,
+    draft4: createInputCompilers('draft-04').body,
     draft2020: createInputCompilers('2020-12').body,
   };
   const checks = new Map<ServiceDescriptor, Map<string, RequestCheck>>();
