@@ -1,8 +1,10 @@
+import { compileSegmentPattern, isParameterSegment, matchSegmentPattern, type SegmentPattern } from './segment-pattern';
+
 /** A node of the path tree: one path segment deeper than its parent. */
 interface PathNode<T> {
   statics: Map<string, PathNode<T>>;
   /** Segments that mix text and parameters, such as `{name}.json`. */
-  patterns: Array<{ regex: RegExp; node: PathNode<T> }>;
+  patterns: Array<{ pattern: SegmentPattern; node: PathNode<T> }>;
   param?: PathNode<T>;
   value?: T;
 }
@@ -15,10 +17,6 @@ export interface PathMatch<T> {
 
 const createNode = <T>(): PathNode<T> => ({ statics: new Map(), patterns: [] });
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Splits a path into segments, dropping the leading empty one and a trailing slash. */
 export function splitPath(path: string): string[] {
   const segments = path.split('/');
@@ -29,8 +27,8 @@ export function splitPath(path: string): string[] {
 
 /**
  * Path templates (`/persons/{personId}`) compiled once into a tree, matched per request without regular
- * expressions for the common segments. Static segments match case-insensitively and a trailing slash is ignored,
- * as Express (and so upstream easer) does by default.
+ * expressions (a segment mixing text and parameters in one pass: matchSegmentPattern). Static segments match
+ * case-insensitively and a trailing slash is ignored, as Express (and so upstream easer) does by default.
  */
 export class PathTree<T> {
   private readonly root: PathNode<T> = createNode();
@@ -44,18 +42,15 @@ export class PathTree<T> {
   }
 
   private child(node: PathNode<T>, segment: string): PathNode<T> {
-    if (/^\{[^}]+\}$/.test(segment)) {
+    if (isParameterSegment(segment)) {
       node.param ??= createNode();
       return node.param;
     }
     if (segment.includes('{')) {
-      const source = segment
-        .split(/(\{[^}]+\})/)
-        .map((part) => (/^\{[^}]+\}$/.test(part) ? '([^/]+?)' : escapeRegex(part)))
-        .join('');
-      const existing = node.patterns.find((pattern) => pattern.regex.source === `^${source}$`);
+      const pattern = compileSegmentPattern(segment);
+      const existing = node.patterns.find((known) => known.pattern.key === pattern.key);
       if (existing) return existing.node;
-      const created = { regex: new RegExp(`^${source}$`, 'i'), node: createNode<T>() };
+      const created = { pattern, node: createNode<T>() };
       node.patterns.push(created);
       return created.node;
     }
@@ -88,12 +83,12 @@ export class PathTree<T> {
       const found = this.walk(byText, segments, index + 1, values);
       if (found) return found;
     }
-    for (const pattern of node.patterns) {
-      const parts = pattern.regex.exec(segment);
+    for (const { pattern, node: next } of node.patterns) {
+      const parts = matchSegmentPattern(pattern, segment);
       if (!parts) continue;
       const depth = values.length;
-      for (let i = 1; i < parts.length; i++) values.push(parts[i]);
-      const found = this.walk(pattern.node, segments, index + 1, values);
+      values.push(...parts);
+      const found = this.walk(next, segments, index + 1, values);
       if (found) return found;
       values.length = depth;
     }

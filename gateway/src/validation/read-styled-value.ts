@@ -1,12 +1,12 @@
 import type { ApiEncoding } from '@restbus/openapi';
 
-/** What separates a list's items in a field written without `explode`, by style. */
-const DELIMITERS: Readonly<Record<string, string>> = {
-  form: ',',
-  spaceDelimited: ' ',
-  pipeDelimited: '|',
-  tabDelimited: '\t', // Swagger 2's tsv; no 3.x style
-};
+/** What separates a list's items in a field written without `explode`, by style (a Map: `toString` is no style). */
+const DELIMITERS: ReadonlyMap<string, string> = new Map([
+  ['form', ','],
+  ['spaceDelimited', ' '],
+  ['pipeDelimited', '|'],
+  ['tabDelimited', '\t'], // Swagger 2's tsv; no 3.x style
+]);
 
 /** Whether a schema's `type` (a name or, in 3.1, a list of names) allows `name`. */
 export function allowsType(schema: unknown, name: string): boolean {
@@ -28,7 +28,7 @@ export function readStyledValue(value: unknown, schema: unknown, encoding: ApiEn
   if (encoding === undefined) return value;
   const style = encoding.style ?? 'form';
   const explode = encoding.explode ?? style === 'form';
-  const delimiter = DELIMITERS[style];
+  const delimiter = DELIMITERS.get(style);
   if (explode || delimiter === undefined) return value;
   const items = texts(value).flatMap((text) => (typeof text === 'string' ? text.split(delimiter) : [text]));
   if (allowsType(schema, 'array')) return items;

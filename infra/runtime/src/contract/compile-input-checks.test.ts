@@ -54,6 +54,29 @@ describe('compileInputChecks', () => {
     });
   });
 
+  it('takes a request that leaves out optional parameters named after Object.prototype properties', () => {
+    const names = ['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__'];
+    const optional = names.map((name) => ({ name, required: false, schema: { type: 'string' } }));
+    const [listThings] = compileInputChecks({
+      ...contract,
+      operations: [
+        {
+          name: 'listThings',
+          method: 'get',
+          path: '/things',
+          parameters: { path: [], query: optional, header: optional.map((p) => ({ ...p, name: `x-${p.name}` })) },
+        },
+      ],
+    }).values();
+    const result = listThings({
+      ...message({ headers: {}, parameters: { uri: {}, query: {} }, body: '' }),
+      method: 'get',
+    } as RequestMessage);
+    expect(result).toMatchObject({ ok: true });
+    const sent = listThings(message({ headers: {}, parameters: { uri: {}, query: { toString: 'x' } }, body: '' }));
+    expect(sent.ok && sent.input.query.toString).toBe('x');
+  });
+
   it('names a header problem by its lower-case name, as the gateway does', () => {
     expect(check(message({ headers: { 'content-type': 'application/json', 'x-tenant': 'a' } }))).toEqual({
       ok: false,

@@ -149,8 +149,12 @@ export function compileInputCheck(operation: InputOperation, compilers: InputCom
     const sources = { path: request.parameters.uri, query: request.parameters.query, header: request.headers };
     for (const { location, names, notEmpty, validate } of parameters) {
       const source: Record<string, unknown> = sources[location];
-      const values: Record<string, unknown> = {};
-      for (const [, checked] of names) if (source[checked] !== undefined) values[checked] = source[checked];
+      // No prototype, and only the source's own values: ajv reads inherited properties, so a parameter named
+      // toString or constructor that the client did not send would otherwise be checked as a function.
+      const values: Record<string, unknown> = Object.create(null);
+      for (const [, checked] of names) {
+        if (Object.hasOwn(source, checked) && source[checked] !== undefined) values[checked] = source[checked];
+      }
       // Swagger 2: `?name=` (or `?name`) is a value only where the parameter allows it; a repeat counts each value.
       for (const checked of notEmpty) {
         if (isEmptyValue(values[checked])) problems.push({ location: `${location}.${checked}`, message: NOT_EMPTY });
@@ -158,7 +162,7 @@ export function compileInputCheck(operation: InputOperation, compilers: InputCom
       // Coercion turns "7" into 7 on this copy: the handler gets the values as their schemas type them.
       if (!validate(values)) problems.push(...toProblems(location, validate.errors));
       if (location === 'header') {
-        const byDeclared: Record<string, unknown> = {};
+        const byDeclared: Record<string, unknown> = Object.create(null);
         for (const [declared, checked] of names) if (checked in values) byDeclared[declared] = values[checked];
         input.headers = byDeclared;
       } else input[location === 'path' ? 'params' : 'query'] = values;

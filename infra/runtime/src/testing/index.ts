@@ -25,6 +25,7 @@ export { measureWithProbe } from './cost/measure-with-probe';
 export type { ProbedCost, ProbeOptions } from './cost/measure-with-probe';
 export { recordHostileCounts } from './hostile/record-hostile-counts';
 export type { HostileCounts } from './hostile/record-hostile-counts';
+export { HOSTILE_PIECES } from './hostile/hostile-pieces';
 export {
   ACCEPTED_CONTENT_TYPES,
   REFUSED_CONTENT_TYPES,
