@@ -9,7 +9,7 @@ import { connect, type NatsConnection } from 'nats';
 import { io as ioClient, type Socket as ClientSocket } from 'socket.io-client';
 import { WebSocket } from 'ws';
 import { recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
-import { createHostileFrames, encodeFrame, PING_FLOOD, type HostileFrame } from './hostile-frames';
+import { createHostileFrames, encodeFrame, PING_FLOOD, type HostileFrame } from '../bench/hostile/hostile-frames';
 import { GATEWAY_MAIN } from './run-gateway';
 
 /** The gateway's limits here: streams take 4 KiB frames (WS_MAX_PAYLOAD), socket.io the body limit. */

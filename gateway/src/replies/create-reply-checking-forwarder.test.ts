@@ -30,7 +30,7 @@ const violation = (change: Partial<ReplyViolation> = {}): ReplyViolation => ({
 
 function setUp(
   check: ReplyChecker['check'],
-  options: { mode?: 'report' | 'enforce'; sample?: number; random?: () => number } = {},
+  options: { mode?: 'report' | 'enforce'; sample?: number; random?: () => number; reply?: ResponseMessage } = {},
 ) {
   const lines: Array<Record<string, unknown>> = [];
   const stream = new Writable({
@@ -42,7 +42,7 @@ function setUp(
   const metrics = createMetrics();
   const checker: ReplyChecker = { check, checkValue: () => [] };
   const forward = createReplyCheckingForwarder({
-    forward: async () => REPLY,
+    forward: async () => options.reply ?? REPLY,
     mode: options.mode ?? 'report',
     sample: options.sample ?? 1,
     checkers: () => new Map([[source, checker]]),
@@ -114,14 +114,55 @@ describe('a forwarder whose replies are checked', () => {
     ]);
   });
 
-  it('answers the reply unchecked, and logs why, when the check throws', async () => {
-    const { forward, lines } = setUp(async () => {
-      throw new Error('the reply body nests deeper than 64 levels');
+  it('says in report mode that a reply could not be checked, and logs why, when the check throws', async () => {
+    const { forward, lines, metrics } = setUp(async () => {
+      throw new Error('the check ran out of stack');
     });
-    expect(await forward()).toBe(REPLY);
+    const reply = await forward();
+    expect(JSON.parse(String(reply.headers?.['sl-violations']))).toEqual([
+      {
+        location: ['response', 'body'],
+        severity: 'Error',
+        message: 'could not be checked against the API description',
+      },
+    ]);
     expect(lines).toContainEqual(
       expect.objectContaining({ operation: 'listPersons', msg: expect.stringMatching(/could not be checked/) }),
     );
+    expect(await metrics.registry.getSingleMetricAsString('restbus_reply_violations_total')).toContain(
+      'restbus_reply_violations_total{operation="listPersons",kind="body"} 1',
+    );
+  });
+
+  it('refuses in enforce mode a reply whose check throws, never sending it unchecked', async () => {
+    const { forward } = setUp(
+      async () => {
+        throw new RangeError('Maximum call stack size exceeded');
+      },
+      { mode: 'enforce' },
+    );
+    const refused = await forward().catch((err: unknown) => err);
+    expect(isRestbusError(refused) && refused).toMatchObject({
+      code: 'REPLY_INVALID',
+      details: { problems: [{ location: 'body', message: 'could not be checked against the API description' }] },
+    });
+  });
+
+  it.each([
+    ['passes its check', async () => [], 1],
+    ['is not sampled', async () => [], 0],
+  ])("drops the service's own sl-violations from a reply that %s", async (_what, check, sample) => {
+    const forged = { ...REPLY, headers: { 'x-a': '1', 'SL-Violations': '[]', 'sl-violations': '[]' } };
+    const { forward } = setUp(check, { reply: forged, sample, random: () => 0.5 });
+    expect((await forward()).headers).toEqual({ 'x-a': '1' });
+  });
+
+  it("writes the gateway's sl-violations in place of the service's", async () => {
+    const forged = { ...REPLY, headers: { 'x-a': '1', 'SL-Violations': '[]' } };
+    const { forward } = setUp(async () => [violation()], { reply: forged });
+    const headers = (await forward()).headers ?? {};
+    expect(Object.keys(headers)).toEqual(['x-a', 'sl-violations']);
+    expect(JSON.parse(String(headers['sl-violations']))).toEqual([expect.objectContaining({ code: 'type' })]);
   });
 
   it('checks only the sampled fraction of replies', async () => {

@@ -36,19 +36,39 @@ function headBytes(headers: Record<string, HeaderValue> | undefined): number {
   return bytes;
 }
 
+/** What a check that threw says: the reply is not passed as if it had been checked. */
+const UNCHECKED: ReplyViolation = {
+  kind: 'body',
+  severity: 'error',
+  pointer: '',
+  expected: 'a reply the check can read',
+  actual: 'a reply the check failed on',
+  message: 'could not be checked against the API description',
+};
+
+/** The reply without the service's own sl-violations: only the gateway says what it found. */
+function withoutForgedViolations(reply: ResponseMessage): ResponseMessage {
+  const headers = reply.headers;
+  if (!headers || !Object.keys(headers).some((key) => key.toLowerCase() === VIOLATIONS_HEADER)) return reply;
+  const kept: Record<string, HeaderValue> = {};
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() !== VIOLATIONS_HEADER) kept[key] = value;
+  return { ...reply, headers: kept };
+}
+
 /**
  * Wraps a forwarder so that each reply (or the sampled fraction) is checked against its operation (see
  * createReplyChecks) before it is answered; the call path does not change. `report`: the reply goes out as it
  * came plus Prism's `sl-violations` header, with a log line and a metric per violation. `enforce`: a reply with an
  * error-graded violation is `502 REPLY_INVALID` with the problems (location, message); a warning (an undeclared
  * error status) is reported as in `report`. The check runs in the reply's own turn, so the answer waits for it and
- * nothing else; a check that throws is logged and the reply answered unchecked, never a failed call.
+ * nothing else. A check that throws is logged and is a violation: never a reply answered as if checked. A service's
+ * own `sl-violations` is dropped from every reply, checked or not: a client trusts it as the gateway's.
  */
 export function createReplyCheckingForwarder(options: ReplyCheckingOptions): Forwarder {
   const { forward, mode, sample, metrics, logger } = options;
   const random = options.random ?? Math.random;
   return async (endpoint, request, trace) => {
-    const reply = await forward(endpoint, request, trace);
+    const reply = withoutForgedViolations(await forward(endpoint, request, trace));
     if (sample < 1 && !(random() < sample)) return reply;
     const checker = options.checkers().get(endpoint.source);
     if (!checker) return reply;
@@ -58,8 +78,8 @@ export function createReplyCheckingForwarder(options: ReplyCheckingOptions): For
     try {
       violations = await checker.check(reply);
     } catch (err) {
-      logger.warn({ ...said, err }, 'the reply could not be checked against the API description; answered unchecked');
-      return reply;
+      logger.warn({ ...said, err }, 'the reply could not be checked against the API description');
+      violations = [UNCHECKED];
     }
     if (violations.length === 0) return reply;
     record(violations, said);
@@ -71,9 +91,10 @@ export function createReplyCheckingForwarder(options: ReplyCheckingOptions): For
       });
     }
     const room = maxHeaderSize - GATEWAY_HEAD_ROOM - headBytes(reply.headers) - VIOLATIONS_HEADER.length - 4;
-    const headers: Record<string, HeaderValue> = { ...reply.headers };
-    for (const key of Object.keys(headers)) if (key.toLowerCase() === VIOLATIONS_HEADER) delete headers[key];
-    headers[VIOLATIONS_HEADER] = formatViolationsHeader(violations, room);
+    const headers: Record<string, HeaderValue> = {
+      ...reply.headers,
+      [VIOLATIONS_HEADER]: formatViolationsHeader(violations, room),
+    };
     return { ...reply, headers } satisfies ResponseMessage;
   };
 

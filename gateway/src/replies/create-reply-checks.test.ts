@@ -232,3 +232,90 @@ describe('the reply check of an operation', () => {
     ]);
   });
 });
+
+describe('the reply check of hostile replies', () => {
+  const json = { 'X-Rate-Limit': '1', 'content-type': 'application/json' };
+  const text = (body: string): ResponseMessage => ({
+    status: 200,
+    headers: json,
+    body: new TextEncoder().encode(body),
+  });
+  const things = (body: unknown): ResponseMessage => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  const pets = (count: number) => ({ items: Array.from({ length: count }, () => ({ ...GOOD_PERSON, pet: 5 })) });
+
+  it('refuses a body that is not UTF-8 under a JSON type, rather than passing it unchecked', async () => {
+    const reply = { ...text(''), body: Uint8Array.from([0x7b, 0x22, 0xff, 0x22, 0x7d]) };
+    expect(await checkerOf('get', '/persons').check(reply)).toEqual([
+      expect.objectContaining({ kind: 'body', severity: 'error', pointer: '', expected: 'UTF-8 text' }),
+    ]);
+  });
+
+  it('refuses a body nested deeper than 64 levels without parsing it', async () => {
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const deep = `{"items":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+      expect(await checkerOf('get', '/persons').check(text(deep))).toEqual([
+        expect.objectContaining({ kind: 'body', pointer: '', message: 'nests deeper than 64 levels' }),
+      ]);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('refuses a repeated name: JSON.parse keeps the last, a client may read the first', async () => {
+    const body = `{"items":[${JSON.stringify({ ...GOOD_PERSON, name: 42 })}],"items":[]}`;
+    expect(await checkerOf('get', '/persons').check(text(body))).toEqual([
+      expect.objectContaining({
+        kind: 'body',
+        severity: 'error',
+        pointer: '/items',
+        expected: 'each name once in an object',
+      }),
+    ]);
+  });
+
+  it.each([
+    ['{"size":1e999}', '/size', 'a finite number'],
+    ['{"code":9007199254740993}', '/code', 'an integer JSON readers read exactly'],
+    ['{"code":1.0000000000000001}', '/code', 'an integer JSON readers read exactly'],
+  ])('refuses the number in %s: the check would read another one', async (body, pointer, expected) => {
+    const check = checkerOf('get', '/things');
+    expect(await check.check(things(new TextEncoder().encode(body)))).toEqual([
+      expect.objectContaining({ kind: 'body', severity: 'error', pointer, expected }),
+    ]);
+    expect(await check.check(things(body))).toEqual([expect.objectContaining({ pointer, expected })]);
+  });
+
+  it('refuses Infinity in a body that came parsed: the client would read null', async () => {
+    expect(await checkerOf('get', '/things').check(things({ label: 'x', size: Infinity }))).toEqual([
+      expect.objectContaining({ kind: 'body', pointer: '/size', expected: 'a finite number' }),
+    ]);
+  });
+
+  it('passes -0 and the integers a double holds exactly', async () => {
+    const body = new TextEncoder().encode('{"code":-0,"size":100000000000000000}');
+    expect(await checkerOf('get', '/things').check(things(body))).toEqual([]);
+  });
+
+  it('lists at most 100 problems of a small body with 600', async () => {
+    const body = JSON.stringify({ items: Array.from({ length: 300 }, () => ({})) });
+    expect(body.length).toBeLessThan(2048);
+    expect(await checkerOf('get', '/persons').check(text(body))).toHaveLength(100);
+  });
+
+  it('lists the first problem only of a body past the work bound, as bytes or as a parsed value', async () => {
+    const persons = checkerOf('get', '/persons');
+    // 6,000 oneOf misses in less than 64 KiB: 18,000 errors for the all-errors pass, which does not run.
+    const small = JSON.stringify({ items: Array.from({ length: 6_000 }, () => ({ pet: 5 })) });
+    expect(small.length).toBeLessThan(64 * 1024);
+    expect(await persons.check(text(small))).toHaveLength(1);
+    expect(await persons.check({ ...list(), body: pets(20_000) })).toEqual([
+      expect.objectContaining({ kind: 'body', pointer: '/items/0/pet', code: 'oneOf' }),
+    ]);
+  });
+});

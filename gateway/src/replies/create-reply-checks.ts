@@ -1,13 +1,18 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import {
+  adaptOpenApiSchema,
   createSchemaCompilers,
   defaultContentType,
+  findAmbiguousJson,
   findSchemaErrors,
   isJsonMediaType,
+  isNestedDeeperThan,
   JSON_SLICE_LENGTH,
+  MAX_JSON_DEPTH,
   MAX_LISTED_PROBLEMS,
   parseJsonInSlices,
+  type JsonAmbiguity,
   type HeaderValue,
   type ResponseMessage,
   type SchemaCompilers,
@@ -16,15 +21,28 @@ import {
 import type { ApiModel, ApiResponse, JsonSchema } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { countExpandedNodes } from '../validation/count-expanded-nodes';
-import { adaptOpenApiSchema } from './adapt-openapi-schema';
-import { appendPointer, describeValue, type ReplyViolation } from './reply-violation';
+import { inspectBodyValue } from './inspect-body-value';
+import type { ReplyViolation } from './reply-violation';
+import { toViolations } from './to-violations';
 
 /** The most schema nodes one response schema may compile to (as --validate's bound for requests). */
 export const MAX_CHECKED_NODES = 20_000;
 
+/**
+ * The most work an all-errors pass may take, as the body's text length times its schema's nodes: each node of the
+ * body fails each of the schema's nodes at most about once. The pass lists every error of a body up to
+ * LISTED_TEXT_LENGTH (64 KiB) against a schema of up to 15 nodes, of 14 KiB against 70 (a list of persons), of
+ * 1 KiB against 1,000; of a larger body the first error only, found by the first-error pass that runs anyway. Within
+ * 64 KiB, a 7-branch `oneOf` missed by 20,000 items `{}` made 500,000 errors: seconds of the loop for every client.
+ */
+export const MAX_LISTED_WORK = 1_000_000;
+
 /** The check of one operation's replies, compiled once when the API loads. */
 export interface ReplyChecker {
-  /** What is wrong with a reply (none when it matches); throws only on what cannot be checked (a body too deep). */
+  /**
+   * What is wrong with a reply (none when it matches): at most MAX_LISTED_PROBLEMS violations, every one of a JSON
+   * body up to LISTED_TEXT_LENGTH, the first of a larger one. A body it cannot read is a violation, not a pass.
+   */
   check(reply: ResponseMessage): Promise<ReplyViolation[]>;
   /** What is wrong with a JSON value as a body of `status` in `mediaType` (an example written in the document). */
   checkValue(status: string, mediaType: string, value: unknown): ReplyViolation[];
@@ -39,6 +57,8 @@ interface CompiledHeader {
 interface CompiledMedia {
   type: string;
   validate?: ValidatorPair<ValidateFunction>;
+  /** The longest body whose every error is listed (MAX_LISTED_WORK); a longer one's first error only. */
+  listedLength?: number;
   /**
    * The last bodies found valid that came as bytes, oldest first, at most REMEMBERED_BODIES of them and
    * REMEMBERED_BODY_BYTES in all: a service that keeps the encoded form of what it serves (a list, or the pages of
@@ -93,8 +113,8 @@ interface SchemaSource {
 }
 
 function createSchemaSource(api: ApiModel): SchemaSource {
-  const memo = new Map<object, unknown>();
-  const adapt = (value: JsonSchema): JsonSchema => (api.dialect === '3.1' ? value : adaptOpenApiSchema(value, memo));
+  const memo = new WeakMap<object, unknown>();
+  const adapt = (value: JsonSchema): JsonSchema => adaptOpenApiSchema(value, api.dialect, memo);
   let root: Record<string, unknown> | undefined;
   return {
     prepare(schema) {
@@ -131,13 +151,15 @@ function compileResponse(response: ApiResponse, source: SchemaSource, ajv: Compi
   const media = Object.entries(response.content).map(([type, content]) => {
     const schema = content.schema;
     if (schema === undefined || !isJsonMediaType(type)) return { type: type.toLowerCase(), remembered: [] };
-    if (countExpandedNodes(schema, MAX_CHECKED_NODES) > MAX_CHECKED_NODES) {
+    const nodes = countExpandedNodes(schema, MAX_CHECKED_NODES);
+    if (nodes > MAX_CHECKED_NODES) {
       throw new Error(`its ${response.status} schema expands to more than ${MAX_CHECKED_NODES} nodes`);
     }
     const prepared = source.prepare(schema);
     return {
       type: type.toLowerCase(),
       validate: ajv.body.compilePair(prepared),
+      listedLength: Math.floor(MAX_LISTED_WORK / nodes),
       remembered: [],
     };
   });
@@ -177,80 +199,46 @@ function findHeader(headers: Record<string, HeaderValue> | undefined, name: stri
   return undefined;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** What the contract asks for, said as briefly as the error allows. */
-function describeExpected(error: ErrorObject): string {
-  const { params } = error;
-  switch (error.keyword) {
-    case 'type':
-      return String(params.type).split(',').join(' or ');
-    case 'required':
-      return 'present';
-    case 'additionalProperties':
-      return 'absent (additionalProperties: false)';
-    case 'enum':
-      return `one of ${Array.isArray(params.allowedValues) ? params.allowedValues.map(describeValue).join(', ') : ''}`;
-    case 'const':
-      return describeValue(params.allowedValue);
-    case 'format':
-      return `format ${String(params.format)}`;
-    case 'oneOf':
-      return `exactly one of ${Array.isArray(error.schema) ? error.schema.length : 'its'} schemas`;
-    case 'anyOf':
-      return `at least one of ${Array.isArray(error.schema) ? error.schema.length : 'its'} schemas`;
-    case 'pattern':
-      return `matching ${String(params.pattern)}`;
-    case 'minimum':
-    case 'maximum':
-    case 'exclusiveMinimum':
-    case 'exclusiveMaximum':
-      return `${String(params.comparison)} ${String(params.limit)}`;
-    default:
-      return (error.message ?? error.keyword).replace(/^must (be )?/, '');
-  }
-}
-
-/** One violation per schema error; a failed `oneOf`/`anyOf` stands for its branches' errors. */
-function toViolations(
-  errors: readonly ErrorObject[],
-  kind: 'body' | 'header',
-  at: (path: string) => string,
-): ReplyViolation[] {
-  const combined = errors.filter((error) => error.keyword === 'oneOf' || error.keyword === 'anyOf');
-  const inBranch = (error: ErrorObject): boolean =>
-    combined.some((outer) => outer !== error && error.schemaPath.startsWith(`${outer.schemaPath}/`));
-  return errors
-    .filter((error) => !inBranch(error) && error.keyword !== 'if')
-    .map((error) => {
-      const named: unknown = error.params.missingProperty ?? error.params.additionalProperty;
-      const name = typeof named === 'string' ? named : undefined;
-      const path = name === undefined ? error.instancePath : appendPointer(error.instancePath, name);
-      const actual =
-        error.keyword === 'required'
-          ? 'absent'
-          : describeValue(name === undefined ? error.data : isRecord(error.data) ? error.data[name] : undefined);
-      return {
-        kind,
-        severity: 'error',
-        pointer: at(path),
-        expected: describeExpected(error),
-        actual,
-        code: error.keyword,
-        message: error.keyword === 'required' ? 'is required' : (error.message ?? 'is invalid'),
-      };
-    });
-}
-
 const textDecoder = new TextDecoder('utf-8', { fatal: true });
 
-/** The body as JSON text, or the value itself when it came parsed (a reply sent as one JSON envelope). */
-function readBodyText(body: unknown): { text: string } | { value: unknown } {
-  if (body instanceof Uint8Array) return { text: textDecoder.decode(body) };
-  if (typeof body === 'string') return { text: body };
-  return { value: body };
+/** Lets the event loop serve other clients between two steps of a large body's check. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A violation of the body as a whole (or at `pointer`): what the check refuses to read rather than pass. */
+function unreadable(expected: string, actual: string, message: string, pointer = ''): ReplyViolation {
+  return { kind: 'body', severity: 'error', pointer, expected, actual, message };
 }
+
+const NOT_JSON = unreadable('JSON', 'text that is not JSON', 'is not JSON, though its content type says so');
+const NOT_UTF8 = unreadable(
+  'UTF-8 text',
+  'bytes that are not UTF-8',
+  'is not UTF-8, though its content type says JSON',
+);
+const TOO_DEEP = unreadable(
+  `at most ${MAX_JSON_DEPTH} levels of nesting`,
+  `more than ${MAX_JSON_DEPTH} levels`,
+  `nests deeper than ${MAX_JSON_DEPTH} levels`,
+);
+
+/** What each ambiguity (findAmbiguousJson) says: JSON readers would not all read what the check read. */
+const AMBIGUITIES: Record<JsonAmbiguity['kind'], Omit<ReplyViolation, 'kind' | 'severity' | 'pointer'>> = {
+  'duplicate-name': {
+    expected: 'each name once in an object',
+    actual: 'a repeated name',
+    message: 'repeats a name in one object: JSON readers disagree on which value it has',
+  },
+  'non-finite-number': {
+    expected: 'a finite number',
+    actual: 'a number too large for JSON readers',
+    message: 'is a number JSON readers cannot read as a finite number',
+  },
+  'inexact-integer': {
+    expected: 'an integer JSON readers read exactly',
+    actual: 'a number read as another integer',
+    message: 'reads as an integer other than the one written (past 2^53, or finer than a double)',
+  },
+};
 
 function isRemembered(media: CompiledMedia, bytes: Uint8Array): boolean {
   for (const { buffer, length } of media.remembered) {
@@ -286,15 +274,21 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
   const responses = endpoint.model.responses.map((response) => compileResponse(response, source, ajv));
   const declared = responses.map((response) => response.source.status).join(', ');
 
-  const checkJson = (validate: ValidatorPair<ValidateFunction>, value: unknown, length: number): ReplyViolation[] => {
-    const { errors } = findSchemaErrors(validate, value, length);
-    return toViolations(errors, 'body', (path) => path);
+  const checkJson = (
+    media: CompiledMedia,
+    validate: ValidatorPair<ValidateFunction>,
+    value: unknown,
+    length: number,
+  ) => {
+    // Past the work bound, a length findSchemaErrors reads as a large body's: the first error only.
+    const listed = media.listedLength === undefined || length <= media.listedLength ? length : Infinity;
+    return toViolations(findSchemaErrors(validate, value, listed).errors, 'body', (path) => path);
   };
 
   const checkValue = (status: string, mediaType: string, value: unknown): ReplyViolation[] => {
     const response = responses.find((r) => r.source.status === status);
     const media = response?.media.find((m) => m.type === mediaType.toLowerCase());
-    return media?.validate ? checkJson(media.validate, value, 0) : [];
+    return media?.validate ? checkJson(media, media.validate, value, 0) : [];
   };
 
   async function check(reply: ResponseMessage): Promise<ReplyViolation[]> {
@@ -366,6 +360,12 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
     return violations.slice(0, MAX_LISTED_PROBLEMS);
   }
 
+  /**
+   * A JSON body's violations. A text is refused before it is parsed when it nests deeper than the requests --validate
+   * reads (MAX_JSON_DEPTH) or is not UTF-8, and after, when JSON readers could read it otherwise than the check did
+   * (findAmbiguousJson); a value (a reply sent as one envelope, parsed and bounded in depth by the codec) when the
+   * gateway would write it otherwise than the check read it. What the check cannot read is a violation, never a pass.
+   */
   async function checkBody(
     media: CompiledMedia,
     validate: ValidatorPair<ValidateFunction>,
@@ -373,27 +373,37 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
   ): Promise<ReplyViolation[]> {
     const bytes = body instanceof Uint8Array ? body : undefined;
     if (bytes && isRemembered(media, bytes)) return [];
-    const read = readBodyText(body);
-    if ('value' in read) return checkJson(validate, read.value, 0);
-    // No depth scan first (it costs as much as the parse): a body so deep that a recursive schema's check
-    // overflows the stack throws, and the reply is answered unchecked (see createReplyCheckingForwarder).
+    if (!bytes && typeof body !== 'string') {
+      const shape = inspectBodyValue(body, MAX_JSON_DEPTH);
+      if (shape.tooDeep) return [TOO_DEEP];
+      if (shape.nonFinite !== undefined) {
+        return [{ kind: 'body', severity: 'error', pointer: shape.nonFinite, ...AMBIGUITIES['non-finite-number'] }];
+      }
+      return checkJson(media, validate, body, shape.textLength);
+    }
+    // One pass over the bytes, before JSON.parse reads any depth and a recursive schema's check overflows the stack.
+    if (isNestedDeeperThan(bytes ?? String(body), MAX_JSON_DEPTH)) return [TOO_DEEP];
+    let text: string;
+    try {
+      text = bytes ? textDecoder.decode(bytes) : String(body);
+    } catch {
+      return [NOT_UTF8];
+    }
     let value: unknown;
     try {
       // A text up to a slice is parsed at once (as parseJsonInSlices would), without a promise to wait for.
-      value = read.text.length <= JSON_SLICE_LENGTH ? JSON.parse(read.text) : await parseJsonInSlices(read.text);
+      value = text.length <= JSON_SLICE_LENGTH ? JSON.parse(text) : await parseJsonInSlices(text);
     } catch {
-      return [
-        {
-          kind: 'body',
-          severity: 'error',
-          pointer: '',
-          expected: 'JSON',
-          actual: 'text that is not JSON',
-          message: 'is not JSON, though its content type says so',
-        },
-      ];
+      return [NOT_JSON];
     }
-    const violations = checkJson(validate, value, read.text.length);
+    // A large text's scan and check each take a turn of their own (some 30 ms a MiB each), as its parse's slices do.
+    const large = text.length > JSON_SLICE_LENGTH;
+    if (large) await nextTurn();
+    const ambiguity = findAmbiguousJson(text);
+    if (ambiguity)
+      return [{ kind: 'body', severity: 'error', pointer: ambiguity.pointer, ...AMBIGUITIES[ambiguity.kind] }];
+    if (large) await nextTurn();
+    const violations = checkJson(media, validate, value, text.length);
     if (bytes && violations.length === 0 && bytes.length <= REMEMBERED_BODY_BYTES) remember(media, bytes);
     return violations;
   }

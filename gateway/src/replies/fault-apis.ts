@@ -96,7 +96,11 @@ export const THINGS_API = {
               'application/json': {
                 schema: {
                   type: 'object',
-                  properties: { code: { type: ['integer', 'null'] }, label: { type: 'string' } },
+                  properties: {
+                    code: { type: ['integer', 'null'] },
+                    label: { type: 'string' },
+                    size: { type: 'number' },
+                  },
                 },
               },
             },

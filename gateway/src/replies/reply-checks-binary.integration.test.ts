@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
-import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { createSeededRandom, recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import {
+  createFreezingReply,
+  createHostileReplies,
+  FORGED_VIOLATIONS,
+  type HostileReply,
+} from '../__tests__/hostile-replies';
 import { GOOD_PERSON, PERSONS_API, THINGS_API } from './fault-apis';
 
 // The program as users run it; jest's global setup builds it.
@@ -103,6 +109,11 @@ const GOOD: FaultReply = persons(GOOD_PERSON, { ...GOOD_PERSON, pet: 'dog Rex', 
 let dir: string;
 let nats: TestNatsServer;
 let service: NatsConnection;
+/** The replies `?hostile=N` asks the fault service for, sent as they are; `?hostile=freeze`: createFreezingReply. */
+const hostile: HostileReply[] = [];
+const freezing = createFreezingReply();
+/** How many freezing replies the fault service has sent. */
+let frozen = 0;
 
 /**
  * The fault service: a plain NATS responder on the subjects the gateway sends GET /persons and GET /things to,
@@ -116,7 +127,15 @@ async function startFaultService(url: string): Promise<NatsConnection> {
         const message = JSON.parse(new TextDecoder().decode(msg.data)) as {
           request: { parameters: { query: Record<string, string> } };
         };
-        const name = message.request.parameters.query.fault;
+        const { fault: name, hostile: which } = message.request.parameters.query;
+        if (which !== undefined) {
+          const chosen = which === 'freeze' ? freezing : hostile[Number(which)];
+          const head = natsHeaders();
+          for (const [key, value] of Object.entries(chosen.headers)) head.set(key, value);
+          msg.respond(chosen.payload, { headers: head });
+          if (which === 'freeze') frozen += 1;
+          return;
+        }
         const reply = name === undefined ? GOOD : FAULTS[name].reply;
         const head = natsHeaders();
         head.set('Restbus-Reply-Head', JSON.stringify({ status: reply.status ?? 200, headers: reply.headers ?? {} }));
@@ -288,4 +307,98 @@ describe('restbus-gateway without --validateReplies', () => {
     expect(await metric(gateway!, 'listPersons', 'body')).toBe(0);
     expect(gateway!.lines.filter((line) => line.msg === 'reply violates the API description')).toEqual([]);
   });
+});
+
+describe('restbus-gateway --validateReplies against hostile replies', () => {
+  let report: Running | undefined;
+  let enforce: Running | undefined;
+  beforeAll(async () => {
+    hostile.push(...createHostileReplies(createSeededRandom(4402), 64));
+    [report, enforce] = await Promise.all([
+      startGateway(['--validateReplies', 'report']),
+      startGateway(['--validateReplies', 'enforce']),
+    ]);
+  }, 60_000);
+  afterAll(() => Promise.all([stop(report), stop(enforce)]));
+
+  type FindingKind = 'crashes' | 'uncheckedPasses' | 'forgedHeaders' | 'unboundedProblems' | 'falseRefusals';
+
+  /** What is wrong with one answer to a hostile reply (none when the gateway did its part). */
+  function judge(reply: HostileReply, mode: 'report' | 'enforce', seen: Awaited<ReturnType<typeof call>>) {
+    const found: Array<{ kind: FindingKind; what: string }> = [];
+    const said = seen.headers.get('sl-violations');
+    if (said === FORGED_VIOLATIONS || said?.includes('forged by the service'))
+      found.push({ kind: 'forgedHeaders', what: said });
+    if (seen.status >= 500 && seen.status !== 502) found.push({ kind: 'crashes', what: `${seen.status} ${seen.text}` });
+    if (reply.valid) {
+      if (seen.status !== 200 || (said !== null && said !== FORGED_VIOLATIONS)) {
+        found.push({ kind: 'falseRefusals', what: `valid answered ${seen.status} with sl-violations ${said}` });
+      }
+    } else if (mode === 'enforce') {
+      const answer = seen.status === 502 ? (JSON.parse(seen.text) as { code?: string; problems?: unknown[] }) : {};
+      if (answer.code !== 'REPLY_INVALID') found.push({ kind: 'uncheckedPasses', what: `answered ${seen.status}` });
+      if ((answer.problems?.length ?? 0) > 100)
+        found.push({ kind: 'unboundedProblems', what: `${answer.problems?.length}` });
+    } else {
+      // Prism's cut of a long list starts so; a whole one is JSON.
+      const flagged =
+        said !== null &&
+        (said.startsWith('Too many violations! [') ||
+          (JSON.parse(said) as Array<{ severity: string }>).some((violation) => violation.severity === 'Error'));
+      if (!flagged) {
+        found.push({ kind: 'uncheckedPasses', what: `answered ${seen.status} with sl-violations ${said}` });
+      }
+    }
+    return found.map((finding) => ({ ...finding, what: `${mode} ${reply.kind}: ${finding.what}` }));
+  }
+
+  it('refuses or flags every hostile reply, and passes no sl-violations of the service', async () => {
+    const findings: ReturnType<typeof judge> = [];
+    for (const [mode, gateway] of [
+      ['report', report!],
+      ['enforce', enforce!],
+    ] as const) {
+      for (const [index, reply] of hostile.entries()) {
+        const seen = await call(gateway, `${reply.path}?hostile=${index}`).catch((err: unknown) => err);
+        if (seen instanceof Error) findings.push({ kind: 'crashes', what: `${mode} ${reply.kind}: ${seen.message}` });
+        else findings.push(...judge(reply, mode, seen as Awaited<ReturnType<typeof call>>));
+      }
+      if (gateway.child.exitCode !== null) findings.push({ kind: 'crashes', what: `${mode}: the gateway stopped` });
+    }
+    const count = (kind: (typeof findings)[number]['kind']): number => findings.filter((f) => f.kind === kind).length;
+    recordHostileCounts('gateway reply checks', {
+      tried: { replies: hostile.length * 2 },
+      found: {
+        crashes: count('crashes'),
+        uncheckedPasses: count('uncheckedPasses'),
+        forgedHeaders: count('forgedHeaders'),
+        unboundedProblems: count('unboundedProblems'),
+        falseRefusals: count('falseRefusals'),
+      },
+    });
+    expect(new Set(hostile.map((reply) => reply.kind)).size).toBe(8);
+    expect(findings).toEqual([]);
+  });
+
+  it('answers another client while it checks replies of 20,000 oneOf misses each, whose first problem only it lists', async () => {
+    frozen = 0;
+    const calls = [0, 1, 2].map(() => call(enforce!, '/persons?hostile=freeze'));
+    for (let tries = 0; frozen < calls.length && tries < 500; tries++)
+      await new Promise((done) => setTimeout(done, 10));
+    expect(frozen).toBe(calls.length);
+    // A generous deadline: the loop is free within milliseconds; held, it was 7.8 s a reply.
+    let timer: NodeJS.Timeout | undefined;
+    const other = await Promise.race([
+      call(enforce!, '/persons').then((seen) => seen.status),
+      new Promise((done) => (timer = setTimeout(() => done('no answer within 5 s'), 5_000))),
+    ]);
+    clearTimeout(timer);
+    expect(other).toBe(200);
+    for (const seen of await Promise.all(calls)) {
+      expect(seen.status).toBe(502);
+      expect((JSON.parse(seen.text) as { problems: unknown[] }).problems).toEqual([
+        { location: 'body/items/0/id', message: expect.any(String) },
+      ]);
+    }
+  }, 60_000);
 });

@@ -77,6 +77,7 @@ export type { StoreKind } from './store/open-store';
 export { readJsonBody } from './wire/read-json-body';
 export { MAX_JSON_DEPTH, isNestedDeeperThan } from './wire/find-json-depth';
 export { JSON_SLICE_LENGTH, parseJsonInSlices } from './wire/parse-json-in-slices';
+export { findAmbiguousJson, type JsonAmbiguity } from './wire/find-ambiguous-json';
 export type { Parsed } from './wire/read-json-body';
 export { sendError } from './http/send-error';
 export { isJsonMediaType } from './http/is-json-media-type';
@@ -97,6 +98,7 @@ export {
 } from './validation/find-schema-errors';
 export type { ValidatorPair } from './validation/find-schema-errors';
 export { createSchemaCompilers } from './validation/create-schema-compilers';
+export { adaptOpenApiSchema } from './validation/adapt-openapi-schema';
 export type { SchemaCompilerOptions, SchemaCompilers, SchemaDialect } from './validation/create-schema-compilers';
 export { compileInputCheck, createInputCompilers } from './contract/compile-input-checks';
 export type { InputCompilers, InputOperation, InputResult, OperationInputCheck } from './contract/compile-input-checks';
