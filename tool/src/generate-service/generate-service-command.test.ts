@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { makeTempDir, runTool } from '../__tests__/tool-helpers';
 
@@ -87,5 +87,33 @@ describe('rest-tool generate-service', () => {
       expect.stringMatching(/^rest-tool: broken-api\.yml:17:\d+ +error +paths\.\/b\.get\..*URL/),
     ]);
     expect(await readdir(temp.dir)).not.toContain('broken');
+  });
+
+  it("reads a $ref outside the API file's folder only with --allow-outside-refs", async () => {
+    await mkdir(join(temp.dir, 'api'), { recursive: true });
+    await mkdir(join(temp.dir, 'shared'), { recursive: true });
+    await writeFile(join(temp.dir, 'shared/thing.yml'), 'type: object\n');
+    const schema = "{ $ref: '../shared/thing.yml' }";
+    await writeFile(
+      join(temp.dir, 'api/api.yml'),
+      [
+        'openapi: 3.0.3',
+        'info: { title: outside, version: "1" }',
+        'paths:',
+        '  /things:',
+        '    get:',
+        '      responses:',
+        "        '200':",
+        '          description: ok',
+        `          content: { application/json: { schema: ${schema} } }`,
+      ].join('\n'),
+    );
+    const refused = await runTool(temp.dir, ['generate-service', 'api/api.yml', 'inside-only']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^rest-tool: .*cannot resolve a \$ref: .*shared\/thing\.yml .*outside/);
+    expect(await readdir(temp.dir)).not.toContain('inside-only');
+
+    const allowed = await runTool(temp.dir, ['generate-service', 'api/api.yml', 'outside', '--allow-outside-refs']);
+    expect(allowed).toMatchObject({ code: 0, stderr: '' });
   });
 });

@@ -12,7 +12,9 @@ function resolvePointer(root: unknown, pointer: string): unknown {
     .filter((token) => token !== '')
     .map(decode)
     .reduce<unknown>(
-      (node, token) => (node !== null && typeof node === 'object' ? (node as Json)[token] : undefined),
+      // Own keys only: `__proto__` or `constructor` in a pointer is a schema's name, never Object's.
+      (node, token) =>
+        node !== null && typeof node === 'object' && Object.hasOwn(node, token) ? (node as Json)[token] : undefined,
       root,
     );
 }

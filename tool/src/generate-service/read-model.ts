@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { RestbusError } from '@restbus/infra';
-import { formatDiagnostic, readApiDescription, type ApiModel, type Diagnostic } from '@restbus/openapi';
+import { checkRoutes, formatDiagnostic, readApiDescription, type ApiModel, type Diagnostic } from '@restbus/openapi';
 
 /** A document as the generator needs it: the model, and the document the types are rendered from. */
 export interface ReadDocument {
@@ -12,17 +12,24 @@ export interface ReadDocument {
 }
 
 /**
- * Reads an OpenAPI 2.0/3.x file through @restbus/openapi, as the gateway reads it (local files only, a `$ref` to a
- * URL refused and never fetched, within its limits), checked against the official schema of its dialect: the
- * service is generated from the document the gateway will serve. Every error is one line at its file and line,
- * all of them in one OPENAPI_INVALID.
+ * Reads an OpenAPI 2.0/3.x file through @restbus/openapi, as the gateway reads it (local files only, inside the
+ * file's folder unless `allowOutsideRefs`, a `$ref` to a URL refused and never fetched, within its limits), checked
+ * against the official schema of its dialect and refusing what the gateway refuses to route (checkRoutes: a path or
+ * subject that makes no NATS subject): the service is generated from the document the gateway will serve. Every
+ * error is one line at its file and line, all of them in one OPENAPI_INVALID.
  */
-export async function readModel(file: string, shown: string, cwd: string): Promise<ReadDocument> {
-  // Folders are the user's to choose: a `$ref` to a shared folder beside the API is common.
-  const { model, document, diagnostics } = await readApiDescription(file, {
-    allowOutsideRefs: true,
+export async function readModel(
+  file: string,
+  shown: string,
+  cwd: string,
+  options: { allowOutsideRefs?: boolean } = {},
+): Promise<ReadDocument> {
+  const description = await readApiDescription(file, {
+    allowOutsideRefs: options.allowOutsideRefs === true,
     checkSchema: true,
   });
+  const { model, document } = description;
+  const diagnostics = [...description.diagnostics, ...checkRoutes(description).diagnostics];
   // The reader names files by absolute path: the API file is named as the user gave it, the others from cwd.
   const describe = (diagnostic: Diagnostic): string =>
     formatDiagnostic({

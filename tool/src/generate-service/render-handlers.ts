@@ -1,13 +1,13 @@
 import type { ApiModel } from '@restbus/openapi';
-import { toPropertyKey } from './to-property-key';
+import { toObjectKey, toStringLiteral } from './to-source-literal';
 
 /** handlers.ts, written once: a stub per operation answering 501 until the user writes it. */
 export function renderHandlers(model: ApiModel): string {
+  // The document's names only as string literals: no comment, and `__proto__` a key (see toObjectKey).
   const stubs = model.operations
     .map(
       (operation) =>
-        `    // ${operation.method.toUpperCase()} ${operation.path}\n` +
-        `    ${toPropertyKey(operation.name)}: async () => notImplemented(${JSON.stringify(operation.name)}),`,
+        `    ${toObjectKey(operation.name)}: async () => notImplemented(${toStringLiteral(operation.name)}),`,
     )
     .join('\n');
   return `// Your handlers: rest-tool generate-service wrote this file once and never touches it again. Each operation of

@@ -1,7 +1,11 @@
 import type { ApiModel, ApiOperation, JsonSchema } from '@restbus/openapi';
 import { sample } from 'openapi-sampler';
+import { toSourceLiteral, toStringLiteral } from './to-source-literal';
 
-/** The files of a new service around the generated code: written only where there is none yet. */
+/**
+ * The files of a new service around the generated code: written only where there is none yet. The document's texts
+ * (its title, its file's name) are in them only as string literals; no script hands one to a shell.
+ */
 export function renderServiceFiles(model: ApiModel, name: string, source: string): Record<string, string> {
   const description = `${model.title || name}: the NATS service of ${source}`;
   return {
@@ -12,8 +16,11 @@ export function renderServiceFiles(model: ApiModel, name: string, source: string
         private: true,
         description,
         main: 'dist/main.js',
+        // The API file's name reaches the generate script as a variable npm sets, never as shell text: a name such
+        // as `$(…).yml` is a file name, not a command.
+        config: { api: source },
         scripts: {
-          generate: `rest-tool generate-service ${source} .`,
+          generate: 'rest-tool generate-service -- "$npm_package_config_api" .',
           build: 'tsc -p .',
           start: 'node dist/main.js',
           test: 'tsc -p . && node --test dist/',
@@ -50,9 +57,9 @@ import { createHandlers } from './handlers';
 
 const version = readPackageVersion(__dirname);
 runExecutive({
-  name: ${JSON.stringify(name)},
+  name: ${toStringLiteral(name)},
   version,
-  description: ${JSON.stringify(description)},
+  description: ${toStringLiteral(description)},
   startups: [register(createHandlers)],
 });
 `,
@@ -92,9 +99,9 @@ function renderServiceTest(model: ApiModel, name: string): string {
     .map((operation) => {
       const statuses = operation.responses.map(({ status }) => status);
       return `
-  it(${JSON.stringify(`${operation.name} answers a status it declares (501 while it is a stub), never 500`)}, async () => {
-    const reply = await client[${JSON.stringify(operation.name)}](${JSON.stringify(sampleCall(operation, model))} as never);
-    assertDeclared(reply, ${JSON.stringify(statuses)});
+  it(${toStringLiteral(`${operation.name} answers a status it declares (501 while it is a stub), never 500`)}, async () => {
+    const reply = await client[${toStringLiteral(operation.name)}](${toSourceLiteral(sampleCall(operation, model), '    ')} as never);
+    assertDeclared(reply, [${statuses.map(toStringLiteral).join(', ')}]);
   });`;
     })
     .join('\n');
@@ -117,7 +124,7 @@ function assertDeclared(reply: { status: number; body?: unknown }, declared: str
   assert.ok(found, \`status \${status} is not one the operation declares (\${declared.join(', ')})\`);
 }
 
-describe(${JSON.stringify(name)}, () => {
+describe(${toStringLiteral(name)}, () => {
   let server: TestNatsServer;
   let executive: Executive<object>;
   let nc: NatsConnection;
@@ -126,7 +133,7 @@ describe(${JSON.stringify(name)}, () => {
   before(async () => {
     server = await startNatsServer();
     executive = createExecutive({
-      name: ${JSON.stringify(name)},
+      name: ${toStringLiteral(name)},
       version: '0.1.0',
       description: 'under test',
       startups: [register(createHandlers)],

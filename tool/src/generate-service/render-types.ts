@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { RestbusError } from '@restbus/infra';
 import { convertObj } from 'swagger2openapi';
 import { hoistRefTargets } from './hoist-ref-targets';
+import { toFetchFreeDocument } from './to-fetch-free-document';
 
 /**
  * openapi-typescript's postTransform hook (run on each schema's type): in an object type that declares a property
@@ -29,6 +30,28 @@ function dedupeProperties(type) {
 `;
 
 /**
+ * The printed types carry the document's texts only as string literals: every property name (a schema's, a
+ * property's, an operationId) is quoted, and no comment is printed (openapi-typescript writes descriptions,
+ * examples and defaults into JSDoc, where a line separator or a closing star-slash ends the comment).
+ */
+const QUOTE_PROPERTY_NAMES = `
+function quotePropertyNames(root) {
+  const [quoted] = ts.transform(root, [
+    (context) => (node) => {
+      const visit = (child) => {
+        const visited = ts.visitEachChild(child, visit, context);
+        if (!ts.isPropertySignature(visited) || !ts.isIdentifier(visited.name)) return visited;
+        const name = context.factory.createStringLiteral(visited.name.text);
+        return context.factory.updatePropertySignature(visited, visited.modifiers, name, visited.questionToken, visited.type);
+      };
+      return ts.visitNode(node, visit);
+    },
+  ]).transformed;
+  return quoted;
+}
+`;
+
+/**
  * openapi-typescript 7 is ESM inside (its CommonJS build requires ESM-only packages), and the tool is CommonJS:
  * a child node imports it as ESM, reads the document as JSON on stdin and writes the TypeScript on stdout. A child
  * rather than a dynamic import() hidden from TypeScript, which jest's module system cannot run.
@@ -41,7 +64,8 @@ let text = '';
 process.stdin.setEncoding('utf8');
 for await (const chunk of process.stdin) text += chunk;
 const ast = await openapiTS(JSON.parse(text), { silent: true, postTransform: dedupeProperties });
-process.stdout.write(astToString(ast));
+${QUOTE_PROPERTY_NAMES}
+process.stdout.write(astToString(ast.map(quotePropertyNames), { formatOptions: { removeComments: true } }));
 `;
 
 function runRender(document: object): Promise<string> {
@@ -69,14 +93,16 @@ function runRender(document: object): Promise<string> {
 
 /**
  * The TypeScript of a document's schemas, parameters, bodies and responses, as openapi-typescript writes it
- * (`paths`, `components`, `operations`). openapi-typescript reads OpenAPI 3.0 and 3.1; a Swagger 2.0 document is
+ * (`paths`, `components`, `operations`), from a document in which nothing is left to fetch or read
+ * (toFetchFreeDocument). openapi-typescript reads OpenAPI 3.0 and 3.1; a Swagger 2.0 document is
  * converted to 3.0 by swagger2openapi first (its paths and methods stay as they are, so `paths[path][method]`
  * still names each operation).
  */
 export async function renderTypes(document: Record<string, unknown>): Promise<string> {
-  if (document.swagger !== '2.0') return runRender(hoistRefTargets(document));
-  // A copy through JSON: the dereferenced document shares objects, which swagger2openapi refuses as YAML anchors.
-  const copy = JSON.parse(JSON.stringify(document)) as object;
+  if (document.swagger !== '2.0') return runRender(toFetchFreeDocument(hoistRefTargets(document)));
+  // A copy through JSON (toFetchFreeDocument's): the dereferenced document shares objects, which swagger2openapi
+  // refuses as YAML anchors. swagger2openapi resolves nothing outside the document unless asked (`resolve`).
+  const copy = toFetchFreeDocument(document);
   const converted = await convertObj(copy, { patch: true, warnOnly: true });
-  return runRender(hoistRefTargets(converted.openapi));
+  return runRender(toFetchFreeDocument(hoistRefTargets(converted.openapi)));
 }

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { adaptHandler } from '../executive/adapt-handler';
 import { startResponder, type Route } from '../nats/start-responder';
 import type { Contract } from './contract';
-import { createContractEndpoints, type ContractHandler, type RefuseInput } from './create-contract-endpoints';
+import { createCheckedEndpoints } from './create-checked-endpoints';
+import type { ContractHandler, RefuseInput } from './create-contract-endpoints';
 
 export interface ContractServiceOptions {
   nc: NatsConnection;
@@ -34,12 +35,13 @@ export interface ContractService {
 /**
  * Serves a contract's operations as one NATS micro service of their own, outside the executive (which serves them
  * through serveContract): the endpoints of createContractEndpoints, answered by startResponder, which guarantees
- * every request exactly one reply.
+ * every request exactly one reply. It does not start when it cannot check an operation's input as the contract
+ * declares (see createCheckedEndpoints): the error names the operation.
  */
 export async function startContractService(options: ContractServiceOptions): Promise<ContractService> {
   const logger = options.logger.child({ component: 'contract-service' });
   const timeout = options.handlerTimeout ?? 1500;
-  const routes: Route[] = createContractEndpoints(options).map(({ endpoint, handler }) => ({
+  const routes: Route[] = createCheckedEndpoints(options).map(({ endpoint, handler }) => ({
     ...endpoint,
     handle: adaptHandler(handler, timeout, logger.child({ operation: endpoint.name })),
   }));

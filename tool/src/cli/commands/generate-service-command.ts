@@ -12,8 +12,12 @@ export function addGenerateServiceCommand(program: Command, context: CommandCont
     )
     .argument('<file>', 'the OpenAPI file')
     .argument('[folder]', 'the service folder (default: the current one); an empty one gets a whole runnable service')
-    .action(async (file: string, folder: string | undefined) => {
-      const result = await generateService({ cwd: deps.cwd, file, folder });
+    .option(
+      '--allow-outside-refs',
+      "let $refs read local files outside the API file's folder (the gateway's --allowOutsideRefs)",
+    )
+    .action(async (file: string, folder: string | undefined, flags: { allowOutsideRefs?: boolean }) => {
+      const result = await generateService({ cwd: deps.cwd, file, folder, allowOutsideRefs: flags.allowOutsideRefs });
       for (const line of result.warnings) warn(line);
       say(`generated ${show(result.dir)} from ${file}: ${count(result.operations, 'operation')}`);
       for (const path of result.written) say(`  wrote ${path}`);
