@@ -184,7 +184,7 @@ describe('hostile sockets against one restbus-gateway -u -w', () => {
     await once(bystander, 'open');
     bystanderIo = ioClient(`http://127.0.0.1:${port}`, { transports: ['websocket'], reconnection: false });
     bystanderIo.on('disconnect', () => bystanderClosed++);
-    await once(bystanderIo, 'connect');
+    await new Promise<void>((done) => bystanderIo.once('connect', () => done()));
   });
   afterAll(() => {
     recordHostileCounts('gateway sockets', {

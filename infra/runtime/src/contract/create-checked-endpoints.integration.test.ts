@@ -42,7 +42,7 @@ describe('a contract service that cannot check an input as its contract declares
     const contract = contractOf(withBody('fine', { type: 'object' }), dropped);
     const starting = startContractService({
       nc,
-      logger: createLogger({ level: 'silent' }),
+      logger: createLogger({ name: 'things', level: 'silent' }),
       name: 'things',
       version: '1.0.0',
       topicPrefix: 'easer',

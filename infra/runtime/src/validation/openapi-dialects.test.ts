@@ -32,7 +32,7 @@ const bodyMessage = (value: unknown): RequestMessage =>
       parameters: { uri: {}, query: {} },
       body: JSON.stringify({ v: value }),
     },
-  }) as RequestMessage;
+  }) as unknown as RequestMessage;
 
 const row = (c: DialectCase): [string, DialectCase] => [`${c.says} (${c.dialect})`, c];
 
