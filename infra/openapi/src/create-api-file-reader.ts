@@ -24,6 +24,8 @@ export interface ApiFileReader {
    * limit): the parser wraps errors and loses their text, so the loader asks here.
    */
   refusal(): RestbusError | undefined;
+  /** The files read so far, in the order their reads ended: the API file and those its `$refs` named. */
+  files(): readonly string[];
 }
 
 function describeKind(stats: Stats): string {
@@ -59,6 +61,7 @@ export function createApiFileReader({ file, allowOutsideRefs, limits }: ApiFileR
   let bytes = 0;
   let asked = 0;
   let refused: RestbusError | undefined;
+  const read: string[] = [];
 
   /** `why` is said of the file: "is a FIFO, not a regular file". */
   const refuse = (path: string, why: string): never => {
@@ -111,6 +114,7 @@ export function createApiFileReader({ file, allowOutsideRefs, limits }: ApiFileR
         if (length > limits.fileBytes) refuse(path, describeTooLarge(length, limits, bytes - stats.size));
       }
       bytes += length - stats.size;
+      read.push(path);
       return Buffer.concat(chunks, length);
     } finally {
       await handle.close();
@@ -137,6 +141,7 @@ export function createApiFileReader({ file, allowOutsideRefs, limits }: ApiFileR
       return readAll(path);
     },
     refusal: () => refused,
+    files: () => read,
   };
 }
 

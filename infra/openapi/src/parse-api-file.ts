@@ -26,6 +26,8 @@ export interface ParsedApiFile {
   source?: SourceFile;
   /** What could not be read or resolved: errors, and warnings for `$refs` no operation reaches. */
   diagnostics: Diagnostic[];
+  /** Every file read (absolute paths): the API file first, then those its `$refs` named. */
+  files: readonly string[];
 }
 
 /** The parts of the parser's `$refs` registry the loader needs (typed loosely by the parser). */
@@ -151,19 +153,22 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
   } catch (err) {
     const refused = reader.refusal() ?? (err instanceof RestbusError ? err : undefined);
     if (refused)
-      return { diagnostics: [{ severity: 'error', file, path: '', message: withoutFile(file, refused.message) }] };
+      return {
+        diagnostics: [{ severity: 'error', file, path: '', message: withoutFile(file, refused.message) }],
+        files: reader.files(),
+      };
     failures = Array.isArray((err as { errors?: unknown }).errors)
       ? (err as { errors: ParserFailure[] }).errors
       : [err as ParserFailure];
   }
   const document = parser.schema as Json | null;
   if (failures.length > 0 && (!document || typeof document !== 'object')) {
-    return { diagnostics: failures.map((failure) => diagnoseLoadError(file, failure)) };
+    return { diagnostics: failures.map((failure) => diagnoseLoadError(file, failure)), files: reader.files() };
   }
   if (!document || typeof document !== 'object' || Array.isArray(document)) {
     // An empty file, a scalar or a list parses without complaint, and describes nothing.
     const message = 'not an API description: the file holds no mapping of OpenAPI fields';
-    return { diagnostics: [{ severity: 'error', file, line: 1, column: 1, path: '', message }] };
+    return { diagnostics: [{ severity: 'error', file, line: 1, column: 1, path: '', message }], files: reader.files() };
   }
   let source: SourceFile | undefined;
   try {
@@ -197,7 +202,7 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
     };
   });
   diagnostics.push(...urlRefs.map((found) => diagnoseUrlRef(file, rootUrl, found, source)));
-  return { document, source, diagnostics };
+  return { document, source, diagnostics, files: reader.files() };
 }
 
 /** The parser reports a missing pointer once where it is written and once more for the document: said once. */

@@ -36,6 +36,11 @@ export interface ApiDescription {
    * document could be read (an operation's `$ref` that fails, say): what to do with an error is the caller's.
    */
   diagnostics: Diagnostic[];
+  /**
+   * Every file read, as absolute paths: the API file, the files its `$refs` named, and its examples' `externalValue`
+   * files (a tool that writes code from the description says which it read).
+   */
+  files: readonly string[];
 }
 
 /**
@@ -47,7 +52,7 @@ export async function readApiDescription(file: string, options: ReadOptions = {}
   const parsed = await parseApiFile(file, options);
   const diagnostics = [...parsed.diagnostics];
   const { document, source } = parsed;
-  if (!document) return { diagnostics };
+  if (!document) return { diagnostics, files: parsed.files };
   if (source && options.lint) diagnostics.push(...(await options.lint(source)));
   const error = (path: Array<string | number>, message: string): void => {
     diagnostics.push({ severity: 'error', file, ...source?.locate(path), path: formatPath(path), message });
@@ -55,7 +60,7 @@ export async function readApiDescription(file: string, options: ReadOptions = {}
   const dialect = detectDialect(document);
   if (!dialect) {
     error([], 'not an API description restbus reads: it needs openapi: 3.0.x or 3.1.x, or swagger: "2.0"');
-    return { source, diagnostics };
+    return { source, diagnostics, files: parsed.files };
   }
   if (dialect === '3.1' && !/^3\.1(\.|$)/.test(String(document.openapi))) {
     diagnostics.push({
@@ -79,5 +84,5 @@ export async function readApiDescription(file: string, options: ReadOptions = {}
   });
   diagnostics.push(...external.diagnostics);
   const model = buildApiModel(document, { file, dialect, topicPrefix, externalValues: external.values });
-  return { model, document, source, diagnostics };
+  return { model, document, source, diagnostics, files: [...parsed.files, ...external.files] };
 }

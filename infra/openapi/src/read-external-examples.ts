@@ -25,6 +25,8 @@ export interface ExternalExamples {
   values: Map<object, unknown>;
   /** A warning for each one that could not be read: it is left out. */
   diagnostics: Diagnostic[];
+  /** The example files read. */
+  files: readonly string[];
 }
 
 const isObject = (value: unknown): value is Json =>
@@ -127,7 +129,7 @@ export async function readExternalExamples(deps: ExternalExamplesDeps): Promise<
   const values = new Map<object, unknown>();
   const diagnostics: Diagnostic[] = [];
   const found = findExternalExamples(document);
-  if (found.length === 0) return { values, diagnostics };
+  if (found.length === 0) return { values, diagnostics, files: [] };
   const reader = createApiFileReader({ file, allowOutsideRefs: deps.allowOutsideRefs, limits: deps.limits });
   const base = pathToFileURL(file);
   const prefix = `${file}: cannot resolve a $ref: `;
@@ -161,5 +163,5 @@ export async function readExternalExamples(deps: ExternalExamplesDeps): Promise<
       warn(`cannot be read (${why})`);
     }
   }
-  return { values, diagnostics };
+  return { values, diagnostics, files: reader.files() };
 }

@@ -115,5 +115,8 @@ describe('rest-tool generate-service', () => {
 
     const allowed = await runTool(temp.dir, ['generate-service', 'api/api.yml', 'outside', '--allow-outside-refs']);
     expect(allowed).toMatchObject({ code: 0, stderr: '' });
+    // What the document made the tool read is named, the file outside the folder among it.
+    const read = allowed.stdout.split('\n').filter((line) => line.includes(' read '));
+    expect(read.map((line) => line.trim())).toEqual(['read api/api.yml', 'read shared/thing.yml']);
   });
 });

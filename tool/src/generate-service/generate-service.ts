@@ -27,6 +27,8 @@ export interface GenerateServiceResult {
   kept: string[];
   /** What reading the document found that did not stop the generator, one line each. */
   warnings: string[];
+  /** The files read to generate (relative to cwd): the document and what its `$refs` named. */
+  read: string[];
 }
 
 export const GENERATED_DIR = 'src/generated';
@@ -64,7 +66,7 @@ const toPackageName = (dir: string): string =>
 export async function generateService(options: GenerateServiceOptions): Promise<GenerateServiceResult> {
   const file = resolve(options.cwd, options.file);
   const dir = resolve(options.cwd, options.folder ?? '.');
-  const { model, document, warnings } = await readModel(file, options.file, options.cwd, {
+  const { model, document, warnings, read } = await readModel(file, options.file, options.cwd, {
     allowOutsideRefs: options.allowOutsideRefs,
   });
   const source = relative(dir, file).split('\\').join('/');
@@ -88,5 +90,5 @@ export async function generateService(options: GenerateServiceOptions): Promise<
       written.push(path);
     } else kept.push(path);
   }
-  return { dir, operations: model.operations.length, written, kept, warnings };
+  return { dir, operations: model.operations.length, written, kept, warnings, read };
 }

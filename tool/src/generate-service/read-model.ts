@@ -9,6 +9,8 @@ export interface ReadDocument {
   document: Record<string, unknown>;
   /** What reading found that does not stop the generator (a `$ref` no operation uses), one line each. */
   warnings: string[];
+  /** Every file read, relative to cwd: the document, the files its `$refs` named, its examples' files. */
+  read: string[];
 }
 
 /**
@@ -42,5 +44,6 @@ export async function readModel(
     const lines = errors.length > 0 ? errors.map(describe) : [`${shown}: not an API description`];
     throw new RestbusError('OPENAPI_INVALID', lines.join('\n'));
   }
-  return { model, document, warnings: diagnostics.map(describe) };
+  const read = description.files.map((path) => relative(cwd, path).split('\\').join('/'));
+  return { model, document, warnings: diagnostics.map(describe), read };
 }

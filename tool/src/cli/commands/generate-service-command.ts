@@ -20,6 +20,8 @@ export function addGenerateServiceCommand(program: Command, context: CommandCont
       const result = await generateService({ cwd: deps.cwd, file, folder, allowOutsideRefs: flags.allowOutsideRefs });
       for (const line of result.warnings) warn(line);
       say(`generated ${show(result.dir)} from ${file}: ${count(result.operations, 'operation')}`);
+      // The files a document made the tool read are named: a $ref may point anywhere --allow-outside-refs lets it.
+      for (const path of result.read) say(`  read ${path}`);
       for (const path of result.written) say(`  wrote ${path}`);
       for (const path of result.kept) say(`  kept ${path} (yours: never overwritten)`);
       if (result.written.includes(HANDLERS_FILE)) {
