@@ -228,7 +228,8 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
       }
       let reply: ResponseMessage = {};
       const ask = async (): Promise<ServiceAnswer> => {
-        reply = await forward(endpoint as CompiledEndpoint, request, trace);
+        // 'stream': a 2xx reply is the stream's first event, and the reply checks read it so.
+        reply = await forward(endpoint as CompiledEndpoint, request, trace, 'stream');
         return toServiceAnswer(reply);
       };
       const outcome = await streams.open(target, { key: streamKeyOf(model) ?? '', spec, ask });

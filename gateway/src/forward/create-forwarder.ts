@@ -28,11 +28,18 @@ export interface ForwarderOptions {
   resend?: ResendPolicy;
 }
 
+/**
+ * What the gateway makes of a reply: the call's HTTP answer, or (a stream operation's GET) the stream's opening, its
+ * 2xx body the first event. Sending is the same; the reply checks (--validateReplies) read the two differently.
+ */
+export type ReplyUse = 'answer' | 'stream';
+
 /** Sends one call as a request message and resolves with the reply; failures are `RestbusError`s with their codes. */
 export type Forwarder = (
   endpoint: CompiledEndpoint,
   request: IncomingRequest,
   trace: TraceContext,
+  use?: ReplyUse,
 ) => Promise<ResponseMessage>;
 
 /**

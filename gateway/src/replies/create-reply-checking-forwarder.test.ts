@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { isRestbusError, type ResponseMessage } from '@restbus/infra';
-import type { Forwarder } from '../forward/create-forwarder';
+import type { Forwarder, ReplyUse } from '../forward/create-forwarder';
 import { createMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { ReplyChecker } from './create-reply-checks';
@@ -50,10 +50,28 @@ function setUp(
     logger: pino({ level: 'info' }, stream),
     ...(options.random && { random: options.random }),
   });
-  return { forward: () => forward(endpoint, request, trace), lines, metrics };
+  return { forward: (use?: ReplyUse) => forward(endpoint, request, trace, use), lines, metrics };
 }
 
 describe('a forwarder whose replies are checked', () => {
+  it("checks the reply that opens a stream as the stream's first event, and says so when enforce refuses it", async () => {
+    const uses: Array<ReplyUse | undefined> = [];
+    const { forward } = setUp(
+      async (_reply, use) => {
+        uses.push(use);
+        return [violation({ pointer: '/n' })];
+      },
+      { mode: 'enforce' },
+    );
+    const refused = await forward('stream').catch((err: unknown) => err);
+    expect(isRestbusError(refused) && refused.code).toBe('REPLY_INVALID');
+    expect((refused as Error).message).toBe(
+      "the reply of listPersons (its stream's first event) does not match the API description",
+    );
+    await forward().catch(() => undefined);
+    expect(uses).toEqual(['stream', 'answer']);
+  });
+
   it('adds Prism-shaped sl-violations to a reply that breaks its contract, and counts each violation', async () => {
     const { forward, metrics, lines } = setUp(async () => [
       violation(),

@@ -1,7 +1,7 @@
 import { maxHeaderSize } from 'node:http';
 import { RestbusError, type HeaderValue, type Logger, type ResponseMessage } from '@restbus/infra';
 import type { ReplyCheckMode } from '../config';
-import type { Forwarder } from '../forward/create-forwarder';
+import type { Forwarder, ReplyUse } from '../forward/create-forwarder';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { ReplyChecker } from './create-reply-checks';
@@ -46,6 +46,12 @@ const UNCHECKED: ReplyViolation = {
   message: 'could not be checked against the API description',
 };
 
+/** What a refused reply was for, when it opens a stream: a client reads that the stream failed on its first event. */
+function describeUse(reply: ResponseMessage, use: ReplyUse): string {
+  const status = reply.status ?? 200;
+  return use === 'stream' && status >= 200 && status < 300 ? " (its stream's first event)" : '';
+}
+
 /** The reply without the service's own sl-violations: only the gateway says what it found. */
 function withoutForgedViolations(reply: ResponseMessage): ResponseMessage {
   const headers = reply.headers;
@@ -62,13 +68,15 @@ function withoutForgedViolations(reply: ResponseMessage): ResponseMessage {
  * error-graded violation is `502 REPLY_INVALID` with the problems (location, message); a warning (an undeclared
  * error status) is reported as in `report`. The check runs in the reply's own turn, so the answer waits for it and
  * nothing else. A check that throws is logged and is a violation: never a reply answered as if checked. A service's
- * own `sl-violations` is dropped from every reply, checked or not: a client trusts it as the gateway's.
+ * own `sl-violations` is dropped from every reply, checked or not: a client trusts it as the gateway's. The 2xx
+ * reply that opens a stream is checked as the stream's first event (ReplyChecker.check): refused, the stream does not
+ * open and the client gets the 502.
  */
 export function createReplyCheckingForwarder(options: ReplyCheckingOptions): Forwarder {
   const { forward, mode, sample, metrics, logger } = options;
   const random = options.random ?? Math.random;
-  return async (endpoint, request, trace) => {
-    const reply = withoutForgedViolations(await forward(endpoint, request, trace));
+  return async (endpoint, request, trace, use = 'answer') => {
+    const reply = withoutForgedViolations(await forward(endpoint, request, trace, use));
     if (sample < 1 && !(random() < sample)) return reply;
     const checker = options.checkers().get(endpoint.source);
     if (!checker) return reply;
@@ -76,7 +84,7 @@ export function createReplyCheckingForwarder(options: ReplyCheckingOptions): For
     const said = { operation: name, subject: endpoint.topic, reqId: trace.requestId, traceId: trace.traceId };
     let violations: ReplyViolation[];
     try {
-      violations = await checker.check(reply);
+      violations = await checker.check(reply, use);
     } catch (err) {
       logger.warn({ ...said, err }, 'the reply could not be checked against the API description');
       violations = [UNCHECKED];
@@ -84,11 +92,15 @@ export function createReplyCheckingForwarder(options: ReplyCheckingOptions): For
     if (violations.length === 0) return reply;
     record(violations, said);
     if (mode === 'enforce' && violations.some((violation) => violation.severity === 'error')) {
-      throw new RestbusError('REPLY_INVALID', `the reply of ${name} does not match the API description`, {
-        details: {
-          problems: violations.map((violation) => ({ location: toLocation(violation), message: violation.message })),
+      throw new RestbusError(
+        'REPLY_INVALID',
+        `the reply of ${name}${describeUse(reply, use)} does not match the API description`,
+        {
+          details: {
+            problems: violations.map((violation) => ({ location: toLocation(violation), message: violation.message })),
+          },
         },
-      });
+      );
     }
     const room = maxHeaderSize - GATEWAY_HEAD_ROOM - headBytes(reply.headers) - VIOLATIONS_HEADER.length - 4;
     const headers: Record<string, HeaderValue> = {

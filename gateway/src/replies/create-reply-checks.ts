@@ -19,6 +19,7 @@ import {
   type ValidatorPair,
 } from '@restbus/infra';
 import type { ApiModel, ApiResponse, JsonSchema } from '@restbus/openapi';
+import type { ReplyUse } from '../forward/create-forwarder';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { countExpandedNodes } from '../validation/count-expanded-nodes';
 import { inspectBodyValue } from './inspect-body-value';
@@ -42,8 +43,9 @@ export interface ReplyChecker {
   /**
    * What is wrong with a reply (none when it matches): at most MAX_LISTED_PROBLEMS violations, every one of a JSON
    * body up to LISTED_TEXT_LENGTH, the first of a larger one. A body it cannot read is a violation, not a pass.
+   * `stream`: the reply opens a stream operation's stream, so a 2xx one is its first event (see checkFirstEvent).
    */
-  check(reply: ResponseMessage): Promise<ReplyViolation[]>;
+  check(reply: ResponseMessage, use?: ReplyUse): Promise<ReplyViolation[]>;
   /** What is wrong with a JSON value as a body of `status` in `mediaType` (an example written in the document). */
   checkValue(status: string, mediaType: string, value: unknown): ReplyViolation[];
 }
@@ -148,22 +150,30 @@ function compileResponse(response: ApiResponse, source: SchemaSource, ajv: Compi
       }),
     });
   }
-  const media = Object.entries(response.content).map(([type, content]) => {
+  const media = Object.entries(response.content).map(([type, content]): CompiledMedia => {
     const schema = content.schema;
     if (schema === undefined || !isJsonMediaType(type)) return { type: type.toLowerCase(), remembered: [] };
-    const nodes = countExpandedNodes(schema, MAX_CHECKED_NODES);
-    if (nodes > MAX_CHECKED_NODES) {
-      throw new Error(`its ${response.status} schema expands to more than ${MAX_CHECKED_NODES} nodes`);
-    }
-    const prepared = source.prepare(schema);
-    return {
-      type: type.toLowerCase(),
-      validate: ajv.body.compilePair(prepared),
-      listedLength: Math.floor(MAX_LISTED_WORK / nodes),
-      remembered: [],
-    };
+    return compileJsonMedia(type, schema, source, ajv, `${response.status} schema`);
   });
   return { source: response, headers, media };
+}
+
+/** The check of a JSON body's schema, up to MAX_CHECKED_NODES nodes; `what` names the schema when it has more. */
+function compileJsonMedia(
+  type: string,
+  schema: JsonSchema,
+  source: SchemaSource,
+  ajv: Compilers,
+  what: string,
+): CompiledMedia {
+  const nodes = countExpandedNodes(schema, MAX_CHECKED_NODES);
+  if (nodes > MAX_CHECKED_NODES) throw new Error(`its ${what} expands to more than ${MAX_CHECKED_NODES} nodes`);
+  return {
+    type: type.toLowerCase(),
+    validate: ajv.body.compilePair(source.prepare(schema)),
+    listedLength: Math.floor(MAX_LISTED_WORK / nodes),
+    remembered: [],
+  };
 }
 
 /** The response a status falls under: its own code, its range (`2XX`), or `default`. */
@@ -215,6 +225,24 @@ const NOT_UTF8 = unreadable(
   'bytes that are not UTF-8',
   'is not UTF-8, though its content type says JSON',
 );
+const EVENT_NOT_UTF8 = unreadable(
+  'UTF-8 text',
+  'bytes that are not UTF-8',
+  "is not UTF-8, though it is the stream's first event, whose data is text",
+);
+
+/**
+ * How a body's text is read: `json`, as its JSON content type says (text that is not JSON is a violation); `event`,
+ * as the data of a stream's event, which the gateway sends as JSON when it parses and as a JSON string otherwise
+ * (createStreamEvent), so the check reads the value the client gets.
+ */
+type BodyReading = 'json' | 'event';
+
+/** A body that makes no event: the opener sends the stream without one. */
+const isEmptyBody = (body: unknown): boolean =>
+  body === undefined ||
+  body === null ||
+  ((body instanceof Uint8Array || typeof body === 'string') && body.length === 0);
 const TOO_DEEP = unreadable(
   `at most ${MAX_JSON_DEPTH} levels of nesting`,
   `more than ${MAX_JSON_DEPTH} levels`,
@@ -273,6 +301,12 @@ function remember(media: CompiledMedia, bytes: Uint8Array): void {
 function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Compilers): ReplyChecker {
   const responses = endpoint.model.responses.map((response) => compileResponse(response, source, ajv));
   const declared = responses.map((response) => response.source.status).join(', ');
+  // The one schema of a stream's events (the model's, as -m samples it): what its opening reply's body is checked by.
+  const itemSchema = endpoint.model.stream?.itemSchema;
+  const event =
+    itemSchema === undefined
+      ? undefined
+      : compileJsonMedia('text/event-stream', itemSchema, source, ajv, 'event schema (itemSchema)');
 
   const checkJson = (
     media: CompiledMedia,
@@ -291,9 +325,20 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
     return media?.validate ? checkJson(media, media.validate, value, 0) : [];
   };
 
-  async function check(reply: ResponseMessage): Promise<ReplyViolation[]> {
-    if (responses.length === 0) return [];
+  /**
+   * A stream operation's 2xx reply opens its stream: no HTTP answer, its body (the snapshot) the first event. So the
+   * body is checked against the event schema, as the client gets it, and nothing else: the status, headers and
+   * content type go no further than the gateway. A reply without a body opens the stream without an event.
+   */
+  async function checkFirstEvent(body: unknown): Promise<ReplyViolation[]> {
+    if (!event?.validate || isEmptyBody(body)) return [];
+    return (await checkBody(event, event.validate, body, 'event')).slice(0, MAX_LISTED_PROBLEMS);
+  }
+
+  async function check(reply: ResponseMessage, use: ReplyUse = 'answer'): Promise<ReplyViolation[]> {
     const status = reply.status ?? 200;
+    if (use === 'stream' && status >= 200 && status < 300) return checkFirstEvent(reply.body);
+    if (responses.length === 0) return [];
     const response = findResponse(responses, status);
     if (!response) {
       return [
@@ -354,7 +399,7 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
           message: `the content type ${essence(type)} is not declared for ${response.source.status} (declared: ${expected})`,
         });
       } else if (media.validate && isJsonMediaType(type)) {
-        violations.push(...(await checkBody(media, media.validate, body)));
+        violations.push(...(await checkBody(media, media.validate, body, 'json')));
       }
     }
     return violations.slice(0, MAX_LISTED_PROBLEMS);
@@ -365,11 +410,13 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
    * reads (MAX_JSON_DEPTH) or is not UTF-8, and after, when JSON readers could read it otherwise than the check did
    * (findAmbiguousJson); a value (a reply sent as one envelope, parsed and bounded in depth by the codec) when the
    * gateway would write it otherwise than the check read it. What the check cannot read is a violation, never a pass.
+   * An event's text that is not JSON is read as the string the client gets (BodyReading).
    */
   async function checkBody(
     media: CompiledMedia,
     validate: ValidatorPair<ValidateFunction>,
     body: unknown,
+    reading: BodyReading,
   ): Promise<ReplyViolation[]> {
     const bytes = body instanceof Uint8Array ? body : undefined;
     if (bytes && isRemembered(media, bytes)) return [];
@@ -387,19 +434,22 @@ function compileOperation(endpoint: ApiEndpoint, source: SchemaSource, ajv: Comp
     try {
       text = bytes ? textDecoder.decode(bytes) : String(body);
     } catch {
-      return [NOT_UTF8];
+      return [reading === 'event' ? EVENT_NOT_UTF8 : NOT_UTF8];
     }
     let value: unknown;
+    let json = true;
     try {
       // A text up to a slice is parsed at once (as parseJsonInSlices would), without a promise to wait for.
       value = text.length <= JSON_SLICE_LENGTH ? JSON.parse(text) : await parseJsonInSlices(text);
     } catch {
-      return [NOT_JSON];
+      if (reading === 'json') return [NOT_JSON];
+      value = text.trim() === '' ? null : text;
+      json = false;
     }
     // A large text's scan and check each take a turn of their own (some 30 ms a MiB each), as its parse's slices do.
     const large = text.length > JSON_SLICE_LENGTH;
     if (large) await nextTurn();
-    const ambiguity = findAmbiguousJson(text);
+    const ambiguity = json ? findAmbiguousJson(text) : undefined;
     if (ambiguity)
       return [{ kind: 'body', severity: 'error', pointer: ambiguity.pointer, ...AMBIGUITIES[ambiguity.kind] }];
     if (large) await nextTurn();
