@@ -8,6 +8,7 @@ import {
   SERVICE_ERROR_CODE_HEADER,
   SERVICE_ERROR_HEADER,
   decodeReplyApart,
+  decodeLargeResponseMessage,
   decodeResponseMessage,
   encodeRequestMessage,
   type IncomingRequest,
@@ -75,10 +76,10 @@ function toRestbusError(err: unknown, topic: string, maxPayload: number | undefi
 }
 
 /** A reply flagged with the NATS services error headers becomes that status with a JSON `{error}` body. */
-function toReply(msg: Msg): ResponseMessage {
+async function toReply(msg: Msg): Promise<ResponseMessage> {
   // get() answers "" for an absent header as for an empty one: an empty code is still a (broken) error reply.
   if (!msg.headers?.has(SERVICE_ERROR_CODE_HEADER)) {
-    return decodeReplyApart(msg.headers, msg.data) ?? decodeResponseMessage(msg.data);
+    return decodeReplyApart(msg.headers, msg.data) ?? (await decodeLargeResponseMessage(msg.data));
   }
   const code = msg.headers.get(SERVICE_ERROR_CODE_HEADER);
   const status = /^\d{3}$/.test(code) ? Number(code) : NaN;
@@ -143,7 +144,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       try {
         const reply = await mux.request(endpoint.topic, data, headers, left, resend);
         servedAt.set(endpoint.topic, performance.now());
-        return toReply(reply);
+        return await toReply(reply);
       } catch (err) {
         const now = performance.now();
         const pause =

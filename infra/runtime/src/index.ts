@@ -31,7 +31,7 @@ export { onConnectionMove } from './nats/create-moving-connection';
 export { readHeapLive } from './process/read-heap-live';
 export type { NatsSecurity, NatsTlsFiles } from './nats/to-nats-security-options';
 export { pingService } from './healthcheck/ping-service';
-export { decodeResponseMessage, describeSchemaErrors, encodeMessage } from './wire/codec';
+export { decodeLargeResponseMessage, decodeResponseMessage, describeSchemaErrors, encodeMessage } from './wire/codec';
 export {
   DEADLINE_HEADER,
   MESSAGE_TYPE_HEADER,

@@ -13,8 +13,15 @@ const malformed = (what: string, at: number): SyntaxError => new SyntaxError(`${
  * What JSON.parse spends on a text, in nanoseconds on the 2-core machine CI runs on: about 0.3 µs an array or object
  * (whatever its depth), 25 ns a member, 5 ns a character.
  */
-const estimateParse = (length: number, containers: number, commas: number): number =>
-  containers * 300 + commas * 25 + length * 5;
+const estimateParse = (length: number, containers: number, commas: number, wideMembers = 0): number =>
+  containers * 300 + commas * 25 + length * 5 + wideMembers * WIDE_MEMBER_NS;
+
+/**
+ * Past about a thousand names V8 keeps an object as a dictionary, and each further member costs JSON.parse some
+ * 0.5 µs, not 25 ns: 650 KB of one object with 60,000 names took 33-45 ms in one call (measured on Node 20, 2 cores).
+ */
+const WIDE_OBJECT_MEMBERS = 1000;
+const WIDE_MEMBER_NS = 550;
 
 /**
  * Where each array and object of the text ends (`ends[open] = close`), in one pass that also finds unbalanced
@@ -24,8 +31,11 @@ const estimateParse = (length: number, containers: number, commas: number): numb
 function findEnds(text: string, sliceLength: number): { ends: Int32Array; atOnce: boolean } {
   const ends = new Int32Array(text.length);
   const opens: number[] = [];
+  // The members of each open container so far, beside `opens`: an object's past WIDE_OBJECT_MEMBERS cost more.
+  const members: number[] = [];
   let containers = 0;
   let commas = 0;
+  let wideMembers = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
@@ -36,11 +46,16 @@ function findEnds(text: string, sliceLength: number): { ends: Int32Array; atOnce
         else if (inside === 0x22) break;
       }
       if (i >= text.length) throw malformed('Unterminated string', start);
-    } else if (c === 0x2c) commas++;
-    else if (c === 0x5b || c === 0x7b) {
+    } else if (c === 0x2c) {
+      commas++;
+      const top = opens.length - 1;
+      if (top >= 0 && text.charCodeAt(opens[top]) === 0x7b && ++members[top] > WIDE_OBJECT_MEMBERS) wideMembers++;
+    } else if (c === 0x5b || c === 0x7b) {
       opens.push(i);
+      members.push(0);
       containers++;
     } else if (c === 0x5d || c === 0x7d) {
+      members.pop();
       const open = opens.pop();
       if (open === undefined || text.charCodeAt(open) !== c - 2) throw malformed(`Unexpected token ${text[i]}`, i);
       ends[open] = i;
@@ -48,7 +63,8 @@ function findEnds(text: string, sliceLength: number): { ends: Int32Array; atOnce
   }
   if (opens.length > 0) throw malformed('Unexpected end of JSON input', text.length);
   // At most what a slice of the densest JSON costs (about 20 ms for 64 KiB): 1 MiB of plain records is about 10 ms.
-  return { ends, atOnce: estimateParse(text.length, containers, commas) <= estimateParse(sliceLength, sliceLength, 0) };
+  const cost = estimateParse(text.length, containers, commas, wideMembers);
+  return { ends, atOnce: cost <= estimateParse(sliceLength, sliceLength, 0) };
 }
 
 /** Reads one JSON text in slices, see parseJsonInSlices. */

@@ -1,0 +1,64 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import type { HostileFrame } from './hostile-frames';
+
+const HANDSHAKE = (path: string): string =>
+  `GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+  'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
+export interface FrameOutcome {
+  /** Whether the stream opened (101): a case sent on a refused upgrade tests nothing. */
+  upgraded: boolean;
+  /** The start of the answer when the stream did not open. */
+  head?: string;
+  /** The code of the server's close frame; none when it sent none in the case's time. */
+  code?: number;
+}
+
+/** How long a case may keep its connection before the client ends it: the server keeps a benign one open. */
+const CASE_MS = 300;
+
+/**
+ * Opens a stream WebSocket on `path` by hand, sends one hostile frame, and returns the code of the close frame the
+ * server sent. The connection is destroyed afterwards either way.
+ */
+export async function sendHostileFrame(port: number, path: string, frame: HostileFrame): Promise<FrameOutcome> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  const closed = once(socket, 'close');
+  let data = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => (data = Buffer.concat([data, chunk])));
+  socket.write(HANDSHAKE(path));
+  const headEnd = (): number => data.indexOf('\r\n\r\n');
+  for (let waited = 0; headEnd() < 0 && !socket.destroyed && waited < 5000; waited += 5) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  if (!data.subarray(0, 13).equals(Buffer.from('HTTP/1.1 101 '))) {
+    socket.destroy();
+    return { upgraded: false, head: data.toString('latin1').slice(0, 600) };
+  }
+  const bodyStart = headEnd() + 4;
+  socket.write(frame.bytes);
+  if (frame.endAfter) socket.end();
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, CASE_MS))]);
+  socket.destroy();
+  return { upgraded: true, code: findCloseCode(data.subarray(bodyStart)) };
+}
+
+/** The code of the first close frame among the server's (unmasked) frames. */
+function findCloseCode(bytes: Buffer): number | undefined {
+  let at = 0;
+  while (at + 2 <= bytes.length) {
+    let length = bytes[at + 1] & 0x7f;
+    let start = at + 2;
+    if (length === 126) {
+      length = bytes.readUInt16BE(at + 2);
+      start += 2;
+    } else if (length === 127) {
+      length = Number(bytes.readBigUInt64BE(at + 2));
+      start += 8;
+    }
+    if ((bytes[at] & 0x0f) === 0x8 && length >= 2 && start + 2 <= bytes.length) return bytes.readUInt16BE(start);
+    at = start + length;
+  }
+  return undefined;
+}
