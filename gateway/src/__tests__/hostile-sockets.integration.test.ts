@@ -10,6 +10,7 @@ import { io as ioClient, type Socket as ClientSocket } from 'socket.io-client';
 import { WebSocket } from 'ws';
 import { recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { createHostileFrames, encodeFrame, PING_FLOOD, type HostileFrame } from '../bench/hostile/hostile-frames';
+import { findCloseCode, readServerFrames } from '../bench/hostile/read-server-frames';
 import { GATEWAY_MAIN } from './run-gateway';
 
 /** The gateway's limits here: streams take 4 KiB frames (WS_MAX_PAYLOAD), socket.io the body limit. */
@@ -128,34 +129,6 @@ async function openRaw(request: string): Promise<RawConnection> {
   return { socket, head, closed, received: () => data.subarray(split) };
 }
 
-/** The server's frames (unmasked), as far as they arrived whole. */
-function readFrames(bytes: Buffer): { opcode: number; payload: Buffer }[] {
-  const frames: { opcode: number; payload: Buffer }[] = [];
-  let at = 0;
-  while (at + 2 <= bytes.length) {
-    let length = bytes[at + 1] & 0x7f;
-    let start = at + 2;
-    if (length === 126) {
-      length = bytes.readUInt16BE(at + 2);
-      start += 2;
-    } else if (length === 127) {
-      length = Number(bytes.readBigUInt64BE(at + 2));
-      start += 8;
-    }
-    if (start + length > bytes.length) break;
-    frames.push({ opcode: bytes[at] & 0x0f, payload: bytes.subarray(start, start + length) });
-    at = start + length;
-  }
-  return frames;
-}
-
-/** The code of the first close frame the server sent; undefined when it sent none. */
-function findCloseCode(bytes: Buffer): number | undefined {
-  const close = readFrames(bytes).find(({ opcode }) => opcode === 0x8);
-  if (!close) return undefined;
-  return close.payload.length >= 2 ? close.payload.readUInt16BE(0) : 1005;
-}
-
 const within = (promise: Promise<void>, ms: number): Promise<boolean> =>
   Promise.race([promise.then(() => true), new Promise<boolean>((done) => setTimeout(() => done(false), ms))]);
 
@@ -251,7 +224,7 @@ describe('hostile sockets against one restbus-gateway -u -w', () => {
     connection.socket.write(PING_FLOOD);
     tried.pingFloods++;
     expect(await within(connection.closed, 5000)).toBe(true);
-    const pongs = readFrames(connection.received()).filter(({ opcode }) => opcode === 0xa).length;
+    const pongs = readServerFrames(connection.received()).filter(({ opcode }) => opcode === 0xa).length;
     expect(pongs).toBeLessThan(2000);
     await expectServing(`a ping flood on ${path}`);
   });

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import type { HostileFrame } from './hostile-frames';
+import { findCloseCode } from './read-server-frames';
 
 const HANDSHAKE = (path: string): string =>
   `GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
@@ -42,23 +43,4 @@ export async function sendHostileFrame(port: number, path: string, frame: Hostil
   await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, CASE_MS))]);
   socket.destroy();
   return { upgraded: true, code: findCloseCode(data.subarray(bodyStart)) };
-}
-
-/** The code of the first close frame among the server's (unmasked) frames. */
-function findCloseCode(bytes: Buffer): number | undefined {
-  let at = 0;
-  while (at + 2 <= bytes.length) {
-    let length = bytes[at + 1] & 0x7f;
-    let start = at + 2;
-    if (length === 126) {
-      length = bytes.readUInt16BE(at + 2);
-      start += 2;
-    } else if (length === 127) {
-      length = Number(bytes.readBigUInt64BE(at + 2));
-      start += 8;
-    }
-    if ((bytes[at] & 0x0f) === 0x8 && length >= 2 && start + 2 <= bytes.length) return bytes.readUInt16BE(start);
-    at = start + length;
-  }
-  return undefined;
 }
