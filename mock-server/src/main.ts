@@ -77,6 +77,7 @@ runMain('restbus-mock', async () => {
       environment: options.environment,
       strict: options.strict,
       validate: options.validate || undefined,
+      validateUnchecked: options.validateUnchecked,
     });
     for (const warning of warnings) process.stderr.write(`restbus-mock: warning: ${warning}\n`);
     const services = `${project.services.length} service${project.services.length === 1 ? '' : 's'}`;
@@ -108,6 +109,7 @@ runMain('restbus-mock', async () => {
     strict: options.strict,
     // The flag turns validation on; without it the environment's `validate` decides.
     validate: options.validate || undefined,
+    validateUnchecked: options.validateUnchecked,
     bodyLimit: options.bodyLimit,
     stateMemory: options.stateMemory,
     eventInterval: options.eventInterval,

@@ -159,4 +159,24 @@ describe('createSseWriter', () => {
     expect(harness.counters.snapshot()).toMatchObject({ cuts: 1, openStreams: 0 });
     res.destroy();
   });
+
+  it('counts a stream opened after its client went away as closed, and takes it out of the heartbeat', async () => {
+    const counters = createStreamCounters();
+    const heartbeat = createHeartbeat({ intervalMs: 15_000 });
+    const writer = createSseWriter({ heartbeat, counters });
+    const ended = jest.fn();
+    // As the gateway does when the client resets while the service is asked: the stream opens on a closed response.
+    const server = createServer((_req, res) => {
+      res.once('close', () => writer.open(res).onEnd(ended));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const request = get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    request.on('error', () => undefined);
+    server.once('request', () => request.destroy());
+    await waitFor(() => ended.mock.calls.length === 1);
+    expect(counters.snapshot().openStreams).toBe(0);
+    expect(heartbeat.size()).toBe(0);
+    heartbeat.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
 });

@@ -46,7 +46,9 @@ export function createSseWriter(options: SseWriterOptions): SseWriter {
             if (idle) res.write(COMMENT);
           },
           close: () => res.end(),
-          onClosed: (callback) => res.once('close', callback),
+          // A client that reset while the service was asked has closed already: its 'close' will not come again.
+          // Told on the next tick, once the client is counted and in the heartbeat, so that it leaves both.
+          onClosed: (callback) => (res.closed ? process.nextTick(callback) : res.once('close', callback)),
         },
         { heartbeat, counters, limits },
       );

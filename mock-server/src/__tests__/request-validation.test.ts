@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { runMockMain } from './run-mock-main';
 import { shopConfig, type Files } from './sample-project';
-import { useMockProgram } from './start-mock-program';
+import { startMockProgram, useMockProgram } from './start-mock-program';
 
 const customerSchema = JSON.stringify({
   $schema: 'http://json-schema.org/draft-04/schema#',
@@ -55,7 +55,20 @@ methods:
   ...extra,
 });
 
+// A schema no draft's meta-schema takes: JSON Schema has no `type: file`.
+const uncompilable = JSON.stringify({ type: 'object', properties: { upload: { type: 'file' } } });
+
 const { serve, write, log } = useMockProgram();
+
+/** The program started on `args`: what it said when it exited, or `served` (then stopped) when it started serving. */
+const startOrExit = (args: string[]): Promise<string> =>
+  startMockProgram(args).then(
+    async (program) => {
+      await program.stop();
+      return 'served';
+    },
+    (err: Error) => err.message,
+  );
 const post = (url: string, body: string, type = 'application/json') =>
   fetch(url, { method: 'POST', headers: { 'content-type': type }, body });
 const refusal = async (response: Response) => {
@@ -120,19 +133,60 @@ describe('restbus-mock --validate', () => {
     expect(all).toHaveLength(2);
   });
 
-  it('serves with a warning when a request schema cannot be used, and --check --validate fails naming file and line', async () => {
-    const broken = files('', { 'services/customers/customer-schema.json': '{ "type": "object", ' });
-    const dir = await write(broken);
+  it('does not start when a request schema cannot be used, naming the file, the line and the flag that opts out', async () => {
+    const dir = await write(files('', { 'services/customers/customer-schema.json': '{ "type": "object", ' }));
+    const said = await startOrExit(['--project', dir, '--no-watch', '--validate']);
+    expect(said).toContain('restbus-mock exited with 1');
+    expect(said).toContain(
+      `${join('services', 'customers', 'service.yml')}:17: /methods/POST/request/validationSchema: POST /customers: ` +
+        `--validate cannot check it: ${join('services', 'customers', 'customer-schema.json')} is not valid JSON`,
+    );
+    expect(said).toContain('--validate-unchecked "POST /customers"');
+    expect(said).not.toMatch(/\n\s+at /);
+  });
+
+  it("does not start either when the environment's validate is on and ajv cannot compile the schema, naming the keyword", async () => {
+    const dir = await write(files('    validate: true\n', { 'services/customers/customer-schema.json': uncompilable }));
+    const said = await startOrExit(['--project', dir, '--no-watch']);
+    expect(said).toContain('restbus-mock exited with 1');
+    expect(said).toContain(':17: /methods/POST/request/validationSchema: POST /customers: --validate cannot check it');
+    expect(said).toContain('(keyword type)');
+  });
+
+  it('serves a route whose schema cannot be used with its bodies unchecked when --validate-unchecked names it, saying so', async () => {
+    const api = await serve(
+      files('', { 'services/customers/customer-schema.json': uncompilable }),
+      '--validate',
+      '--validate-unchecked',
+      'post /customers',
+    );
+    expect(log().some((entry) => String(entry.msg).includes('POST /customers: served unchecked'))).toBe(true);
+    expect((await post(`${api}/customers`, '{}')).status).toBe(201);
+    // The other routes are still checked.
+    expect(await refusal(await fetch(`${api}/customers/abc`))).toEqual([
+      { location: 'path.customerId', message: 'must be integer' },
+    ]);
+  });
+
+  it('fails --check --validate on a schema that cannot be used, unless --validate-unchecked names its route', async () => {
+    const dir = await write(files('', { 'services/customers/customer-schema.json': uncompilable }));
     const checked = await runMockMain(['--check', '--validate', '--project', dir]);
     expect(checked.code).toBe(1);
     expect(checked.stderr).toContain(
-      `${join('services', 'customers', 'service.yml')}:17: /methods/POST/request/validationSchema: ` +
-        `${join('services', 'customers', 'customer-schema.json')} is not valid JSON`,
+      `${join('services', 'customers', 'service.yml')}:17: /methods/POST/request/validationSchema: POST /customers: ` +
+        '--validate cannot check it',
     );
+    expect(checked.stderr).toContain('(keyword type)');
     expect((await runMockMain(['--check', '--project', dir])).code).toBe(0);
-
-    const api = await serve(broken, '--validate');
-    expect(log().some((entry) => String(entry.msg).includes('POST /customers bodies are not checked'))).toBe(true);
-    expect((await post(`${api}/customers`, '{}')).status).toBe(201);
+    const optedOut = await runMockMain([
+      '--check',
+      '--validate',
+      '--validate-unchecked',
+      'POST /customers',
+      '--project',
+      dir,
+    ]);
+    expect(optedOut.code).toBe(0);
+    expect(optedOut.stderr).toContain('POST /customers: served unchecked (--validate-unchecked)');
   });
 });

@@ -17,6 +17,7 @@ import { chooseRequestHeaders, chooseResponseHeaders } from './choose-headers';
 import { createRouteRegistry, type RoutePlan } from './route-registry';
 import { RECORD_BODY_LIMIT, toMockBody } from './to-mock-body';
 import { addToService, writeNewService, type RecordedCall, type RecordingTarget } from './write-recording';
+import { stripUpgrade } from '../proxy/strip-upgrade';
 
 export interface RecorderOptions {
   projectDir: string;
@@ -244,6 +245,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     xfwd: true,
     proxyTimeout: environment.proxyTimeout ?? 30_000,
   });
+  proxy.on('proxyReq', stripUpgrade);
   proxy.on('proxyRes', observe);
   // Failures reach each call's callback below; an error event without one would otherwise stop the program.
   proxy.on('error', (err) => logger.debug({ err: err.message }, 'proxy error'));

@@ -40,7 +40,12 @@ export interface Generation {
   warnings: string[];
   /** Whether requests are checked against their descriptors (--validate, or the environment's `validate`). */
   validate: boolean;
-  /** With `validate`: request schemas that cannot be used, so that those bodies go unchecked. */
+  /**
+   * With `validate`: request schemas that cannot be used by routes `validateUnchecked` does not name; the server does
+   * not start with them (a reload keeps the last good version), `--check` fails on them.
+   */
+  schemaProblems: string[];
+  /** With `validate`: the routes `validateUnchecked` names whose schemas cannot be used: their bodies go unchecked. */
   uncheckedBodies: string[];
 }
 
@@ -49,6 +54,8 @@ export interface GenerationOptions {
   strict?: boolean;
   /** Check requests against their descriptors; default: the environment's `validate`. */
   validate?: boolean;
+  /** Routes (`METHOD /uriTemplate`) whose bodies go unchecked when their schema cannot be used (--validate-unchecked). */
+  validateUnchecked?: readonly string[];
   /** What all stateful collections and sessions may hold together, in estimated bytes of memory. */
   stateMemory?: number;
   /** Between two events of a mocked event stream, in ms (default 1000). */
@@ -66,7 +73,9 @@ export async function buildGeneration(
   const problems = [...implementations.problems];
   const mockFiles = createMockFiles(project.environment.restapiRoot);
   const validate = options.validate ?? project.environment.validate === true;
-  const requestChecks = validate ? await compileRequestChecks(project) : undefined;
+  const requestChecks = validate
+    ? await compileRequestChecks(project, { unchecked: options.validateUnchecked })
+    : undefined;
   const state = createStatefulServices({
     project,
     mockFiles,
@@ -111,6 +120,7 @@ export async function buildGeneration(
     failedModules: implementations.failedModules,
     warnings,
     validate,
-    uncheckedBodies: requestChecks?.problems ?? [],
+    schemaProblems: requestChecks?.problems ?? [],
+    uncheckedBodies: requestChecks?.skipped ?? [],
   };
 }

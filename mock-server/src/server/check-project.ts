@@ -23,14 +23,23 @@ export async function checkProject(options: {
   strict?: boolean;
   /** Also check what --validate needs: every request schema readable and compilable (default: the environment's). */
   validate?: boolean;
+  /** Routes whose unusable request schema is a warning rather than an error (--validate-unchecked). */
+  validateUnchecked?: readonly string[];
 }): Promise<ProjectCheck> {
   const project = await loadProject(options);
   const files = await checkReferencedFiles(project);
   const generation = await buildGeneration(project, createLogger({ name: 'restbus-mock', level: 'silent' }), {
     validate: options.validate,
+    validateUnchecked: options.validateUnchecked,
   });
-  const errors = [...generation.problems, ...files.errors, ...generation.uncheckedBodies];
-  const warnings = [...project.warnings, ...generation.missingPackages, ...files.warnings, ...generation.warnings];
+  const errors = [...generation.problems, ...files.errors, ...generation.schemaProblems];
+  const warnings = [
+    ...project.warnings,
+    ...generation.missingPackages,
+    ...files.warnings,
+    ...generation.warnings,
+    ...generation.uncheckedBodies,
+  ];
   const stopping = options.strict
     ? [...errors, ...warnings.map((warning) => `${warning} (an error with --strict)`)]
     : errors;

@@ -20,6 +20,7 @@ export interface MockCommandLine extends HttpLimitConfig {
   check: boolean;
   strict: boolean;
   validate: boolean;
+  validateUnchecked?: string[];
   bodyLimit: number;
   stateMemory: number;
   eventInterval: number;
@@ -106,6 +107,15 @@ export const mockProgram: ProgramSpec = {
         'check requests against the descriptors (parameters, the body schema a method names) and answer 400 ' +
         "REQUEST_INVALID (default: the environment's validate)",
       schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'validateUnchecked',
+      flags: '--validate-unchecked <route...>',
+      env: 'MOCK_VALIDATE_UNCHECKED',
+      description:
+        'with validation, serve these routes ("METHOD /uriTemplate" as the descriptor writes it) with their bodies ' +
+        'unchecked when their request schema cannot be used; otherwise such a route keeps the server from starting',
+      schema: { type: 'array', items: { type: 'string', minLength: 1 } },
     },
     {
       key: 'bodyLimit',

@@ -20,6 +20,7 @@ import { BoundedSessionStore } from '../request/bounded-session-store';
 import { buildGeneration, type Generation } from './build-generation';
 import { createMockApp } from './create-mock-app';
 import { watchProject } from './watch-project';
+import { stripUpgrade } from '../proxy/strip-upgrade';
 
 export interface MockServerOptions {
   projectDir: string;
@@ -43,6 +44,11 @@ export interface MockServerOptions {
   strict?: boolean;
   /** Check requests against the descriptors (default: the environment's `validate`). */
   validate?: boolean;
+  /**
+   * With validation: routes (`METHOD /uriTemplate`) served with their bodies unchecked when their request schema cannot
+   * be used. Any other such route keeps the server from starting (and a reload from swapping in).
+   */
+  validateUnchecked?: readonly string[];
   /**
    * What all stateful collections and sessions may hold together, in estimated bytes of memory (default 64 MiB);
    * past it the sessions used longest ago give way.
@@ -77,12 +83,16 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   const logger = (options.logger ?? createLogger({ name: 'restbus-mock' })).child({ component: 'mock-server' });
   const load = async (): Promise<Generation> => {
     const project = await loadProject({ projectDir: options.projectDir, environment: options.environment });
-    return buildGeneration(project, logger, {
+    const built = await buildGeneration(project, logger, {
       strict: options.strict,
       validate: options.validate,
+      validateUnchecked: options.validateUnchecked,
       stateMemory: options.stateMemory,
       eventInterval: options.eventInterval,
     });
+    // Validation asked for and a body it cannot check: serving would let those bodies through unsaid.
+    if (built.schemaProblems.length) throw new RestbusError('PROJECT_INVALID', built.schemaProblems.join('\n'));
+    return built;
   };
   const report = (loaded: Generation): void => {
     for (const warning of [...loaded.project.warnings, ...loaded.warnings, ...loaded.uncheckedBodies]) {
@@ -105,6 +115,7 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
     xfwd: true,
     proxyTimeout: environment.proxyTimeout ?? 30_000,
   });
+  proxy.on('proxyReq', stripUpgrade);
   proxy.on('error', (err, req, res) => {
     const failure = new RestbusError(
       'PROXY_FAILED',

@@ -34,8 +34,18 @@ export interface RequestCheck {
 export interface RequestChecks {
   /** The check of a method; undefined when the method declares nothing to check. */
   of(service: ServiceDescriptor, method: string): RequestCheck | undefined;
-  /** Request schemas that cannot be used (missing, not JSON, not a schema): those bodies go unchecked. */
+  /**
+   * Request schemas that cannot be used (missing, not JSON, not a schema, not compilable) by a route that
+   * `unchecked` does not name: --validate cannot check those bodies, so the server does not start.
+   */
   problems: string[];
+  /** The same, for the routes `unchecked` names: their bodies go unchecked, said once at load. */
+  skipped: string[];
+}
+
+export interface RequestCheckOptions {
+  /** --validate-unchecked: routes (`METHOD /uriTemplate`) whose bodies go unchecked when their schema cannot be used. */
+  unchecked?: readonly string[];
 }
 
 /** A request schema is a JSON file beside the descriptor: bounded like the project's other files. */
@@ -163,12 +173,35 @@ function compileSchema(schema: Record<string, unknown>, ajv: Compilers): Validat
   return (DRAFT_2020.test(dialect) ? ajv.draft2020 : ajv.draft7).compilePair(schema);
 }
 
+/** `METHOD /uriTemplate`, as --validate-unchecked names a route: the template as its descriptor writes it. */
+const routeName = (method: string, service: ServiceDescriptor): string =>
+  `${method.toUpperCase()} ${service.descriptor.uriTemplate}`;
+
+/** Whether `entry` names the route: the method in any case, the template as written, spaces around ignored. */
+function isNamed(route: string, entry: string): boolean {
+  const [method = '', ...path] = entry.trim().split(/\s+/);
+  return `${method.toUpperCase()} ${path.join(' ')}` === route;
+}
+
+/** The keyword of a schema ajv refused, as its message names it (ajv attaches no error objects to that throw). */
+function findKeyword(message: string): string | undefined {
+  if (/can't resolve reference/.test(message)) return '$ref';
+  if (/regular expression/i.test(message)) return 'pattern';
+  return /(?:^|\/)([$\w-]+) must /.exec(message)?.[1];
+}
+
 /**
  * The mock server's --validate: for each method, a check of the parameters its descriptor declares (URL, QUERY,
  * HEADER by type and `required`; BODY as fields of an object body) and of its body against the JSON Schema file
- * `request.validationSchema` names, its `format`s included. Schemas are read and compiled once, here, at load.
+ * `request.validationSchema` names, its `format`s included. Schemas are read and compiled once, here, at load. A
+ * schema that cannot be used is a problem naming the descriptor's file and line (and the keyword ajv refused), unless
+ * `options.unchecked` names its route: never a body let through unsaid.
  */
-export async function compileRequestChecks(project: Project): Promise<RequestChecks> {
+export async function compileRequestChecks(
+  project: Project,
+  options: RequestCheckOptions = {},
+): Promise<RequestChecks> {
+  const unchecked = options.unchecked ?? [];
   // The gateway's and the services' setup (createInputCompilers): formats checked as they check them (JSON Schema's,
   // each in time linear in the value), linear patterns and uniqueItems: a client's value never holds the loop.
   const draft7 = createInputCompilers('draft-07');
@@ -182,6 +215,7 @@ export async function compileRequestChecks(project: Project): Promise<RequestChe
   // One compilation per file: methods may share a schema, and ajv refuses a second schema with the same $id.
   const compiled = new Map<string, Promise<ValidatorPair<ValidateFunction>>>();
   const problems: string[] = [];
+  const skipped: string[] = [];
   const servicesDir = join(project.environment.restapiRoot, project.config.servicesRoot);
   for (const service of project.services) {
     const own = new Map<string, RequestCheck>();
@@ -201,10 +235,18 @@ export async function compileRequestChecks(project: Project): Promise<RequestChe
           }
           bodySchema = await validate;
         } catch (err) {
-          problems.push(
-            `${service.file}:${service.lineOf(pointer)}: ${pointer}: ${shown} ${(err as Error).message}; ` +
-              `${method} ${service.descriptor.uriTemplate} bodies are not checked`,
-          );
+          const route = routeName(method, service);
+          const why = `${shown} ${(err as Error).message}`;
+          const keyword = findKeyword((err as Error).message);
+          const at = `${service.file}:${service.lineOf(pointer)}: ${pointer}: ${route}`;
+          if (unchecked.some((entry) => isNamed(route, entry))) {
+            skipped.push(`${at}: served unchecked (--validate-unchecked): ${why}`);
+          } else {
+            problems.push(
+              `${at}: --validate cannot check it: ${why}${keyword === undefined ? '' : ` (keyword ${keyword})`}; ` +
+                `fix the schema, or serve it unchecked with --validate-unchecked ${JSON.stringify(route)}`,
+            );
+          }
         }
       }
       const check = compileCheck(definition, bodySchema, ajv);
@@ -212,5 +254,5 @@ export async function compileRequestChecks(project: Project): Promise<RequestChe
     }
     checks.set(service, own);
   }
-  return { of: (service, method) => checks.get(service)?.get(method), problems };
+  return { of: (service, method) => checks.get(service)?.get(method), problems, skipped };
 }
