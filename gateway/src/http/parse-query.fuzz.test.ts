@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isRestbusError, type QueryValue } from '@restbus/infra';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import { MAX_QUERY_DEPTH, parseQuery } from './parse-query';
 
 const anyUnit = fc.nat(0xffff).map((code) => String.fromCharCode(code));
@@ -12,14 +12,10 @@ const hostileQuery = fc
   .array(fc.tuple(hostileText, fc.constantFrom('=', '', '=='), hostileText), { maxLength: 8 })
   .map((fields) => fields.map(([key, equals, value]) => `${key}${equals}${value}`).join('&'));
 
-let cases = 0;
-let crashes = 0;
-const prototypeKeys = (): string => Object.getOwnPropertyNames(Object.prototype).sort().join();
-const before = prototypeKeys();
+const tally = new FuzzTally('parsers fuzz: parse-query');
 
 afterAll(() => {
-  const prototypeChanges = prototypeKeys() === before ? 0 : 1;
-  recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes, prototypeChanges } });
+  tally.record();
 });
 
 /** The strings in a parsed query, and whether every object in it has no prototype at all. */
@@ -38,7 +34,7 @@ function parseOrRefuse(text: string): Record<string, QueryValue> | undefined {
   try {
     return parseQuery(text);
   } catch (err) {
-    if (!isRestbusError(err) || err.code !== 'REQUEST_INVALID') crashes++;
+    if (!isRestbusError(err) || err.code !== 'REQUEST_INVALID') tally.crashes++;
     expect(isRestbusError(err) && err.code).toBe('REQUEST_INVALID');
     return undefined;
   }
@@ -48,7 +44,7 @@ describe('parseQuery under fuzzed query strings', () => {
   it('reads any text or refuses it with REQUEST_INVALID, into prototype-free objects no bigger than the text', () => {
     fc.assert(
       fc.property(fc.oneof(hostileText, hostileQuery), (text) => {
-        cases++;
+        tally.cases++;
         const query = parseOrRefuse(text);
         if (query === undefined) return;
         const found = walk(query);
@@ -58,7 +54,7 @@ describe('parseQuery under fuzzed query strings', () => {
         // twice in two shapes (`a=1&a[b]=2`) is a list of both, one more level at most per key.
         expect(found.leaves).toBeLessThanOrEqual(text.split('&').length);
         expect(found.depth).toBeLessThanOrEqual(2 * (MAX_QUERY_DEPTH + 2));
-        expect(prototypeKeys()).toBe(before);
+        expect(tally.prototypeIntact()).toBe(true);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       }),
       { seed: 440_611, numRuns: 800 },
@@ -77,7 +73,7 @@ describe('parseQuery under fuzzed query strings', () => {
     const fields = fc.dictionary(key, fc.array(value, { minLength: 1, maxLength: 4 }), { maxKeys: 6 });
     fc.assert(
       fc.property(fields, (sent) => {
-        cases++;
+        tally.cases++;
         const params = new URLSearchParams();
         for (const [name, values] of Object.entries(sent)) for (const item of values) params.append(name, item);
         const query = parseQuery(params.toString());

@@ -2,13 +2,12 @@ import fc from 'fast-check';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isRestbusError } from '@restbus/infra';
-import { recordHostileCounts } from '@restbus/infra/testing';
+import { FuzzTally } from '@restbus/infra/testing';
 import { readBody } from './read-body';
 
 let server: Server;
 let port: number;
-let cases = 0;
-let crashes = 0;
+const tally = new FuzzTally('parsers fuzz: read-body');
 
 /** What the server read of one request: the body's bytes, or the code it was refused with. */
 type Read = { body: Buffer } | { code: string };
@@ -18,7 +17,7 @@ beforeAll(async () => {
     readBody(req, Number(req.headers['x-limit'])).then(
       (body) => res.end(body),
       (err: unknown) => {
-        if (!isRestbusError(err)) crashes++;
+        if (!isRestbusError(err)) tally.crashes++;
         res.statusCode = 413;
         res.end(isRestbusError(err) ? err.code : 'crash');
       },
@@ -30,7 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
-  recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes, prototypeChanges: 0 } });
+  tally.record();
 });
 
 /** Sends the chunks one write each, with their length announced or chunked, and reads what the server read. */
@@ -62,7 +61,7 @@ describe('readBody under fuzzed bodies', () => {
         fc.integer({ min: 0, max: 8192 }),
         fc.boolean(),
         async (chunks, limit, announced) => {
-          cases++;
+          tally.cases++;
           const whole = Buffer.concat(chunks);
           const read = await send(chunks, limit, announced);
           if (whole.length <= limit) expect(read).toEqual({ body: whole });

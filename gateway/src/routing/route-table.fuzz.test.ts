@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { HttpMethod } from '@restbus/infra';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import { testEndpoint } from '../__tests__/start-test-gateway';
 import { createRouteTable, type Lookup } from './route-table';
 import { compileSegmentPattern, matchSegmentPattern } from './segment-pattern';
@@ -26,15 +26,11 @@ const tables = [
   createRouteTable(endpoints, { basePath: '/api/v1', answerFor }),
 ];
 
-let cases = 0;
-let prototypeChanges = 0;
+const tally = new FuzzTally('parsers fuzz: route-table');
 const run = { seed: 440_601, numRuns: 400 };
-const prototypeKeys = (): string[] => Object.getOwnPropertyNames(Object.prototype).sort();
-const before = prototypeKeys();
 
 afterAll(() => {
-  if (prototypeKeys().join() !== before.join()) prototypeChanges++;
-  recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes: 0, prototypeChanges } });
+  tally.record();
 });
 
 /** The former matcher of a mixed segment: one case-insensitive regular expression, lazy parameters. */
@@ -52,7 +48,7 @@ describe('the route table under fuzzed paths', () => {
   it('answers any path with one of its lookups, and found parameters are own string values', () => {
     fc.assert(
       fc.property(fc.constantFrom('GET', 'POST', 'OPTIONS', 'HEAD', '__proto__'), hostilePath, (method, path) => {
-        cases++;
+        tally.cases++;
         for (const table of tables) {
           const found: Lookup = table.lookup(method, path);
           expect(KINDS.has(found.kind)).toBe(true);
@@ -70,7 +66,7 @@ describe('the route table under fuzzed paths', () => {
     const broken = fc.constantFrom('%', '%zz', '%C0%AF', '%ED%A0%80', '%E2%80', '%FF');
     fc.assert(
       fc.property(fc.string({ maxLength: 5 }), broken, (before, escape) => {
-        cases++;
+        tally.cases++;
         const segment = `${encodeURIComponent(before)}${escape}`;
         expect(tables[0].lookup('GET', `/persons/${segment}`).kind).toBe('bad-path');
       }),
@@ -82,7 +78,7 @@ describe('the route table under fuzzed paths', () => {
     const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 });
     fc.assert(
       fc.property(text, (value) => {
-        cases++;
+        tally.cases++;
         fc.pre(value.toLowerCase() !== 'me');
         const person = tables[0].lookup('GET', `/persons/${encodeURIComponent(value)}`);
         expect(person).toMatchObject({ kind: 'found', params: { personId: value } });
@@ -106,7 +102,7 @@ describe('the route table under fuzzed paths', () => {
     const segment = fc.string({ unit: fc.constantFrom(...letters, '/', 'x'), maxLength: 10 });
     fc.assert(
       fc.property(template, segment, (written, sent) => {
-        cases++;
+        tally.cases++;
         expect(matchSegmentPattern(compileSegmentPattern(written), sent)).toEqual(formerMatch(written, sent));
       }),
       { seed: 440_602, numRuns: 3000 },

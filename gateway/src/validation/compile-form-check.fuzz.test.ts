@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { IncomingRequest } from '@restbus/infra';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import { testEndpoint } from '../__tests__/start-test-gateway';
 import { compileRequestChecks } from './create-request-validator';
 
@@ -62,14 +62,10 @@ const request = (body: string, type: string): IncomingRequest => ({
   body,
 });
 
-let cases = 0;
-let crashes = 0;
-const prototypeKeys = (): string => Object.getOwnPropertyNames(Object.prototype).sort().join();
-const before = prototypeKeys();
+const tally = new FuzzTally('parsers fuzz: compile-form-check');
 
 afterAll(() => {
-  const prototypeChanges = prototypeKeys() === before ? 0 : 1;
-  recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes, prototypeChanges } });
+  tally.record();
 });
 
 /** The check's answer, counting as a crash anything but an answer: a refusal or none. */
@@ -77,7 +73,7 @@ async function answer(call: IncomingRequest): Promise<{ problems: Array<{ locati
   try {
     return await check(call);
   } catch (err) {
-    crashes++;
+    tally.crashes++;
     throw err;
   }
 }
@@ -91,14 +87,14 @@ describe('the form body check under fuzzed bodies', () => {
           hostileMultipart,
         ),
         async (sent) => {
-          cases++;
+          tally.cases++;
           const refusal = await answer(request(sent.body, sent.type));
           if (refusal !== undefined) {
             expect(refusal.problems.length).toBeGreaterThan(0);
             expect(refusal.problems.length).toBeLessThanOrEqual(100);
             for (const problem of refusal.problems) expect(problem.location).toMatch(/^body/);
           }
-          expect(prototypeKeys()).toBe(before);
+          expect(tally.prototypeIntact()).toBe(true);
           expect(({} as Record<string, unknown>).polluted).toBeUndefined();
         },
       ),
@@ -117,7 +113,7 @@ describe('the form body check under fuzzed bodies', () => {
       .map((entries) => entries.filter(([key]) => !['ids', 'color', 'meta', 'note'].includes(key)));
     await fc.assert(
       fc.asyncProperty(sent, async (entries) => {
-        cases++;
+        tally.cases++;
         fc.pre(entries.length > 0);
         const encoded = new URLSearchParams(entries).toString();
         expect(await answer(request(encoded, FORM))).toBeUndefined();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import { matchesMediaRange, mediaTypeOf } from './matches-media-range';
 
 const anyUnit = fc.nat(0xffff).map((code) => String.fromCharCode(code));
@@ -12,14 +12,14 @@ const parameters = fc
   .array(fc.tuple(token, token), { maxLength: 2 })
   .map((pairs) => pairs.map(([k, v]) => `; ${k}=${v}`).join(''));
 
-let cases = 0;
-afterAll(() => recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes: 0, prototypeChanges: 0 } }));
+const tally = new FuzzTally('parsers fuzz: matches-media-range');
+afterAll(() => tally.record());
 
 describe('matchesMediaRange under fuzzed media types', () => {
   it('answers any type against any range, and normalises a type once for good', () => {
     fc.assert(
       fc.property(hostileText, hostileText, (type, range) => {
-        cases++;
+        tally.cases++;
         expect(typeof matchesMediaRange(type, range)).toBe('boolean');
         expect(mediaTypeOf(mediaTypeOf(type))).toBe(mediaTypeOf(type));
         // Any range matches what */* does not have to: everything.
@@ -32,7 +32,7 @@ describe('matchesMediaRange under fuzzed media types', () => {
   it('matches a type to itself, its type range and */*, whatever its parameters and case', () => {
     fc.assert(
       fc.property(mediaType, parameters, parameters, fc.boolean(), (type, sent, written, upper) => {
-        cases++;
+        tally.cases++;
         const spelled = upper ? type.toUpperCase() : type;
         const kind = type.split('/')[0];
         for (const range of [type, `${kind}/*`, '*/*', `text/x-none, ${type}${written}`]) {

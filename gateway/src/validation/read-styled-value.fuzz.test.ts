@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import type { ApiEncoding } from '@restbus/openapi';
 import { readStyledValue } from './read-styled-value';
 
@@ -34,13 +34,10 @@ const schema = fc.constantFrom(
 );
 const DELIMITERS: Record<string, string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|', tabDelimited: '\t' };
 
-let cases = 0;
-const prototypeKeys = (): string => Object.getOwnPropertyNames(Object.prototype).sort().join();
-const before = prototypeKeys();
+const tally = new FuzzTally('parsers fuzz: read-styled-value');
 
 afterAll(() => {
-  const prototypeChanges = prototypeKeys() === before ? 0 : 1;
-  recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes: 0, prototypeChanges } });
+  tally.record();
 });
 
 /** The characters a value is made of: what bounds the items cutting it can give. */
@@ -51,14 +48,14 @@ describe('readStyledValue under fuzzed fields', () => {
   it('reads any field with any encoding into no more items than its text has characters, and no prototype', () => {
     fc.assert(
       fc.property(fieldValue, schema, encoding, (value, written, encoded) => {
-        cases++;
+        tally.cases++;
         const read = readStyledValue(value, written, encoded);
         if (Array.isArray(read)) expect(read.length).toBeLessThanOrEqual(lengthOf(value));
         if (read !== value && typeof read === 'object' && read !== null && !Array.isArray(read)) {
           expect(Object.getPrototypeOf(read)).toBeNull();
           expect(Object.keys(read).length).toBeLessThanOrEqual(lengthOf(value));
         }
-        expect(prototypeKeys()).toBe(before);
+        expect(tally.prototypeIntact()).toBe(true);
       }),
       { seed: 440_621, numRuns: 1500 },
     );
@@ -68,7 +65,7 @@ describe('readStyledValue under fuzzed fields', () => {
     const style = fc.constantFrom(...Object.keys(DELIMITERS));
     fc.assert(
       fc.property(style, fc.array(hostileText, { minLength: 1, maxLength: 6 }), (written, items) => {
-        cases++;
+        tally.cases++;
         const delimiter = DELIMITERS[written];
         const plain = items.map((item) => item.split(delimiter).join(''));
         const encoded = { style: written, explode: false };
@@ -79,7 +76,7 @@ describe('readStyledValue under fuzzed fields', () => {
     const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString'), hostileText);
     fc.assert(
       fc.property(fc.dictionary(key, hostileText, { maxKeys: 5 }), (sent) => {
-        cases++;
+        tally.cases++;
         const plain = Object.entries(sent).map(([name, value]) => [name.replace(/,/g, ''), value.replace(/,/g, '')]);
         fc.pre(new Set(plain.map(([name]) => name)).size === plain.length && plain.length > 0);
         const read = readStyledValue(plain.flat().join(','), { type: 'object' }, { style: 'form', explode: false });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isRestbusError } from '@restbus/infra';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import { compileUriTemplate } from './compile-uri-template';
 
 const anyUnit = fc.nat(0xffff).map((code) => String.fromCharCode(code));
@@ -15,25 +15,21 @@ const TEMPLATES = [
   '/',
 ];
 
-let cases = 0;
-let crashes = 0;
-const prototypeKeys = (): string => Object.getOwnPropertyNames(Object.prototype).sort().join();
-const before = prototypeKeys();
+const tally = new FuzzTally('parsers fuzz: compile-uri-template');
 afterAll(() => {
-  const prototypeChanges = prototypeKeys() === before ? 0 : 1;
-  recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes, prototypeChanges } });
+  tally.record();
 });
 
 describe('compileUriTemplate under fuzzed templates and paths', () => {
   it('compiles any template or refuses it with PROJECT_INVALID, and matches any path to its own names', () => {
     fc.assert(
       fc.property(fc.oneof(fc.constantFrom(...TEMPLATES), hostileText), hostileText, (template, path) => {
-        cases++;
+        tally.cases++;
         let matcher;
         try {
           matcher = compileUriTemplate('/rest', template);
         } catch (err) {
-          if (!isRestbusError(err)) crashes++;
+          if (!isRestbusError(err)) tally.crashes++;
           expect(isRestbusError(err) && err.code).toBe('PROJECT_INVALID');
           return;
         }
@@ -44,7 +40,7 @@ describe('compileUriTemplate under fuzzed templates and paths', () => {
           expect(Object.keys(params).sort()).toEqual([...new Set(names)].filter((name) => name !== '__proto__').sort());
           for (const value of Object.values(params)) expect(typeof value).toBe('string');
         }
-        expect(prototypeKeys()).toBe(before);
+        expect(tally.prototypeIntact()).toBe(true);
       }),
       { seed: 440_6101, numRuns: 1500 },
     );
@@ -55,7 +51,7 @@ describe('compileUriTemplate under fuzzed templates and paths', () => {
     const noDot = value.filter((text) => !text.includes('.'));
     fc.assert(
       fc.property(value, value, noDot, (id, name, ext) => {
-        cases++;
+        tally.cases++;
         const users = compileUriTemplate('/rest', '/users/{id}');
         expect(users.match(`/REST/users/${encodeURIComponent(id)}/`)).toEqual({ id });
         const files = compileUriTemplate('', '/files/{name}.{ext}');

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import { MAX_YAML_DEPTH } from './measure-yaml-document';
 import { readYamlFile } from './read-yaml-file';
 
@@ -38,18 +38,14 @@ const hostileYaml = fc
 
 let folder: string;
 let files = 0;
-let cases = 0;
-let crashes = 0;
-const prototypeKeys = (): string => Object.getOwnPropertyNames(Object.prototype).sort().join();
-const before = prototypeKeys();
+const tally = new FuzzTally('parsers fuzz: read-yaml-file');
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'restbus-yaml-fuzz-'));
 });
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
-  const prototypeChanges = prototypeKeys() === before ? 0 : 1;
-  recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes, prototypeChanges } });
+  tally.record();
 });
 
 async function readText(text: string): ReturnType<typeof readYamlFile> {
@@ -58,7 +54,7 @@ async function readText(text: string): ReturnType<typeof readYamlFile> {
   try {
     return await readYamlFile(path, 'service.yml');
   } catch (err) {
-    crashes++;
+    tally.crashes++;
     throw err;
   } finally {
     await rm(path, { force: true });
@@ -95,7 +91,7 @@ describe('readYamlFile under fuzzed files', () => {
   it('reads any file into plain data or problems naming the file and a line, never a crash', async () => {
     await fc.assert(
       fc.asyncProperty(hostileYaml, async (text) => {
-        cases++;
+        tally.cases++;
         const read = await readText(text);
         if (read.ok) {
           expect(inheritsOnlyObject(read.file.value)).toBe(true);
@@ -108,7 +104,7 @@ describe('readYamlFile under fuzzed files', () => {
             expect(line >= 1 && line <= lines).toBe(true);
           }
         }
-        expect(prototypeKeys()).toBe(before);
+        expect(tally.prototypeIntact()).toBe(true);
       }),
       { seed: 440_6111, numRuns: 150 },
     );
@@ -136,7 +132,7 @@ describe('readYamlFile under fuzzed files', () => {
     })).value;
     await fc.assert(
       fc.asyncProperty(data, fc.boolean(), async (value, asJson) => {
-        cases++;
+        tally.cases++;
         const read = await readText(asJson ? JSON.stringify(value) : stringify(value));
         expect(read).toMatchObject({ ok: true });
         if (!read.ok) return;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Request } from 'express';
 import { isRestbusError } from '@restbus/infra';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import { createLoginCheck, createOpenPathCheck } from './check-login';
 import { normalisePath, type NormalisedPath } from './normalise-path';
 import { MAX_MOCK_DELAY_MS, readMockDelay } from './read-mock-delay';
@@ -26,16 +26,15 @@ const encodedUnreserved = fc
       .join(''),
   }));
 
-let cases = 0;
-let crashes = 0;
-afterAll(() => recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes, prototypeChanges: 0 } }));
+const tally = new FuzzTally('parsers fuzz: normalise-path');
+afterAll(() => tally.record());
 
 /** The path normalised, or the code it was refused with; a thrown non-RestbusError is a crash. */
 function normalise(raw: string): NormalisedPath | string {
   try {
     return normalisePath(raw);
   } catch (err) {
-    if (!isRestbusError(err)) crashes++;
+    if (!isRestbusError(err)) tally.crashes++;
     return isRestbusError(err) ? err.code : 'crash';
   }
 }
@@ -44,7 +43,7 @@ describe('the mock server request parsers under fuzzed input', () => {
   it('normalises any path once for good, never longer, without dot segments, empty segments or %00', () => {
     fc.assert(
       fc.property(hostilePath, (raw) => {
-        cases++;
+        tally.cases++;
         const found = normalise(raw);
         if (typeof found === 'string') {
           expect(found).toBe('BAD_REQUEST');
@@ -62,7 +61,7 @@ describe('the mock server request parsers under fuzzed input', () => {
   it('reads a percent-encoded unreserved character as the character itself', () => {
     fc.assert(
       fc.property(fc.array(encodedUnreserved, { minLength: 1, maxLength: 4 }), (segments) => {
-        cases++;
+        tally.cases++;
         const plain = segments.map((segment) => segment.plain);
         fc.pre(plain.every((segment) => segment !== '.' && segment !== '..'));
         const raw = `/${segments.map((segment) => segment.encoded).join('/')}`;
@@ -76,13 +75,13 @@ describe('the mock server request parsers under fuzzed input', () => {
     const header = fc.oneof(hostileText, fc.integer({ min: -1, max: 2 * MAX_MOCK_DELAY_MS }).map(String));
     fc.assert(
       fc.property(header, fc.constantFrom('', ' ', '\t'), (text, space) => {
-        cases++;
+        tally.cases++;
         const sent = `${space}${text}${space}`;
         let delay: number | string;
         try {
           delay = readMockDelay({ headers: { 'x-mock-delay': sent } } as unknown as Request);
         } catch (err) {
-          if (!isRestbusError(err)) crashes++;
+          if (!isRestbusError(err)) tally.crashes++;
           expect(isRestbusError(err) && err.code).toBe('BAD_REQUEST');
           return;
         }
@@ -98,7 +97,7 @@ describe('the mock server request parsers under fuzzed input', () => {
     const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
     fc.assert(
       fc.property(hostileText, fc.boolean(), (text, encoded) => {
-        cases++;
+        tally.cases++;
         const authorization = encoded ? basic(text) : text;
         const admitted = login({ headers: { authorization } } as unknown as Request);
         expect(admitted).toBe(authorization === basic('luke:s3cr:t'));
@@ -111,7 +110,7 @@ describe('the mock server request parsers under fuzzed input', () => {
     const isOpen = createOpenPathCheck(['/rest/monitoring', '/Public/', 42, null]);
     fc.assert(
       fc.property(hostilePath, (path) => {
-        cases++;
+        tally.cases++;
         const folded = path.toLowerCase();
         const expected = ['/rest/monitoring', '/public'].some(
           (open) => folded === open || folded.startsWith(`${open}/`),

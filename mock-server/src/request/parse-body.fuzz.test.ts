@@ -3,7 +3,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isRestbusError } from '@restbus/infra';
-import { HOSTILE_PIECES, recordHostileCounts } from '@restbus/infra/testing';
+import { HOSTILE_PIECES, FuzzTally } from '@restbus/infra/testing';
 import { createBodyParser } from './parse-body';
 
 const LIMIT = 4096;
@@ -23,10 +23,7 @@ const contentType = fc.constantFrom(
 
 let server: Server;
 let base: string;
-let cases = 0;
-let crashes = 0;
-const prototypeKeys = (): string => Object.getOwnPropertyNames(Object.prototype).sort().join();
-const before = prototypeKeys();
+const tally = new FuzzTally('parsers fuzz: parse-body');
 
 beforeAll(async () => {
   const parse = createBodyParser(LIMIT);
@@ -35,7 +32,7 @@ beforeAll(async () => {
     parse(req, res).then(
       () => res.json({ body: req.body as unknown }),
       (err: unknown) => {
-        if (!isRestbusError(err)) crashes++;
+        if (!isRestbusError(err)) tally.crashes++;
         res.status(isRestbusError(err) ? err.status : 500).json({ code: isRestbusError(err) ? err.code : 'crash' });
       },
     );
@@ -47,8 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
-  const prototypeChanges = prototypeKeys() === before ? 0 : 1;
-  recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes, prototypeChanges } });
+  tally.record();
 });
 
 const post = (body: string | Uint8Array, type: string) =>
@@ -59,10 +55,10 @@ describe('the mock server body parser under fuzzed bodies', () => {
     const body = fc.oneof(hostileText, fc.uint8Array({ maxLength: 64 }), fc.constant('x'.repeat(LIMIT + 1)));
     await fc.assert(
       fc.asyncProperty(body, contentType, async (sent, type) => {
-        cases++;
+        tally.cases++;
         const answer = await post(sent, type);
         expect(answer.status === 200 || (answer.status >= 400 && answer.status < 500)).toBe(true);
-        expect(prototypeKeys()).toBe(before);
+        expect(tally.prototypeIntact()).toBe(true);
         await answer.arrayBuffer();
       }),
       { seed: 440_6121, numRuns: 120 },
@@ -80,7 +76,7 @@ describe('the mock server body parser under fuzzed bodies', () => {
       );
     await fc.assert(
       fc.asyncProperty(value, async (sent) => {
-        cases++;
+        tally.cases++;
         const text = JSON.stringify(sent);
         const answer = await post(text, 'application/json');
         expect(answer.status).toBe(200);

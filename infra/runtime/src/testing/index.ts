@@ -24,6 +24,7 @@ export type { CostReport, CostRun, MeasureCostOptions } from './cost/measure-cos
 export { measureWithProbe } from './cost/measure-with-probe';
 export type { ProbedCost, ProbeOptions } from './cost/measure-with-probe';
 export { recordHostileCounts } from './hostile/record-hostile-counts';
+export { FuzzTally } from './hostile/fuzz-tally';
 export type { HostileCounts } from './hostile/record-hostile-counts';
 export { HOSTILE_PIECES } from './hostile/hostile-pieces';
 export {

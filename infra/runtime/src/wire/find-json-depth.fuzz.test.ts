@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOSTILE_PIECES, recordHostileCounts } from '../testing';
+import { HOSTILE_PIECES, FuzzTally } from '../testing';
 import { MAX_JSON_DEPTH, isNestedDeeperThan } from './find-json-depth';
 
 const anyUnit = fc.nat(0xffff).map((code) => String.fromCharCode(code));
@@ -33,8 +33,8 @@ function depthOf(value: unknown): number {
   return deepest;
 }
 
-let cases = 0;
-afterAll(() => recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes: 0, prototypeChanges: 0 } }));
+const tally = new FuzzTally('parsers fuzz: find-json-depth');
+afterAll(() => tally.record());
 
 describe('isNestedDeeperThan under fuzzed JSON', () => {
   it('counts the levels of any JSON text exactly, brackets in strings and escapes included', () => {
@@ -48,7 +48,7 @@ describe('isNestedDeeperThan under fuzzed JSON', () => {
     })).value;
     fc.assert(
       fc.property(nested, fc.integer({ min: 0, max: 12 }), (value, max) => {
-        cases++;
+        tally.cases++;
         const text = typeof value === 'string' ? value : JSON.stringify(value);
         const depth = depthOf(JSON.parse(text));
         expect(isNestedDeeperThan(text, max)).toBe(depth > max);
@@ -62,7 +62,7 @@ describe('isNestedDeeperThan under fuzzed JSON', () => {
   it('lets no text by that parses into more levels than the bound, and reads bytes as it reads text', () => {
     fc.assert(
       fc.property(fc.oneof(hostileText, deepJson), bound, (text, max) => {
-        cases++;
+        tally.cases++;
         const deeper = isNestedDeeperThan(text, max);
         // Lone surrogates become U+FFFD in UTF-8: no ASCII byte appears or goes.
         expect(isNestedDeeperThan(Buffer.from(text), max)).toBe(deeper);

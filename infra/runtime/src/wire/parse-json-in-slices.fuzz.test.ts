@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOSTILE_PIECES, recordHostileCounts } from '../testing';
+import { HOSTILE_PIECES, FuzzTally } from '../testing';
 import { parseJsonInSlices } from './parse-json-in-slices';
 
 const anyUnit = fc.nat(0xffff).map((code) => String.fromCharCode(code));
@@ -44,9 +44,9 @@ const text = fc.tuple(value, space).chain(([item, gap]) => {
   );
 });
 
-let cases = 0;
+const tally = new FuzzTally('parsers fuzz: parse-json-in-slices');
 let sliced = 0;
-afterAll(() => recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes: 0, prototypeChanges: 0 } }));
+afterAll(() => tally.record());
 
 /** The value as JSON text with each object's prototype named: what two parses must agree on. */
 function describeParsed(parsed: unknown): string {
@@ -68,7 +68,7 @@ describe('parseJsonInSlices under fuzzed JSON', () => {
   it('gives what JSON.parse gives, repeated and __proto__ names included, or refuses what it refuses', async () => {
     await fc.assert(
       fc.asyncProperty(text, fc.integer({ min: 1, max: 8 }), async (json, sliceLength) => {
-        cases++;
+        tally.cases++;
         // Enough containers to be parsed a slice at a time rather than by one JSON.parse.
         if ((json.match(/[[{]/g)?.length ?? 0) > sliceLength + 2) sliced++;
         const expected = await outcome(() => JSON.parse(json));

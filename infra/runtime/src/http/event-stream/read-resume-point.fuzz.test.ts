@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isRestbusError } from '../../errors/restbus-error';
-import { HOSTILE_PIECES, recordHostileCounts } from '../../testing';
+import { HOSTILE_PIECES, FuzzTally } from '../../testing';
 import { readResumePoint } from './read-resume-point';
 
 const anyUnit = fc.nat(0xffff).map((code) => String.fromCharCode(code));
@@ -15,16 +15,15 @@ const hostileText = fc
   )
   .map((pieces) => pieces.join(''));
 
-let cases = 0;
-let crashes = 0;
-afterAll(() => recordHostileCounts('parsers fuzz', { tried: { cases }, found: { crashes, prototypeChanges: 0 } }));
+const tally = new FuzzTally('parsers fuzz: read-resume-point');
+afterAll(() => tally.record());
 
 /** The resume point read, or the code of the error it was refused with; a thrown non-RestbusError is a crash. */
 function read(header: string | undefined, query: string): number | string | undefined {
   try {
     return readResumePoint(header === undefined ? {} : { 'last-event-id': header }, query);
   } catch (err) {
-    if (!isRestbusError(err)) crashes++;
+    if (!isRestbusError(err)) tally.crashes++;
     return isRestbusError(err) ? err.code : 'crash';
   }
 }
@@ -33,7 +32,7 @@ describe('readResumePoint under fuzzed event ids', () => {
   it('reads any Last-Event-ID or ?since= as a whole number the stream could have given, or refuses it with 400', () => {
     fc.assert(
       fc.property(fc.option(hostileText, { nil: undefined }), hostileText, (header, since) => {
-        cases++;
+        tally.cases++;
         for (const query of [`since=${since}`, `since=${encodeURIComponent(Buffer.from(since).toString())}`, since]) {
           const found = read(header, query);
           if (typeof found === 'number') {
@@ -52,7 +51,7 @@ describe('readResumePoint under fuzzed event ids', () => {
   it('gives back every sequence number a stream can send, from the header or the query', () => {
     fc.assert(
       fc.property(fc.maxSafeNat(), fc.constantFrom('', ' ', '\t'), (sequence, space) => {
-        cases++;
+        tally.cases++;
         expect(read(`${space}${sequence}${space}`, '')).toBe(sequence);
         expect(read(undefined, new URLSearchParams({ a: '1', since: String(sequence) }).toString())).toBe(sequence);
       }),
