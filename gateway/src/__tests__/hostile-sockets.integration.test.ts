@@ -11,6 +11,7 @@ import { WebSocket } from 'ws';
 import { recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { createHostileFrames, encodeFrame, PING_FLOOD, type HostileFrame } from '../bench/hostile/hostile-frames';
 import { findCloseCode, readServerFrames } from '../bench/hostile/read-server-frames';
+import { closeOf } from '../bench/hostile/send-hostile-frame';
 import { GATEWAY_MAIN } from './run-gateway';
 
 /** The gateway's limits here: streams take 4 KiB frames (WS_MAX_PAYLOAD), socket.io the body limit. */
@@ -116,7 +117,7 @@ interface RawConnection {
 async function openRaw(request: string): Promise<RawConnection> {
   const socket = connectTcp(port, '127.0.0.1');
   socket.on('error', () => undefined);
-  const closed = once(socket, 'close').then(() => undefined);
+  const closed = closeOf(socket);
   let data = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => (data = Buffer.concat([data, chunk])));
   socket.write(request);
@@ -303,7 +304,7 @@ describe('hostile sockets against one restbus-gateway -u -w', () => {
       for (const leave of ['at once', 'next tick', 'on the answer'] as const) {
         const socket = connectTcp(port, '127.0.0.1');
         socket.on('error', () => undefined);
-        const closed = once(socket, 'close');
+        const closed = closeOf(socket);
         await once(socket, 'connect');
         socket.write(request);
         if (leave === 'at once') socket.resetAndDestroy();

@@ -1,5 +1,4 @@
-import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { HostileFrame } from './hostile-frames';
 import { findCloseCode } from './read-server-frames';
 
@@ -15,6 +14,13 @@ export interface FrameOutcome {
   code?: number;
 }
 
+/**
+ * When the socket has closed, whatever came before: events.once would reject on an 'error' first, and a server that
+ * cuts a hostile client resets its connection (ECONNRESET on the client) as often as it ends it.
+ */
+export const closeOf = (socket: Socket): Promise<void> =>
+  new Promise((resolve) => socket.once('close', () => resolve()));
+
 /** How long a case may keep its connection before the client ends it: the server keeps a benign one open. */
 const CASE_MS = 300;
 
@@ -25,7 +31,7 @@ const CASE_MS = 300;
 export async function sendHostileFrame(port: number, path: string, frame: HostileFrame): Promise<FrameOutcome> {
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
-  const closed = once(socket, 'close');
+  const closed = closeOf(socket);
   let data = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => (data = Buffer.concat([data, chunk])));
   socket.write(HANDSHAKE(path));
