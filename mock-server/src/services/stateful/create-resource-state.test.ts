@@ -1,7 +1,57 @@
 import { createResourceState } from './create-resource-state';
 import { createStateBudget } from './create-state-budget';
+import { estimateMemory } from './estimate-memory';
+
+/**
+ * An item of `members` members whose reads are counted (each member read, each member a key listing names): the
+ * work done on an item, counted rather than timed. Past about a thousand names V8 makes each member of an object
+ * some 20x dearer to reach, so the time of linear work on a wide item grows faster than its size; its reads do not.
+ */
+function countedItem(members: number): { item: Record<string, unknown>; reads: () => number } {
+  let reads = 0;
+  const target = Object.fromEntries(Array.from({ length: members }, (_, i) => [`sku-${i}`, i]));
+  const item = new Proxy(target, {
+    get(object, key, receiver) {
+      reads += 1;
+      return Reflect.get(object, key, receiver) as unknown;
+    },
+    ownKeys(object) {
+      reads += Object.keys(object).length;
+      return Reflect.ownKeys(object);
+    },
+  });
+  return { item, reads: () => reads };
+}
+
+/** The reads `work` makes of an item of `base` members and of one of 8x as many, and whether it grew as the item did. */
+async function readsAtScales(
+  work: (item: Record<string, unknown>) => unknown,
+  base = 1000,
+): Promise<{ small: number; large: number; linear: boolean }> {
+  const reads: number[] = [];
+  for (const members of [base, 8 * base]) {
+    const counted = countedItem(members);
+    await work(counted.item);
+    reads.push(counted.reads());
+  }
+  const [small, large] = reads;
+  // 8x the members: 8x the reads, and a few reads of its own (the id); quadratic work would read 64x.
+  return { small, large, linear: large <= 8 * small + 16 };
+}
 
 describe('createResourceState', () => {
+  it('stores and replaces an item in work linear in its members, counted in reads (a quadratic walk is refused)', async () => {
+    const state = createResourceState({ name: '/notes', seed: async () => [{ id: 1 }], maxBytes: 64 * 1024 * 1024 });
+    const replacing = await readsAtScales((item) => state.replace('1', item));
+    expect(replacing).toMatchObject({ linear: true });
+    expect(replacing.small).toBeGreaterThanOrEqual(1000);
+    expect(await readsAtScales((item) => estimateMemory(item))).toMatchObject({ linear: true });
+    // The negative control: a walk that lists the names again for each member is read 64x at 8x, and refused.
+    const quadratic = (item: Record<string, unknown>): number =>
+      Object.keys(item).reduce((sum, key) => sum + Object.keys(item).length + Number(item[key]), 0);
+    expect(await readsAtScales(quadratic, 100)).toMatchObject({ linear: false });
+  });
+
   it('answers 507 STATE_FULL past its item bound, and takes items again once one is removed', async () => {
     const state = createResourceState({ name: '/things', seed: async () => [{ id: 1 }, { id: 2 }], maxItems: 3 });
     await state.add({ name: 'third' });
