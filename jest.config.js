@@ -38,6 +38,11 @@ const projectFor = ([name, dir]) => ({
 
 module.exports = {
   globalSetup: '<rootDir>/infra/jest/build-before-tests.js',
+  // jest's default on two cores is one worker, every file in turn; most suites wait on servers, containers and
+  // clusters rather than compute, so a worker more than the cores keeps both busy. Tests assert no durations (the
+  // timing guard in e2e/src/timing-guard.test.ts), so a busier machine makes the run no less true.
+  maxWorkers: Number(process.env.RESTBUS_TEST_WORKERS ?? 3),
+  testSequencer: '<rootDir>/infra/jest/slow-first-sequencer.js',
   projects: packages.map(projectFor),
   reporters: ['default', '<rootDir>/infra/jest/summary-reporter.js'],
   testTimeout: 30_000,
