@@ -28,11 +28,13 @@ export const CLOCK_APIS: ReadonlyArray<{ api: string; pattern: RegExp }> = [
   { api: 'collectGarbage', pattern: /\bcollectGarbage(Observed)?\s*\(/ },
 ];
 
-/** The folders whose sources are tests or test helpers, and the ones (benchmarks) that may read clocks. */
+/** Tests and test helpers; a benchmark's own code (under a `bench/` folder) may read clocks, its tests may not. */
 function isTestSource(path: string): boolean {
   const parts = path.split('/');
-  if (!path.endsWith('.ts') || parts.includes('bench') || parts.includes('node_modules') || parts.includes('dist'))
-    return false;
+  if (!path.endsWith('.ts') || parts.includes('node_modules') || parts.includes('dist')) return false;
+  // A test file is a test wherever it lives, a bench folder included: jest runs it in `npm test`.
+  if (path.endsWith('.test.ts')) return true;
+  if (parts.includes('bench')) return false;
   if (parts[0] === 'e2e') return true; // every e2e source runs only under jest
   return path.endsWith('.test.ts') || parts.includes('__tests__') || parts.includes('testing');
 }

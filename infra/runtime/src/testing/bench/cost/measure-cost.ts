@@ -37,7 +37,7 @@ export interface MeasureCostOptions {
 
 /**
  * Measures a request path at growing input sizes: `work(scale)` sends (or processes) an input `scale` times the base
- * size and resolves once it is answered. Used by the standing cost tests: a path whose time grows much faster than
+ * size and resolves once it is answered. Used by the cost benchmarks: a path whose time grows much faster than
  * its input (quadratic validation, unbounded sampling) shows as a large `timeRatio`; one that holds the loop (a
  * synchronous step over a large input) as a large `maxLoopDelayMs`. Works on servers that run in this process; for a
  * server in a child process, measure its stall as the latency of a probe request sent while `work` runs.
@@ -52,27 +52,37 @@ export async function measureCost(
   const floorMs = options.floorMs ?? 2;
   // One unmeasured run at the smallest scale: the first call pays for compiling and caches, not for its input.
   await work(scales[0]);
-  // The scales take turns (1x, 8x, 1x, 8x …) rather than all repeats of one scale and then the next: a burst of
-  // the other core's work then slows some runs of each scale, not every run of the larger one, whose best would
-  // then be its slowest-looking and the ratio a measure of the burst (a CI run under the e2e stacks: over 16).
-  const bests = new Map<number, CostRun>();
-  for (let i = 0; i < repeats; i += 1) {
-    for (const scale of scales) {
-      const run = await measureOnce(scale, work);
-      const best = bests.get(scale);
-      if (!best || run.ms < best.ms)
-        bests.set(scale, {
-          ...run,
-          maxLoopDelayMs: Math.max(run.maxLoopDelayMs, best?.maxLoopDelayMs ?? 0),
-          heapGrowthBytes: Math.max(run.heapGrowthBytes, best?.heapGrowthBytes ?? 0),
-        });
-      else {
-        best.maxLoopDelayMs = Math.max(best.maxLoopDelayMs, run.maxLoopDelayMs);
-        best.heapGrowthBytes = Math.max(best.heapGrowthBytes, run.heapGrowthBytes);
-      }
-    }
-  }
-  const runs = scales.map((scale) => bests.get(scale) as CostRun);
+  const measured: CostRun[] = [];
+  for (const scale of scheduleRuns(scales, repeats)) measured.push(await measureOnce(scale, work));
+  return summarizeCost(path, scales, measured, floorMs);
+}
+
+/**
+ * The scales of the measured runs, in the order they run: the scales take turns (1x, 8x, 1x, 8x …) rather than all
+ * repeats of one scale and then the next: a burst of the other core's work then slows some runs of each scale, not
+ * every run of the larger one, whose best would then be its slowest-looking and the ratio a measure of the burst (a
+ * CI run under the e2e stacks: over 16).
+ */
+export function scheduleRuns(scales: number[], repeats: number): number[] {
+  return Array.from({ length: repeats }, () => scales).flat();
+}
+
+/**
+ * The report of measured runs: for each scale its fastest run (the least disturbed), carrying the worst stall and
+ * heap growth of all its runs; the time ratio of the largest scale to the smallest, the smallest's time raised to
+ * `floorMs` first (a run shorter than that is timer noise), and that ratio per unit of input (`growth`).
+ */
+export function summarizeCost(path: string, scales: number[], measured: CostRun[], floorMs: number): CostReport {
+  const runs = scales.map((scale): CostRun => {
+    const own = measured.filter((run) => run.scale === scale);
+    if (own.length === 0) throw new Error(`no run at scale ${scale}`);
+    const fastest = own.reduce((best, run) => (run.ms < best.ms ? run : best));
+    return {
+      ...fastest,
+      maxLoopDelayMs: Math.max(...own.map((run) => run.maxLoopDelayMs)),
+      heapGrowthBytes: Math.max(...own.map((run) => run.heapGrowthBytes)),
+    };
+  });
   const first = runs[0];
   const last = runs[runs.length - 1];
   const timeRatio = last.ms / Math.max(first.ms, floorMs);
