@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { createExecutive, createNatsLink, type NatsLink } from '@restbus/infra';
-import { startNatsCluster, type TestNatsCluster } from '@restbus/infra/testing';
+import { startNatsCluster, waitFor, type TestNatsCluster } from '@restbus/infra/testing';
 import { startTestGateway, testEndpoint, type TestGateway } from '../__tests__/start-test-gateway';
 
 const logger = pino({ level: 'silent' });
@@ -48,12 +48,9 @@ function startClients(url: string) {
   };
 }
 
+/** Resolves once `count` calls were answered (or failed) in all: the clients go on through each node's move. */
 async function waitForCalls(statuses: readonly number[], count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (statuses.length < count) {
-    if (Date.now() > deadline) throw new Error(`only ${statuses.length} of ${count} calls within 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(() => statuses.length >= count, { what: `${count} calls`, timeoutMs: 60_000, everyMs: 10 });
 }
 
 it('answers every POST (sent once) while every NATS node in turn enters lame duck mode and starts again', async () => {
@@ -92,4 +89,4 @@ it('answers every POST (sent once) while every NATS node in turn enters lame duc
   }
   const failed = clients.statuses.filter((status) => status !== 201);
   expect({ calls: clients.statuses.length, failed }).toEqual({ calls: clients.statuses.length, failed: [] });
-}, 120_000);
+}, 240_000);

@@ -65,11 +65,9 @@ describe('createRequestMux on a link whose node is cut off from its peers', () =
   it('sends a call that may be repeated again on the node the link moved to, and is answered there', async () => {
     const { mux, own } = await connectAcross('echo', () => false);
     cluster.faults?.setRoutes(own, { kind: 'blackhole' });
-    const started = performance.now();
-    // No hedge: only the move may send it again.
+    // No hedge: only the move may send it again. Sent once, the call would end in UPSTREAM_TIMEOUT at its deadline.
     const reply = await mux.request('echo', text('across'), headers(), 15_000, { retryable: true });
     expect(reply.string()).toBe('across');
-    expect(performance.now() - started).toBeLessThan(10_000);
   }, 40_000);
 
   it('still hedges a call whose copy sent again after the move was lost too, rather than let it time out', async () => {
@@ -79,14 +77,13 @@ describe('createRequestMux on a link whose node is cut off from its peers', () =
     let copies = 0;
     const { mux, own } = await connectAcross('echo-once', (body) => body === 'lost twice' && copies++ === 0);
     cluster.faults?.setRoutes(own, { kind: 'blackhole' });
-    const started = performance.now();
     // The hedge is due after the move (the routes are found dead in 2-3 s): the move's resend must not use it up.
     const reply = await mux.request('echo-once', text('lost twice'), headers(), 20_000, {
       retryable: true,
       hedgeAfterMs: 7000,
     });
     expect(reply.string()).toBe('lost twice');
+    // Answered, and not by the deadline's UPSTREAM_TIMEOUT: the hedge went out after the move's copy was lost.
     expect(copies).toBe(2);
-    expect(performance.now() - started).toBeLessThan(15_000);
   }, 60_000);
 });

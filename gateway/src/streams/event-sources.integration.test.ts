@@ -1,6 +1,6 @@
 import { connect, RetentionPolicy, type JetStreamManager, type NatsConnection } from 'nats';
 import { createLogger } from '@restbus/infra';
-import { startFaultProxy, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { startFaultProxy, startNatsServer, waitFor as waitUntil, type TestNatsServer } from '@restbus/infra/testing';
 import { createEventSources, type EventSources } from './event-sources';
 import type { StreamClient } from './stream-client';
 import type { StreamEvent } from './stream-event';
@@ -48,13 +48,9 @@ function createTestClient(): TestClient {
   };
 }
 
-async function waitFor(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Resolves once `check` holds; its deadline is a timer, generous enough for a busy machine. */
+const waitFor = (check: () => boolean, what: string, ms = 20_000): Promise<void> =>
+  waitUntil(check, { what, timeoutMs: ms, everyMs: 10 });
 
 async function createStream(options: { maxMsgs?: number } = {}): Promise<{ stream: string; subject: string }> {
   const stream = `EVENTS${streamNumber++}`;
@@ -208,7 +204,7 @@ describe('createEventSources with a JetStream stream', () => {
     await waitFor(() => client.ids().length === 5, 'the first events');
     await jsm.streams.delete(stream);
     // Told at once when the deletion advisory comes (it did not within 10 s in one clean-clone CI run: see the note).
-    await waitFor(() => client.events.some((e) => e.event === 'reset'), 'the reset of the deletion').catch(
+    await waitFor(() => client.events.some((e) => e.event === 'reset'), 'the reset of the deletion', 10_000).catch(
       () => undefined,
     );
     await jsm.streams.add({ name: stream, subjects: [`${stream.toLowerCase()}.>`] });

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import { createLogger } from '@restbus/infra';
-import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { startNatsServer, waitFor, type TestNatsServer } from '@restbus/infra/testing';
 import { createEventSources, type EventSources } from './event-sources';
 import type { StreamClient } from './stream-client';
 import type { StreamEvent } from './stream-event';
@@ -45,14 +45,6 @@ function createGatedClient() {
   };
 }
 
-const until = async (check: () => boolean, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
-
 it('holds at most its bound of live events while a slow replay runs, and still delivers every event once, in order', async () => {
   const jsm = await nc.jetstreamManager();
   await jsm.streams.add({ name: 'HOLD', subjects: ['hold.>'] });
@@ -69,7 +61,7 @@ it('holds at most its bound of live events while a slow replay runs, and still d
   try {
     // 100 live events meanwhile: the live client gets them all, the slow one holds at most 10.
     for (let i = 51; i <= 150; i++) await js.publish('hold.a', JSON.stringify({ i }));
-    await until(() => live.events.length === 100);
+    await waitFor(() => live.events.length === 100, { what: 'the 100 live events at the live client' });
     expect(slow.events).toHaveLength(0);
     expect(sources.held()).toBeLessThanOrEqual(10);
   } finally {
@@ -77,7 +69,7 @@ it('holds at most its bound of live events while a slow replay runs, and still d
   }
   const leave = await attached;
   try {
-    await until(() => slow.events.length >= 150);
+    await waitFor(() => slow.events.length >= 150, { what: 'the 150 events at the slow client' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(slow.events.map((event) => event.event)).not.toContain('gap');
     expect(slow.events.map((event) => event.seq)).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));

@@ -2,14 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
-import { startNatsCluster, type TestNatsCluster } from '@restbus/infra/testing';
+import { startNatsCluster, waitFor as waitUntil, type TestNatsCluster } from '@restbus/infra/testing';
 import { startGatewayProcess, type GatewayProcess } from './__tests__/gateway-process';
-import { measureBareBroadcast } from './__tests__/bare-broadcast';
 import { startLoadProcess, type LoadProcess } from './__tests__/load-process';
 import type { ClientTally } from './__tests__/sse-load-clients';
 import { openSse, waitFor } from './__tests__/sse-reader';
 
-// Issue 32's bounds proof: one stalled client among 1,000 on one subject, on the 3-node cluster.
+// Issue 32's bounds proof: one stalled client among 1,000 on one subject, on the 3-node cluster. What the others'
+// delivery times are with it there (issue 32's p99 goal, beside a bare Node broadcast's) is the streams bench's
+// figure (npm run bench:streams, its stalled-client phase): here, what each client got.
 const CLIENTS = 1000;
 /** Big events sent while only the stalled client is there: enough to fill its sockets' buffers and its queue. */
 const FILL = 3000;
@@ -17,15 +18,9 @@ const FILL_PAD = 'x'.repeat(4096);
 /** With `--streamOverflow close`, big events are sent in steps of this many until the stalled client is cut, at most the bound. */
 const FILL_STEP = 500;
 const MAX_CLOSE_FILL = 15_000;
-/** Then small events, each carrying its send time, at this rate for this long, to every client. */
+/** Then small live events, one every 1000 / RATE ms, to every client. */
 const RATE = 20;
-const SECONDS = 15;
-const MEASURED = RATE * SECONDS;
-/**
- * Issue 32's goal. On a 2-core machine shared with other work a bare Node broadcast to as many clients misses it
- * (about 115 ms measured), so the gateway is held to the goal or to twice that floor, measured in the same run.
- */
-const P99_GOAL_MS = 50;
+const LIVE = 100;
 
 const API = {
   openapi: '3.0.3',
@@ -48,7 +43,6 @@ let dir: string;
 let cluster: TestNatsCluster;
 let service: NatsConnection;
 let publisher: NatsConnection;
-const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** Big events `from`..`to - 1` as fast as NATS takes them. */
@@ -92,79 +86,66 @@ describe('restbus-gateway --streamOverflow gap with 1,000 SSE clients on one sub
     await gateway?.stop();
   });
 
-  it(
-    `gap-flags a stalled client at its bound while the other ${CLIENTS - 1} get every event with a delivery p99 under ${P99_GOAL_MS} ms ` +
-      'or twice a bare Node broadcast’s',
-    async () => {
-      const bare = await measureBareBroadcast({ dir, clients: CLIENTS - 1, rate: RATE, events: MEASURED });
+  it(`gap-flags a stalled client at its bound while the other ${CLIENTS - 1} get every event, in order`, async () => {
+    const url = `http://${gateway.base}/ticker`;
+    const stalled = await load.ask({ type: 'open', url, count: 1, stalled: true }, 'opened');
+    expect(stalled.statuses).toEqual([200]);
+    await publishFill(0, FILL);
+    // The gateway fans the fill out to the stalled client in a few milliseconds; the others connect after it, so
+    // that the fill's 12 MB do not meet their first reads (they count live events only in any case).
+    await sleep(1000);
+    const others = await load.ask({ type: 'open', url, count: CLIENTS - 1, stalled: false }, 'opened');
+    expect(others.statuses.filter((status) => status === 200)).toHaveLength(CLIENTS - 1);
+    expect(await gateway.metric('restbus_gateway_streams_open')).toBe(CLIENTS);
 
-      const url = `http://${gateway.base}/ticker`;
-      const stalled = await load.ask({ type: 'open', url, count: 1, stalled: true }, 'opened');
-      expect(stalled.statuses).toEqual([200]);
-      await publishFill(0, FILL);
-      // The gateway fans the fill out to the stalled client in a few milliseconds; the others connect after it, so
-      // that the fill's 12 MB do not meet their first reads (they count measured events only in any case).
-      await sleep(1000);
-      const others = await load.ask({ type: 'open', url, count: CLIENTS - 1, stalled: false }, 'opened');
-      expect(others.statuses.filter((status) => status === 200)).toHaveLength(CLIENTS - 1);
-      expect(await gateway.metric('restbus_gateway_streams_open')).toBe(CLIENTS);
+    for (let i = 0; i < LIVE; i++) {
+      publisher.publish('ticker.events', JSON.stringify({ n: FILL + i, live: true }));
+      await sleep(1000 / RATE);
+    }
+    const last = FILL + LIVE - 1;
+    const report = async () => load.ask({ type: 'report' }, 'report');
+    const tallies = async (stalledOnes: boolean): Promise<ClientTally[]> =>
+      (await report()).clients.filter((tally) => tally.stalled === stalledOnes);
+    await waitUntil(async () => (await tallies(false)).every((tally) => tally.lastN === last), {
+      what: 'the last event at every reading client',
+      timeoutMs: 120_000,
+      everyMs: 200,
+    });
+    const live = await report();
 
-      const start = now();
-      for (let i = 0; i < MEASURED; i++) {
-        await sleep(start + (i * 1000) / RATE - now());
-        publisher.publish('ticker.events', JSON.stringify({ n: FILL + i, t: now() }));
-      }
-      const last = FILL + MEASURED - 1;
-      const report = async () => load.ask({ type: 'report' }, 'report');
-      const tallies = async (stalledOnes: boolean): Promise<ClientTally[]> =>
-        (await report()).clients.filter((tally) => tally.stalled === stalledOnes);
-      for (let tries = 0; (await tallies(false)).some((tally) => tally.lastN !== last); tries++) {
-        if (tries === 50) throw new Error('the clients did not get the last event within 10 s');
-        await sleep(200);
-      }
-      const measured = await report();
+    // Reading again, it gets what was queued for it, then a gap event for what was dropped past its bound.
+    load.tell({ type: 'resume' });
+    const missedOf = (tally: ClientTally): number => tally.gaps.reduce((sum, n) => sum + n, 0);
+    const accounted = (tally: ClientTally): boolean => tally.messages + missedOf(tally) === FILL + LIVE;
+    await waitUntil(async () => accounted((await tallies(true))[0]), {
+      what: 'the stalled client’s gap event once it reads again',
+      timeoutMs: 120_000,
+      everyMs: 200,
+    });
+    // Then it is live again.
+    publisher.publish('ticker.events', JSON.stringify({ n: last + 1, live: true }));
+    await waitUntil(async () => (await tallies(true))[0].lastN === last + 1, {
+      what: 'the next event at the stalled client',
+      timeoutMs: 60_000,
+      everyMs: 200,
+    });
+    const [slow] = await tallies(true);
+    const missed = missedOf(slow);
 
-      // Reading again, it gets what was queued for it, then a gap event for what was dropped past its bound.
-      load.tell({ type: 'resume' });
-      const missedOf = (tally: ClientTally): number => tally.gaps.reduce((sum, n) => sum + n, 0);
-      const accounted = (tally: ClientTally): boolean => tally.messages + missedOf(tally) === FILL + MEASURED;
-      for (let tries = 0; !accounted((await tallies(true))[0]); tries++) {
-        if (tries === 100) throw new Error('the stalled client did not get its gap event within 20 s of reading again');
-        await sleep(200);
-      }
-      // Then it is live again.
-      publisher.publish('ticker.events', JSON.stringify({ n: last + 1, t: now() }));
-      for (let tries = 0; (await tallies(true))[0].lastN !== last + 1; tries++) {
-        if (tries === 50) throw new Error('the stalled client did not get the next event within 10 s');
-        await sleep(200);
-      }
-      const [slow] = await tallies(true);
-      const missed = missedOf(slow);
-      const { latency } = measured;
-      console.log(
-        `${CLIENTS} SSE clients, ${MEASURED} events at ${RATE}/s: delivery p50 ${latency.p50.toFixed(1)} ms, ` +
-          `p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms over ${latency.count} deliveries; ` +
-          `(a bare Node broadcast just before: p50 ${bare.p50.toFixed(1)} ms, p99 ${bare.p99.toFixed(1)} ms); ` +
-          `the stalled client: ${slow.messages} events and ${slow.gaps.length} gap event(s) for ${missed} missed`,
-      );
-
-      const fast = measured.clients.filter((tally) => !tally.stalled);
-      expect(fast).toHaveLength(CLIENTS - 1);
-      for (const tally of fast) {
-        expect(tally).toMatchObject({ messages: MEASURED, lastN: last, disorder: 0, gaps: [], ended: false });
-      }
-      expect(latency.count).toBe((CLIENTS - 1) * MEASURED);
-      expect(latency.p99).toBeLessThan(Math.max(P99_GOAL_MS, 2 * bare.p99));
-      // Every event reached the stalled client or was counted in a gap event, and each jump came after one.
-      expect(slow.gaps.length).toBeGreaterThanOrEqual(1);
-      expect(slow.messages + missed).toBe(FILL + MEASURED + 1);
-      expect(slow.disorder).toBe(slow.gaps.length);
-      expect(slow.ended).toBe(false);
-      expect(await gateway.metric('restbus_gateway_stream_gaps_total')).toBe(slow.gaps.length);
-      expect(await gateway.metric('restbus_gateway_stream_cuts_total')).toBe(0);
-    },
-    150_000,
-  );
+    const fast = live.clients.filter((tally) => !tally.stalled);
+    expect(fast).toHaveLength(CLIENTS - 1);
+    for (const tally of fast) {
+      expect(tally).toMatchObject({ messages: LIVE, lastN: last, disorder: 0, gaps: [], ended: false });
+    }
+    expect(live.delivered).toBe((CLIENTS - 1) * LIVE);
+    // Every event reached the stalled client or was counted in a gap event, and each jump came after one.
+    expect(slow.gaps.length).toBeGreaterThanOrEqual(1);
+    expect(slow.messages + missed).toBe(FILL + LIVE + 1);
+    expect(slow.disorder).toBe(slow.gaps.length);
+    expect(slow.ended).toBe(false);
+    expect(await gateway.metric('restbus_gateway_stream_gaps_total')).toBe(slow.gaps.length);
+    expect(await gateway.metric('restbus_gateway_stream_cuts_total')).toBe(0);
+  }, 420_000);
 });
 
 describe('restbus-gateway --streamOverflow close', () => {

@@ -6,12 +6,20 @@ import { startNatsCluster, type TestNatsCluster, type TestNatsServer } from '@re
 import { startGatewayProcess, type GatewayProcess } from './__tests__/gateway-process';
 import { openSse, waitFor, type SseEvent } from './__tests__/sse-reader';
 
-// Issue 32's resume proof: 10,000 events, 30 s offline at 10 events/s, a NATS node restarted meanwhile.
+// Issue 32's resume proof: 10,000 events, a client offline while events come one by one and its gateway's NATS node
+// restarts meanwhile.
 const TOTAL = 10_000;
-const OFFLINE_MS = 30_000;
-const OFFLINE_RATE = 10;
-const OFFLINE_EVENTS = (OFFLINE_MS / 1000) * OFFLINE_RATE;
-const BEFORE = (TOTAL - OFFLINE_EVENTS) / 2;
+const BEFORE = 4850;
+/** The paced phases publish one event (or one round) every PACE_MS, each after the last was acknowledged. */
+const PACE_MS = 100;
+/** Events published one by one once the restarted node is back, before the offline client returns. */
+const AFTER_RESTART = 20;
+
+// How long a client waits for events while the gateway moves is told without a clock: in the paced phases the test
+// counts the events it has published (`ticks`), every client keeps that count on each event as it arrives, and an
+// event's lag is how many events were published after it before it arrived. A pause of N s at PACE_MS is a lag of
+// some N * 1000 / PACE_MS events; a busy machine slows the publisher as much as anything, so it can only shrink the
+// count. The figures in ms are the streams bench's.
 
 const API = {
   openapi: '3.0.3',
@@ -72,13 +80,13 @@ async function startService(servers: string[]): Promise<NatsConnection> {
 
 /** A JetStream publish acknowledged by the stream, retried (same message id: stored once) through a node's restart. */
 async function publish(room: string, n: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  // 2 s for the ack and 0.2 s between tries: a minute of tries at least, an election takes seconds.
+  for (let attempt = 1; ; attempt++) {
     try {
       await js.publish(`rooms.${room}.events`, JSON.stringify({ n }), { msgID: `${room}-${n}`, timeout: 2000 });
       return;
     } catch (err) {
-      if (Date.now() > deadline) throw err;
+      if (attempt === 30) throw err;
       await new Promise((done) => setTimeout(done, 200));
     }
   }
@@ -92,6 +100,30 @@ async function publishFast(room: string, from: number, to: number): Promise<void
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** Events the test has published in the current paced phase: its logical clock. */
+let ticks = 0;
+/** An SSE client that keeps `ticks` on each event it gets. */
+const openTicked = (url: string, headers: Record<string, string> = {}) => openSse(url, headers, { mark: () => ticks });
+
+/**
+ * The most events published after one of the paced phase's before it reached the client: `index` gives an event's
+ * place in the phase (from 0), undefined for events outside it.
+ */
+function maxLag(events: SseEvent[], index: (event: SseEvent) => number | undefined): number {
+  let lag = 0;
+  for (const event of events) {
+    const k = index(event);
+    if (k !== undefined) lag = Math.max(lag, event.mark - (k + 1));
+  }
+  return lag;
+}
+const payload = (event: SseEvent): number => (event.data as { n: number }).n;
+/** The place in a paced phase of an event whose payload runs from `from` for `count` events. */
+const paced = (from: number, count: number) => (event: SseEvent) => {
+  const k = payload(event) - from;
+  return k >= 0 && k < count ? k : undefined;
+};
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'restbus-stream-cluster-'));
@@ -139,46 +171,51 @@ function countIds(events: SseEvent[]): { events: number; gaps: number; duplicate
 
 describe('restbus-gateway streaming from a JetStream stream on a 3-node NATS cluster', () => {
   it(
-    `gives a client that was offline for 30 s, while ${OFFLINE_RATE} events/s were published and the gateway’s NATS node restarted, ` +
-      `every one of ${TOTAL.toLocaleString('en')} events once and in order when it reconnects with Last-Event-ID`,
+    'gives a client that was offline while events were published one by one and the gateway’s NATS node restarted, ' +
+      `every one of ${TOTAL.toLocaleString('en')} events once and in order when it reconnects with Last-Event-ID; ` +
+      'one that stayed gets them all too, after a short pause',
     async () => {
-      const started = Date.now();
       const url = `http://${gateway.base}/rooms/main/events`;
       // A second client stays connected throughout: the node's restart is a pause for it, not an end.
-      const stayer = await openSse(url);
+      ticks = 0;
+      const stayer = await openTicked(url);
       const first = await openSse(url);
       expect([first.res.statusCode, stayer.res.statusCode]).toEqual([200, 200]);
 
       await publishFast('main', 0, BEFORE);
-      await waitFor(() => first.events.length === BEFORE, `the first ${BEFORE} events`, 60_000);
+      await waitFor(() => first.events.length === BEFORE, `the first ${BEFORE} events`, 120_000);
       first.res.destroy();
       const lastEventId = first.events.at(-1)!.id!;
 
-      // Offline: 10 events/s for 30 s; the gateway's node goes down 5 s in and comes back (its JetStream whole) after 5 s.
-      const offlineStart = Date.now();
+      // Offline: an event every PACE_MS; the gateway's node goes down 3 s in and comes back (its JetStream whole)
+      // 5 s later; the events go on until AFTER_RESTART more were published once it was back.
       const restartedAt = gateway.server();
+      let back = false;
       const restart = (async () => {
-        await sleep(5000);
+        await sleep(3000);
         await gatewayNode.stop();
         await sleep(5000);
         await gatewayNode.start();
+        back = true;
       })();
-      for (let i = 0; i < OFFLINE_EVENTS; i++) {
-        await sleep(offlineStart + (i * 1000) / OFFLINE_RATE - Date.now());
-        await publish('main', BEFORE + i);
+      let next = BEFORE;
+      for (let afterBack = 0; afterBack < AFTER_RESTART;) {
+        await publish('main', next++);
+        ticks++;
+        if (back) afterBack++;
+        await sleep(PACE_MS);
       }
       await restart;
+      const offline = next - BEFORE;
       // The restart reached the gateway: its link lost the node and went on through another.
       expect(gateway.output()).toContain('lost NATS at');
       expect(gateway.server()).not.toBe(restartedAt);
-      await sleep(offlineStart + OFFLINE_MS - Date.now());
-      const offlineMs = Date.now() - offlineStart;
 
       const again = await openSse(url, { 'last-event-id': lastEventId });
       expect(again.res.statusCode).toBe(200);
-      await publishFast('main', BEFORE + OFFLINE_EVENTS, TOTAL);
+      await publishFast('main', next, TOTAL);
       const isDone = (events: SseEvent[]) => events.at(-1)?.id === String(TOTAL);
-      await waitFor(() => isDone(again.events) && isDone(stayer.events), `event ${TOTAL} on both clients`, 60_000);
+      await waitFor(() => isDone(again.events) && isDone(stayer.events), `event ${TOTAL} on both clients`, 120_000);
       // Anything after the last event would be a duplicate: give it a moment to show.
       await sleep(500);
       again.res.destroy();
@@ -186,24 +223,20 @@ describe('restbus-gateway streaming from a JetStream stream on a 3-node NATS clu
 
       const resumed = countIds([...first.events, ...again.events]);
       const stayed = countIds(stayer.events);
-      const longestPause = Math.max(...stayer.events.slice(1).map((e, i) => e.at - stayer.events[i].at));
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      console.log(
-        `resume across a node restart: ${resumed.events} events, ${resumed.gaps} gaps, ${resumed.duplicates} duplicates, ` +
-          `${resumed.misplaced} out of order (offline ${(offlineMs / 1000).toFixed(1)} s, ` +
-          `${first.events.length} before, ${again.events.length} after Last-Event-ID ${lastEventId}); ` +
-          `the client that stayed: ${stayed.events} events, ${stayed.gaps} gaps, ${stayed.duplicates} duplicates, ` +
-          `its longest wait between two events ${longestPause} ms; the gateway moved from NATS node ${restartedAt} ` +
-          `to ${gateway.server()}; ${seconds} s in all`,
-      );
       expect(resumed).toEqual({ events: TOTAL, gaps: 0, duplicates: 0, misplaced: 0 });
       expect(stayed).toEqual({ events: TOTAL, gaps: 0, duplicates: 0, misplaced: 0 });
       expect([...first.events, ...again.events, ...stayer.events].every((e) => e.event === 'message')).toBe(true);
       // The feed takes a new consumer once the link has reconnected: 0.1 s, or some 2.3 s while the stream's leader
-      // is elected again. Waiting for nats.js to notice a consumer on the lost node took up to 6.8 s.
-      expect(longestPause).toBeLessThan(5_000);
+      // is elected again (lags of 1 and some 23 events). Waiting for nats.js to notice a consumer on the lost node
+      // took up to 6.8 s: 68 events. The bound is the former 5 s.
+      const stayerLag = maxLag(stayer.events, paced(BEFORE, offline));
+      console.log(
+        `resume across a node restart: ${offline} events while offline; the stayer's lag ${stayerLag} events`,
+      );
+      expect(offline).toBeGreaterThan(AFTER_RESTART);
+      expect(stayerLag).toBeLessThan(50);
     },
-    180_000,
+    300_000,
   );
 
   it('answers 403 and sends no event to a client whose service refuses it, kept or live, while another room’s client gets its events', async () => {
@@ -230,8 +263,9 @@ describe('restbus-gateway streaming from a JetStream stream on a 3-node NATS clu
     expect(asked.filter((room) => room === 'secret')).toHaveLength(2);
   }, 30_000);
 
-  it('gives up a feed’s consumer within 4 s when its node is restarted, so a live client’s pause is short and has no gap', async () => {
-    const client = await openSse(`http://${gateway.base}/rooms/live/events`);
+  it('gives up a feed’s consumer soon after its node stops, so a live client’s pause is short and has no gap', async () => {
+    ticks = 0;
+    const client = await openTicked(`http://${gateway.base}/rooms/live/events`);
     await publishFast('live', 0, 10);
     await waitFor(() => client.events.length === 10, 'the first ten events');
     const jsm = await publisher.jetstreamManager();
@@ -242,63 +276,65 @@ describe('restbus-gateway streaming from a JetStream stream on a 3-node NATS clu
     const holder = cluster.nodes[Number(feed?.cluster?.leader?.slice(1)) - 1];
     if (!holder)
       throw new Error(`no node holds the feed's consumer: ${JSON.stringify(consumers.map((c) => c.cluster))}`);
-    let stoppedAt = 0;
+    /** The tick at which the node stopped, and where the gateway's output stood then. */
+    let stopped: { tick: number; output: number } | undefined;
+    /** The tick at which the gateway's log first said it gave the consumer up after the stop. */
+    let noticed: number | undefined;
+    // When the gateway gives the consumer up, its log says: missed heartbeats, or its own link lost with the node.
+    const gaveUp = (): boolean =>
+      stopped !== undefined &&
+      /stream feed lost its consumer|stream feeds take new consumers/.test(gateway.output().slice(stopped.output));
     const restart = (async () => {
       await sleep(1000);
-      stoppedAt = Date.now();
+      stopped = { tick: ticks, output: gateway.output().length };
       await holder.stop();
       await sleep(3000);
       await holder.start();
     })();
-    const start = Date.now();
     for (let i = 0; i < 120; i++) {
-      await sleep(start + i * 100 - Date.now());
       await publish('live', 10 + i);
+      ticks++;
+      if (noticed === undefined && gaveUp()) noticed = ticks;
+      await sleep(PACE_MS);
     }
     await restart;
     await waitFor(() => client.events.length === 130, 'the events published through the restart', 60_000);
+    if (noticed === undefined && gaveUp()) noticed = ticks;
     client.res.destroy();
-    const pause = Math.max(...client.events.slice(11).map((e, i) => e.at - client.events[10 + i].at));
-    // When the gateway gave the consumer up, as its log says: missed heartbeats, or its own link lost with the node.
-    const noticed = gateway
-      .output()
-      .split('\n')
-      .filter((line) => /stream feed lost its consumer|stream feeds take new consumers/.test(line))
-      .map((line) => (JSON.parse(line) as { time: number }).time)
-      .find((time) => time >= stoppedAt);
-    console.log(
-      `a live client's longest wait between two events while its consumer's node restarted: ${pause} ms; ` +
-        `the gateway gave the consumer up ${noticed === undefined ? 'never' : `${noticed - stoppedAt} ms`} after the node was stopped`,
-    );
-    expect(client.events.map((e) => (e.data as { n: number }).n)).toEqual([...Array(130).keys()]);
-    // At once when the gateway's link was on that node; else after two missed 1 s idle heartbeats, 2 to 3 s (with
-    // heartbeats at half the 5 s pull, 5 to 7.5 s; and never when its link was on that node, but for the gap the
-    // restarted node's consumer made).
+    expect(client.events.map(payload)).toEqual([...Array(130).keys()]);
+    // At once when the gateway's link was on that node; else after two missed 1 s idle heartbeats, 2 to 3 s: within
+    // 40 events of the stop (with heartbeats at half the 5 s pull, 5 to 7.5 s; and never when its link was on that
+    // node, but for the gap the restarted node's consumer made).
+    const lag = maxLag(client.events, paced(10, 120));
+    console.log(`consumer's node restarted: given up ${noticed! - stopped!.tick} events after the stop, lag ${lag}`);
+    expect(stopped).toBeDefined();
     expect(noticed).toBeDefined();
-    expect(noticed! - stoppedAt).toBeLessThan(4_000);
-    // Then the consumer is made again, after the stream's election when its leader went too: 28.7 s with 30 s pulls.
-    expect(pause).toBeLessThan(10_000);
+    expect(noticed! - stopped!.tick).toBeLessThanOrEqual(40);
+    // Then the consumer is made again, after the stream's election when its leader went too: the pause was 28.7 s
+    // with 30 s pulls, every event after the stop held back. The bound is the former 10 s.
+    expect(lag).toBeLessThan(100);
   }, 90_000);
 
-  it('moves a live client and a replaying one with the gateway when its NATS node enters lame duck mode: no end, no gap, a pause under 2 s', async () => {
+  it('moves a live client and a replaying one with the gateway when its NATS node enters lame duck mode: no end, no gap, a short pause', async () => {
     const url = `http://${gateway.base}/rooms/ldm/events`;
-    const stayer = await openSse(url);
+    ticks = 0;
+    const stayer = await openTicked(url);
     // A client coming back after a long absence: its replay of 3,000 events runs while the node goes.
     await publishFast('ldm', 0, 3000);
     await waitFor(() => stayer.events.length === 3000, 'the first 3,000 events', 60_000);
     // Live clients of five more rooms: each feed's consumer is made again after the move, and JetStream places one
     // on the node being left a third of the time (then it is never answered for, or silent).
     const rooms = ['ldm1', 'ldm2', 'ldm3', 'ldm4', 'ldm5'];
-    const others = await Promise.all(rooms.map((room) => openSse(`http://${gateway.base}/rooms/${room}/events`)));
-    const returning = await openSse(url, { 'last-event-id': '0' });
+    const others = await Promise.all(rooms.map((room) => openTicked(`http://${gateway.base}/rooms/${room}/events`)));
+    const returning = await openTicked(url, { 'last-event-id': '0' });
     const node = cluster.nodes.find((candidate) => gateway.server() === `127.0.0.1:${candidate.port}`);
     if (!node) throw new Error(`cannot tell which node the gateway is on:\n${gateway.output()}`);
     // It leaves within its lame duck duration (30 s); the cluster is disposed after this test, so nobody waits for it.
     const leaving = node.enterLameDuck().catch(() => undefined);
-    const start = Date.now();
     for (let i = 0; i < 60; i++) {
-      await sleep(start + i * 100 - Date.now());
       await Promise.all([publish('ldm', 3000 + i), ...rooms.map((room) => publish(room, i))]);
+      ticks++;
+      await sleep(PACE_MS);
     }
     // The ids are sequences of the whole ROOMS stream (other rooms' events among them): the payloads count.
     const isDone = (events: SseEvent[]) => (events.at(-1)?.data as { n?: number } | undefined)?.n === 3059;
@@ -306,7 +342,7 @@ describe('restbus-gateway streaming from a JetStream stream on a 3-node NATS clu
     await waitFor(
       () => isDone(stayer.events) && isDone(returning.events) && allOthers(),
       'event 3,060 on both clients, 60 on the others',
-      30_000,
+      40_000,
     ).catch((err: unknown) => {
       const last = (events: SseEvent[]) => `${events.length} events, the last ${JSON.stringify(events.at(-1)?.data)}`;
       throw new Error(
@@ -319,29 +355,27 @@ describe('restbus-gateway streaming from a JetStream stream on a 3-node NATS clu
     const clients = [stayer, returning, ...others];
     const ended = clients.filter((client) => client.res.readableEnded || client.res.destroyed).length;
     for (const client of clients) client.res.destroy();
-    const pause = Math.max(...stayer.events.slice(3001).map((e, i) => e.at - stayer.events[3000 + i].at));
-    const longestWait = (events: SseEvent[]) => Math.max(0, ...events.slice(1).map((e, i) => e.at - events[i].at));
-    const replayWait = longestWait(returning.events);
-    const othersWait = Math.max(...others.map((other) => longestWait(other.events)));
-    const payloads = (events: SseEvent[]) => events.map((event) => (event.data as { n: number }).n);
+    const payloads = (events: SseEvent[]) => events.map(payload);
     const rising = (events: SseEvent[]) =>
       events.every((event, i) => i === 0 || Number(event.id) > Number(events[i - 1].id));
     const expected = [...Array(3060).keys()];
-    console.log(
-      `lame duck under open streams: the gateway moved from ${node.url} (${gateway.output().includes('lame duck') ? 'make before break' : 'how?'}); ` +
-        `the live client's longest wait between two events ${pause} ms; ${returning.events.length} events to the returning one, ` +
-        `its longest wait ${replayWait} ms; the other rooms' clients' longest wait ${othersWait} ms`,
-    );
     expect(ended).toBe(0);
     expect(gateway.output()).not.toContain('lost NATS at 127.0.0.1:' + node.port);
     expect(payloads(stayer.events)).toEqual(expected);
     expect(payloads(returning.events)).toEqual(expected);
     expect([rising(stayer.events), rising(returning.events)]).toEqual([true, true]);
     expect(others.map((other) => payloads(other.events))).toEqual(rooms.map(() => [...Array(60).keys()]));
-    // Before consumers placed on the node being left were made again: 9 to 19 s for the live client, and a replay
-    // that resumed after 40 s or never. Now 0.1 to 0.8 s here; the bound leaves room for a CI machine under load.
-    expect(Math.max(pause, othersWait)).toBeLessThan(3000);
-    expect(replayWait).toBeLessThan(5000);
+    // Before consumers placed on the node being left were made again: pauses of 9 to 19 s for the live client (every
+    // event of the 6 s held back), and a replay that resumed after 40 s or never. Now 0.1 to 0.8 s here: lags of 1 to
+    // 8 events. The bounds are the former 3 s and 5 s.
+    const live = paced(3000, 60);
+    const liveLag = Math.max(maxLag(stayer.events, live), ...others.map((other) => maxLag(other.events, paced(0, 60))));
+    const replayLag = maxLag(returning.events, live);
+    console.log(
+      `lame duck under open streams: the live clients' lag ${liveLag} events, the returning one's ${replayLag}`,
+    );
+    expect(liveLag).toBeLessThan(30);
+    expect(replayLag).toBeLessThan(50);
     void leaving;
-  }, 60_000);
+  }, 90_000);
 });

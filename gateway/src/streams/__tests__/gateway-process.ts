@@ -46,7 +46,7 @@ export async function startGatewayProcess(options: {
       if (entry.msg === 'gateway listening') done(Number(entry.port));
     });
     child.once('exit', () => fail(new Error(`the gateway stopped before it listened:\n${output}`)));
-    setTimeout(() => fail(new Error(`the gateway did not say it listens within 20 s:\n${output}`)), 20_000).unref();
+    setTimeout(() => fail(new Error(`the gateway did not say it listens within 120 s:\n${output}`)), 120_000).unref();
   });
   const base = `127.0.0.1:${await listening.catch((err: unknown) => {
     child.kill('SIGKILL');

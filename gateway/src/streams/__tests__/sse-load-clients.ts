@@ -1,5 +1,5 @@
 // A child process of the bounds test: it holds many SSE clients, so that reading them costs the test's process
-// nothing and the measured delivery times are the gateway's. Node built-ins only: the test transpiles this file
+// nothing. It counts what each client got, never when (delivery times are the streams bench's). Node built-ins only: the test transpiles this file
 // (transpileSseLoadClients) and forks it. Told what to do by IPC messages (LoadCommand), it answers LoadReply.
 import { Agent, get, type IncomingMessage } from 'node:http';
 
@@ -26,14 +26,13 @@ export type LoadReply =
   | { type: 'opened'; statuses: number[] }
   | {
       type: 'report';
-      /** Delivery times (ms, the event's `t` to its arrival) of every message to a client that was never stalled. */
-      latency: { count: number; p50: number; p99: number; max: number };
+      /** Live messages (those marked `live`) to clients that were never stalled, all of them counted. */
+      delivered: number;
       clients: ClientTally[];
     };
 
-const now = (): number => performance.timeOrigin + performance.now();
 const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-const latencies: number[] = [];
+let delivered = 0;
 const tallies: ClientTally[] = [];
 const stalledResponses: IncomingMessage[] = [];
 
@@ -41,8 +40,8 @@ function send(reply: LoadReply): void {
   process.send!(reply);
 }
 
-/** Reads one client's events: messages are `{"n":…,"t":…}`. */
-function read(res: IncomingMessage, tally: ClientTally, measured: boolean): void {
+/** Reads one client's events: messages are `{"n":…}`, and `{"n":…,"live":true}` once all the clients are open. */
+function read(res: IncomingMessage, tally: ClientTally, reading: boolean): void {
   let pending = '';
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => {
@@ -54,14 +53,18 @@ function read(res: IncomingMessage, tally: ClientTally, measured: boolean): void
       const eventAt = block.indexOf('event: ');
       if (eventAt < 0) continue;
       const name = block.slice(eventAt + 7, block.indexOf('\n', eventAt));
-      const data = JSON.parse(block.slice(block.indexOf('data: ') + 6)) as { n?: number; t?: number; missed?: number };
-      // A measured client counts the measured events only (they carry `t`) and the gaps among them: one that
-      // connects while the fill still flows may get its tail, and a gap for it, before its first measured event.
+      const data = JSON.parse(block.slice(block.indexOf('data: ') + 6)) as {
+        n?: number;
+        live?: boolean;
+        missed?: number;
+      };
+      // A reading client counts the live events only and the gaps among them: one that connects while the fill
+      // still flows may get its tail, and a gap for it, before its first live event.
       if (name === 'gap') {
-        if (!measured || tally.messages > 0) tally.gaps.push(data.missed ?? 0);
+        if (!reading || tally.messages > 0) tally.gaps.push(data.missed ?? 0);
       } else if (name === 'message' && typeof data.n === 'number') {
-        if (measured && typeof data.t !== 'number') continue;
-        if (measured) latencies.push(now() - data.t!);
+        if (reading && data.live !== true) continue;
+        if (reading) delivered++;
         if (tally.messages > 0 && data.n !== tally.lastN + 1) tally.disorder++;
         tally.messages++;
         tally.lastN = data.n;
@@ -98,10 +101,6 @@ function open(url: string, stalled: boolean): Promise<number> {
   });
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
 process.on('message', (command: LoadCommand) => {
   if (command.type === 'open') {
     void (async () => {
@@ -115,13 +114,7 @@ process.on('message', (command: LoadCommand) => {
   } else if (command.type === 'resume') {
     for (const res of stalledResponses) res.resume();
   } else {
-    const sorted = Float64Array.from(latencies).sort();
-    const list = Array.from(sorted);
-    send({
-      type: 'report',
-      latency: { count: list.length, p50: percentile(list, 50), p99: percentile(list, 99), max: list.at(-1) ?? NaN },
-      clients: tallies,
-    });
+    send({ type: 'report', delivered, clients: tallies });
   }
 });
 process.on('disconnect', () => process.exit(0));

@@ -1,13 +1,16 @@
 import { get, type IncomingMessage } from 'node:http';
-import { createSseParser } from '@restbus/infra/testing';
+import { createSseParser, waitFor as waitUntil } from '@restbus/infra/testing';
 
 export interface SseEvent {
   id?: string;
   event: string;
   /** The data lines joined, read as JSON (as the gateway sends every event's data). */
   data: unknown;
-  /** When it arrived (Date.now()). */
-  at: number;
+  /**
+   * The reader's `mark()` when the event arrived: a logical clock of the test's own (how many events it had published
+   * by then, say), never a time read. 0 without one.
+   */
+  mark: number;
 }
 
 export interface SseReader {
@@ -18,15 +21,24 @@ export interface SseReader {
   text(): string;
 }
 
+export interface SseReaderOptions {
+  /** Read as each event arrives, and kept on it as `mark`. */
+  mark?: () => number;
+}
+
 /** An SSE client as a browser's EventSource is: `Accept: text/event-stream`, and `Last-Event-ID` when resuming. */
-export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
+export async function openSse(
+  url: string,
+  headers: Record<string, string> = {},
+  { mark = () => 0 }: SseReaderOptions = {},
+): Promise<SseReader> {
   const res = await new Promise<IncomingMessage>((done, fail) =>
     get(url, { headers: { accept: 'text/event-stream', ...headers } }, done).once('error', fail),
   );
   const events: SseEvent[] = [];
   let text = '';
   const parse = createSseParser(({ data, ...event }) =>
-    events.push({ ...event, data: JSON.parse(data) as unknown, at: Date.now() }),
+    events.push({ ...event, data: JSON.parse(data) as unknown, mark: mark() }),
   );
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => {
@@ -37,10 +49,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   return { res, events, text: () => text };
 }
 
-export async function waitFor(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
+/** Resolves once `check` holds; rejects after `ms` (a timer, not a clock read: see waitFor in @restbus/infra/testing). */
+export function waitFor(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  return waitUntil(check, { what, timeoutMs: ms });
 }
