@@ -16,4 +16,22 @@ export const TIMING_ALLOW_LIST: ReadonlyArray<{ file: string; api: string; reaso
     api: 'Date.now',
     reason: "a unique compose project name, and the `docker logs --since` point of a service's log, not a duration",
   },
+  {
+    file: 'e2e/src/cluster-load.ts',
+    api: 'Date.now',
+    reason:
+      'a load generator: it paces requests at a fixed rate and stamps each outcome for the timeline it prints on a ' +
+      'failure; the cluster e2e asserts outcomes (statuses, nothing lost), never these figures',
+  },
+  {
+    file: 'e2e/src/bench/soak/format-soak-report.test.ts',
+    api: 'heapUsed',
+    reason:
+      "tests the soak report's formatting of given samples: heapTotal is a field of its fixtures, nothing is read",
+  },
+  {
+    file: 'infra/runtime/src/nats/start-responder.integration.test.ts',
+    api: 'heapUsed',
+    reason: "a field of the service's STATS reply whose presence is asserted (a number), not a memory read",
+  },
 ];

@@ -1,28 +1,26 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { startNatsServer, type TestNatsServer } from '../testing';
+import { startNatsServer, waitFor, type TestNatsServer } from '../testing';
 import { createNatsLink, type NatsLink } from './create-nats-link';
 
 const logger = pino({ level: 'silent' });
 let server: TestNatsServer;
 let link: NatsLink | undefined;
 
-beforeEach(async () => {
+// One server for the file: a test that stops it leaves it to be started again for the next.
+beforeAll(async () => {
   server = await startNatsServer();
 });
 
 afterEach(async () => {
   await link?.drain();
-  await server.dispose();
+  link = undefined;
+  if (server.pid === undefined) await server.start();
 });
 
-async function waitFor(condition: () => boolean, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+afterAll(async () => {
+  await server?.dispose();
+});
 
 describe('createNatsLink', () => {
   it('connects and reports itself connected', async () => {
@@ -45,9 +43,9 @@ describe('createNatsLink', () => {
     link = createNatsLink({ servers: server.url, name: 'test', logger });
     await link.ready();
     await server.stop();
-    await waitFor(() => !link!.isConnected());
+    await waitFor(() => !link!.isConnected(), { what: 'the link reporting the loss', timeoutMs: 20_000 });
     await server.start();
-    await waitFor(() => link!.isConnected());
+    await waitFor(() => link!.isConnected(), { what: 'the reconnect', timeoutMs: 20_000 });
   });
 });
 
@@ -73,11 +71,11 @@ describe('what the link logs through an outage', () => {
     await server.start();
     await link.ready();
     await server.stop();
-    await waitFor(() => !link!.isConnected());
+    await waitFor(() => !link!.isConnected(), { what: 'the link reporting the loss', timeoutMs: 20_000 });
     // Long enough for several reconnect attempts (one a second).
     await new Promise((resolve) => setTimeout(resolve, 2500));
     await server.start();
-    await waitFor(() => link!.isConnected());
+    await waitFor(() => link!.isConnected(), { what: 'the reconnect', timeoutMs: 20_000 });
 
     const nats = lines.filter((line) => line.component === 'nats');
     expect(nats.map((line) => [line.level, line.msg])).toEqual([

@@ -1,5 +1,5 @@
 import { connect, DebugEvents, Events, type NatsConnection } from 'nats';
-import { startNatsCluster, startNatsServer, type TestNatsCluster, type TestNatsServer } from '../testing';
+import { startNatsCluster, startNatsServer, waitFor, type TestNatsCluster, type TestNatsServer } from '../testing';
 import { captureLogLines, type CapturedLog } from './__tests__/capture-log-lines';
 import { createNatsLink, type NatsLink } from './create-nats-link';
 import { startResponder, type Responder, type Route } from './start-responder';
@@ -31,16 +31,19 @@ function nodeOf(nodes: readonly TestNatsServer[], nc: NatsConnection): TestNatsS
   return node;
 }
 
-/** The status events of a connection, with the time each came. */
+// What happened before what: every event the tests order takes the next number (an order, not a time).
+let events = 0;
+
+/** The status events of a connection, each with its place in the order of events. */
 function recordStatus(nc: NatsConnection): Array<{ type: string; at: number }> {
   const statuses: Array<{ type: string; at: number }> = [];
   void (async () => {
-    for await (const status of nc.status()) statuses.push({ type: status.type, at: Date.now() });
+    for await (const status of nc.status()) statuses.push({ type: status.type, at: ++events });
   })();
   return statuses;
 }
 
-/** Requests through the link from several workers at once until stopped; each one's start and outcome. */
+/** Requests through the link from several workers at once until stopped; each one's start (in the order of events) and outcome. */
 function startRequestLoop(nc: NatsConnection) {
   const requests: Array<{ startedAt: number; ok: boolean; code?: string }> = [];
   let stopping = false;
@@ -48,7 +51,7 @@ function startRequestLoop(nc: NatsConnection) {
   const worker = async (): Promise<void> => {
     // A closed connection rejects at once, and a loop of microtasks alone would starve the timers.
     while (!stopping && !nc.isClosed()) {
-      const startedAt = Date.now();
+      const startedAt = ++events;
       try {
         await nc.request('echo', 'ping', { timeout: 1000 });
         requests.push({ startedAt, ok: true });
@@ -175,7 +178,8 @@ function startCallLoop(nc: () => NatsConnection, subject: string) {
   const worker = async (): Promise<void> => {
     while (!stopping) {
       try {
-        const reply = await nc().request(subject, payload, { timeout: 2000, headers: createRequestHeaders() });
+        // A deadline that only a lost call trips, not a slow one on a loaded machine.
+        const reply = await nc().request(subject, payload, { timeout: 20_000, headers: createRequestHeaders() });
         const status = reply.headers?.get('Nats-Service-Error-Code');
         calls.push(status ? { ok: false, why: status } : { ok: true });
       } catch (err) {
@@ -183,7 +187,7 @@ function startCallLoop(nc: () => NatsConnection, subject: string) {
           ok: false,
           why: String((err as { code?: string }).code ?? err),
           on: nc().getServer(),
-          at: Date.now(),
+          at: ++events,
         });
         // A failure that comes at once must not spin the loop.
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -374,10 +378,6 @@ describe('a KV collection whose server enters lame duck mode', () => {
   });
 });
 
-async function waitUntilCalls(calls: readonly unknown[], count: number, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (calls.length < count) {
-    if (Date.now() > deadline) throw new Error(`only ${calls.length} of ${count} calls within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+async function waitUntilCalls(calls: readonly unknown[], count: number): Promise<void> {
+  await waitFor(() => calls.length >= count, { what: `call number ${count}`, timeoutMs: 25_000, everyMs: 10 });
 }

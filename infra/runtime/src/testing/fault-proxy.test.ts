@@ -1,5 +1,6 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
+import { waitFor } from './wait-for';
 
 let echo: Server;
 let proxy: FaultProxy | undefined;
@@ -36,13 +37,17 @@ async function open(port: number): Promise<{ socket: Socket; received: () => str
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const echoPort = (): number => (echo.address() as AddressInfo).port;
 
-async function until(check: () => boolean, ms = 2000): Promise<number> {
-  const started = performance.now();
-  while (!check()) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await sleep(5);
+const until = (check: () => boolean): Promise<void> =>
+  waitFor(check, { what: 'the expected bytes', timeoutMs: 20_000, everyMs: 5 });
+
+// Kept before a test fakes the timers: sockets stay real, and a test waits for their bytes on a real timer.
+const realSetTimeout = setTimeout;
+/** Resolves once `check` holds, looking every few real milliseconds (for a test whose timers are fake). */
+async function untilReal(check: () => boolean, what: string): Promise<void> {
+  for (let attempt = 0; !check(); attempt++) {
+    if (attempt === 4000) throw new Error(`${what} did not happen`);
+    await new Promise((resolve) => realSetTimeout(resolve, 5));
   }
-  return performance.now() - started;
 }
 
 describe('startFaultProxy', () => {
@@ -71,21 +76,50 @@ describe('startFaultProxy', () => {
     await until(() => client.received() === 'held' && late.received() === 'late');
   });
 
-  it('forwards each chunk the delay later each way, in order', async () => {
-    proxy = await startFaultProxy(echoPort(), { kind: 'delay', delayMs: 100 });
-    const client = await open(proxy.port);
-    const started = performance.now();
-    client.socket.write('a');
-    await sleep(10);
-    client.socket.write('b');
-    await until(() => client.received() === 'ab');
-    // There and back: twice the delay.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
-    proxy.setMode({ kind: 'pass' });
-    const fast = performance.now();
-    client.socket.write('c');
-    await until(() => client.received() === 'abc');
-    expect(performance.now() - fast).toBeLessThan(100);
+  it('forwards each chunk the delay later each way, in order, and at once again once it passes', async () => {
+    // The delay is the behaviour: the proxy's timers run on a fake clock the test moves; the sockets stay real.
+    const target = createServer((socket) => {
+      socket.on('data', (chunk: Buffer) => {
+        arrived += chunk.toString();
+        socket.write(chunk);
+      });
+    });
+    let arrived = '';
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      proxy = await startFaultProxy((target.address() as AddressInfo).port, { kind: 'delay', delayMs: 100 });
+      const client = await open(proxy.port);
+      client.socket.write('a');
+      // The chunk is in the proxy once its timer is: it goes on only when the clock has moved the whole delay.
+      await untilReal(() => jest.getTimerCount() === 1, "the proxy holding 'a'");
+      jest.advanceTimersByTime(99);
+      expect(arrived).toBe('');
+      client.socket.write('b');
+      await untilReal(() => jest.getTimerCount() === 2, "the proxy holding 'b'");
+      jest.advanceTimersByTime(1);
+      await untilReal(() => arrived === 'a', "'a' at the far end");
+      // Its echo is held as long on the way back; 'b' is on its way still.
+      await untilReal(() => jest.getTimerCount() === 2, "the proxy holding the echo of 'a'");
+      expect(client.received()).toBe('');
+      jest.advanceTimersByTime(99);
+      await untilReal(() => arrived === 'ab', "'b' at the far end");
+      expect(client.received()).toBe('');
+      jest.advanceTimersByTime(1);
+      await untilReal(() => client.received() === 'a', "the echo of 'a'");
+      jest.advanceTimersByTime(100);
+      await untilReal(() => client.received() === 'ab', "the echo of 'b'");
+      // Passing again, it forwards without waiting for the clock.
+      proxy.setMode({ kind: 'pass' });
+      client.socket.write('c');
+      await untilReal(() => client.received() === 'abc', "'c' there and back");
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+      await proxy?.close();
+      proxy = undefined;
+      await new Promise((resolve) => target.close(resolve));
+    }
   });
 
   it('closes the other end when one end closes', async () => {

@@ -94,7 +94,8 @@ function spawnServer(
  * store for a while, when a KV request would time out. A test starts once the server is whole.
  */
 async function waitForJetStream(url: string, output: () => string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  // A deadline on a timer, not a clock read (testing helpers hold no clock).
+  const deadline = startDeadline(15_000);
   for (;;) {
     let nc: NatsConnection | undefined;
     try {
@@ -102,12 +103,19 @@ async function waitForJetStream(url: string, output: () => string): Promise<void
       await nc.jetstreamManager({ timeout: 1000 });
       return;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`JetStream did not become ready: ${String(err)}\n${output()}`);
+      if (deadline.passed()) throw new Error(`JetStream did not become ready: ${String(err)}\n${output()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       await nc?.close();
     }
   }
+}
+
+/** A deadline `ms` from now, kept by a timer (unref'd: it holds no process open), not by reading a clock. */
+function startDeadline(ms: number): { passed(): boolean } {
+  let passed = false;
+  setTimeout(() => (passed = true), ms).unref();
+  return { passed: () => passed };
 }
 
 async function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -379,7 +387,7 @@ async function startNatsClusterOnce(options: NatsClusterOptions): Promise<TestNa
     faults,
     async leaderOf(stream) {
       // During an election no node names a leader: ask again until one does (or 20 s pass).
-      const deadline = Date.now() + 20_000;
+      const deadline = startDeadline(20_000);
       for (;;) {
         for (const node of nodes) {
           if (node.pid === undefined) continue;
@@ -395,7 +403,7 @@ async function startNatsClusterOnce(options: NatsClusterOptions): Promise<TestNa
             await nc?.close();
           }
         }
-        if (Date.now() > deadline) throw new Error(`no node knows the leader of ${stream}`);
+        if (deadline.passed()) throw new Error(`no node knows the leader of ${stream}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },

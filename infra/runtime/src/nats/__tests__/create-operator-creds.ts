@@ -33,10 +33,14 @@ function toBase32(bytes: Uint8Array): string {
 
 const toBase64Url = (text: string): string => Buffer.from(text).toString('base64url');
 
+// Fixed times (seconds since 1970), not the clock: issued in the past, and a lapsed expiry for the expired user.
+const ISSUED_AT = 1_704_067_200; // 2024-01-01
+const EXPIRED_AT = ISSUED_AT + 3600;
+
 /** A NATS JWT (v2 claims, ed25519-nkey signature), as nsc would issue it. */
 function issueJwt(issuer: KeyPair, subject: string, name: string, nats: object, expires?: number): string {
   const claims: Record<string, unknown> = {
-    iat: Math.floor(Date.now() / 1000) - 60,
+    iat: ISSUED_AT,
     ...(expires === undefined ? {} : { exp: expires }),
     iss: issuer.getPublicKey(),
     name,
@@ -72,13 +76,7 @@ export function createOperatorSetup(): OperatorSetup {
   const accountJwt = issueJwt(operator, account.getPublicKey(), 'app', { type: 'account', limits });
   const userClaims = { type: 'user', pub: {}, sub: {}, subs: -1, data: -1, payload: -1 };
   const userJwt = issueJwt(account, user.getPublicKey(), 'service', userClaims);
-  const expiredJwt = issueJwt(
-    account,
-    user.getPublicKey(),
-    'service',
-    userClaims,
-    Math.floor(Date.now() / 1000) - 3600,
-  );
+  const expiredJwt = issueJwt(account, user.getPublicKey(), 'service', userClaims, EXPIRED_AT);
   return {
     serverConfig:
       `operator: "${operatorJwt}"\nsystem_account: "${system.getPublicKey()}"\nresolver: MEMORY\n` +
