@@ -48,8 +48,7 @@ let server: MockServer;
 
 beforeAll(async () => {
   project = await writeProject(files());
-  // The request timeout is short: a stream outlives it, as it only bounds the time to receive the request.
-  server = await serveProject(project, { watch: false, eventInterval: 150, limits: { requestTimeoutMs: 200 } });
+  server = await serveProject(project, { watch: false, eventInterval: 150 });
 });
 afterAll(async () => {
   await server?.close();
@@ -83,15 +82,29 @@ function openRaw(
 
 describe('event streams of the mock server', () => {
   it('sends the items of the mock file as events with ids 1, 2, 3, one at a time, past the request timeout', async () => {
-    const started = Date.now();
-    const events = await readSseEvents(url(), { count: 3 });
-    expect(events).toEqual([
-      { id: '1', event: 'message', data: { type: 'created', id: 'o-1' } },
-      { id: '2', event: 'message', data: { type: 'paid', id: 'o-1', lines: 'two\nlines' } },
-      { id: '3', event: 'message', data: { type: 'shipped', id: 'o-1' } },
-    ]);
-    // Paced by --event-interval (150 ms): the third comes two intervals after the first, past the 200 ms timeout.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    // A stream outlives the request timeout, which only bounds the time to receive the request: here 2 s, with the
+    // third event two intervals of 1.1 s after the first. The server runs in this process, on the same timers as this
+    // test: a timer of the request timeout's length, set before the request, always fires before the server's second
+    // interval ends, so it has fired by the time the third event is read.
+    const paced = await serveProject(project, {
+      watch: false,
+      eventInterval: 1_100,
+      limits: { requestTimeoutMs: 2_000 },
+    });
+    let timeoutPassed = false;
+    const timer = setTimeout(() => (timeoutPassed = true), 2_000);
+    try {
+      const events = await readSseEvents(`${paced.url}/rest/orders/events`, { count: 3 });
+      expect(events).toEqual([
+        { id: '1', event: 'message', data: { type: 'created', id: 'o-1' } },
+        { id: '2', event: 'message', data: { type: 'paid', id: 'o-1', lines: 'two\nlines' } },
+        { id: '3', event: 'message', data: { type: 'shipped', id: 'o-1' } },
+      ]);
+      expect(timeoutPassed).toBe(true);
+    } finally {
+      clearTimeout(timer);
+      await paced.close();
+    }
   });
 
   it('answers with the declared headers beside the stream headers', async () => {

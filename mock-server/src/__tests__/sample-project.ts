@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '@restbus/infra';
+import { waitFor } from '@restbus/infra/testing';
 import type { Files } from '@restbus/project-format/testing';
 import { startMockServer, type MockServer, type MockServerOptions } from '../server/start-mock-server';
 
@@ -212,13 +213,12 @@ export function createCapturingLogger(level = 'debug'): { logger: Logger; lines:
   return { logger: createLogger({ name: 'test', level, format: 'json', destination }), lines };
 }
 
-/** Polls until the server shows a change: the watcher reacts within tens of milliseconds, not synchronously. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error('the change was not seen in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/**
+ * Polls until the server shows a change: the watcher reacts within tens of milliseconds, not synchronously. The
+ * deadline is a timer (waitFor), far beyond what a loaded machine needs.
+ */
+export function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  return waitFor(check, { what: 'the change', timeoutMs, everyMs: 25 });
 }
 
 /** A project's config.yml as rest-tool writes it, serving `services` under /rest. */

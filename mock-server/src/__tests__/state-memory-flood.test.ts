@@ -1,16 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { shopConfig, writeProject, type Files } from './sample-project';
-import { startMockProgram, type RunningMockProgram } from './start-mock-program';
+import type { MockServer } from '../server/start-mock-server';
+import * as stateBudget from '../services/stateful/create-state-budget';
+import type { StateBudget } from '../services/stateful/create-state-budget';
+import { estimateMemory } from '../services/stateful/estimate-memory';
+import { serveProject, shopConfig, writeProject, type Files } from './sample-project';
 
-// What the flood may add to the process's resident memory at its peak: the states (64 MiB of estimated memory by
-// default), the bodies being parsed (1 MiB of `{}` is some 21 MB on the heap), and the headroom V8 leaves its heap
-// before it collects (up to four times what is live; more garbage piles up while a busy machine slows the
-// collector). Measured: +395 MiB on a quiet machine, up to +640 MiB on a busy one. Parsed in slices side by side,
-// each half-built body held at once, it reached +809 MiB; parsed one at a time, +409 MiB. Without the total it grew
-// past 4 GiB in these 190 requests, a few short of the heap's limit.
-const RSS_BOUND = 768 * 1024 * 1024;
-const REQUESTS = 190;
+// restbus-mock's resident memory under a flood of new sessions posting 1 MiB bodies (190 of them, 4 at a time) is a
+// figure of `npm run bench:memory` (src/bench/memory/main.ts), against its bound. Here, what keeps it bounded: every
+// state counted by its estimated memory in one budget, which the oldest sessions give way to and a write larger
+// than the whole budget is refused by, its total never above the budget.
+
+/** The budget the test gives the server's state (--state-memory): a few of the flood's bodies fill it. */
+const STATE_MEMORY = 1024 * 1024;
+const REQUESTS = 40;
 const CONCURRENCY = 4;
 
 const files = (): Files => ({
@@ -33,77 +35,83 @@ methods:
   'services/notes/getCollection-responseBody.json': '[{"id":1,"text":"seed"}]\n',
 });
 
-/** A JSON object just under the default body limit (1 MiB) that costs V8 about 21 times its text: empty objects. */
-const costlyBody = (): string => {
-  const head = '{"junk":[';
-  const count = Math.floor((1_040_000 - head.length - 2) / 3);
-  return `${head}${Array(count).fill('{}').join(',')}]}`;
-};
-
-/** A field of /proc/<pid>/status in bytes (VmRSS: resident now, VmHWM: the most it was resident). */
-const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
-  const line = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!line) throw new Error(`no ${field} in /proc/${pid}/status`);
-  return Number(line[1]) * 1024;
-};
-
-const MiB = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+/** A body of `count` empty objects: costly in memory for its text (some 20 times it). */
+const junk = (count: number): string => `{"junk":[${Array(count).fill('{}').join(',')}]}`;
 
 let dir: string;
-let program: RunningMockProgram | undefined;
-afterEach(async () => {
-  await program?.stop();
-  program = undefined;
+let server: MockServer;
+let budget: StateBudget<unknown>;
+beforeAll(async () => {
+  dir = await writeProject(files());
+  const create = stateBudget.createStateBudget;
+  const made = jest.spyOn(stateBudget, 'createStateBudget').mockImplementation((options) => {
+    budget = create(options);
+    return budget as never;
+  });
+  try {
+    server = await serveProject(dir, { watch: false, stateMemory: STATE_MEMORY });
+  } finally {
+    made.mockRestore();
+  }
+});
+afterAll(async () => {
+  await server?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('stateful sessions under a flood of new sessions posting large bodies', () => {
-  it(`keep restbus-mock's resident memory within ${MiB(RSS_BOUND)} of its start over ${REQUESTS} requests, the oldest session giving way`, async () => {
-    dir = await writeProject(files());
-    program = await startMockProgram(['--project', dir, '--no-watch']);
-    const { url, child } = program;
-    const pid = child.pid!;
-    const post = (body: string, cookie?: string) =>
-      fetch(`${url}/rest/notes`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
-        body,
-      });
+const post = (body: string, cookie?: string): Promise<Response> =>
+  fetch(`${server.url}/rest/notes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    body,
+  });
 
+describe('stateful sessions under a flood of new sessions posting large bodies', () => {
+  it('keep the state within its memory budget, counted by its own estimate, the oldest session giving way', async () => {
+    expect(budget.maxBytes).toBe(STATE_MEMORY);
     // The first client: a small note in its own session, which the flood will push out.
     const first = await post('{"text":"mine"}');
     expect(first.status).toBe(201);
     const firstCookie = first.headers.get('set-cookie')!.split(';')[0];
-    const baseline = procStatus(pid, 'VmRSS');
 
-    const body = costlyBody();
+    // Each body's estimate is a quarter of the budget or so: the flood fills it many times over.
+    const body = junk(4000);
+    expect(estimateMemory(JSON.parse(body))).toBeGreaterThan(STATE_MEMORY / 5);
     const statuses: number[] = [];
-    let peak = 0;
+    let over = 0;
     let sent = 0;
     const worker = async (): Promise<void> => {
       while (sent < REQUESTS) {
         sent++;
         // Every request without a cookie: a new session each time, as one unauthenticated client can do.
-        const response = await post(body).catch(() => undefined);
-        statuses.push(response?.status ?? 0);
-        await response?.arrayBuffer().catch(() => undefined);
-        if (child.exitCode === null && child.signalCode === null) peak = Math.max(peak, procStatus(pid, 'VmRSS'));
+        const response = await post(body);
+        statuses.push(response.status);
+        await response.arrayBuffer();
+        if (budget.usedBytes > budget.maxBytes) over++;
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    const alive = child.exitCode === null && child.signalCode === null;
-    const highWater = alive ? procStatus(pid, 'VmHWM') : peak;
-    process.stdout.write(
-      `state flood: ${REQUESTS} requests of ${body.length} bytes, ${CONCURRENCY} at a time: RSS ${MiB(baseline)} at start, ` +
-        `peak ${MiB(highWater)} (+${MiB(highWater - baseline)}), ${alive ? 'alive' : 'DEAD'}\n`,
-    );
 
-    expect({ alive, over: highWater - baseline > RSS_BOUND }).toEqual({ alive: true, over: false });
     expect(statuses.filter((status) => status !== 201)).toEqual([]);
+    expect(over).toBe(0);
+    expect(budget.usedBytes).toBeGreaterThan(STATE_MEMORY / 2);
+    expect(budget.usedBytes).toBeLessThanOrEqual(STATE_MEMORY);
     // The oldest session gave way: it starts from the seed again. A new client is served as ever.
-    const mine = await fetch(`${url}/rest/notes`, { headers: { cookie: firstCookie } });
+    const mine = await fetch(`${server.url}/rest/notes`, { headers: { cookie: firstCookie } });
     expect(await mine.json()).toEqual([{ id: 1, text: 'seed' }]);
-    const fresh = await post('{"text":"after"}');
-    expect(fresh.status).toBe(201);
+    expect((await post('{"text":"after"}')).status).toBe(201);
   }, 120_000);
+
+  it('refuses a write larger than the whole budget with 507 STATE_FULL, and serves the next client', async () => {
+    const before = budget.usedBytes;
+    const response = await post(junk(20_000));
+    expect(response.status).toBe(507);
+    expect(await response.json()).toMatchObject({
+      code: 'STATE_FULL',
+      error: expect.stringContaining('1 MiB of memory') as unknown,
+    });
+    expect(budget.usedBytes).toBeLessThanOrEqual(before + 1024);
+    expect((await post('{"text":"next"}')).status).toBe(201);
+    expect(budget.usedBytes).toBeLessThanOrEqual(STATE_MEMORY);
+  });
 });

@@ -39,6 +39,34 @@ async function readsAtScales(
   return { small, large, linear: large <= 8 * small + 16 };
 }
 
+/** What `count` counts at `base` and at 8x `base`. */
+async function countAtScales(
+  count: (units: number) => Promise<number>,
+  base: number,
+): Promise<{ small: number; large: number }> {
+  return { small: await count(base), large: await count(8 * base) };
+}
+
+/**
+ * The steps taken through any Map's values, keys or entries while `work` runs (the work of a pass over a collection),
+ * counted by the Map iterators' `next`.
+ */
+async function mapIterationSteps(work: () => unknown): Promise<number> {
+  const iterator = Object.getPrototypeOf(new Map().values()) as { next: () => unknown };
+  const next = iterator.next;
+  let steps = 0;
+  iterator.next = function (this: unknown) {
+    steps += 1;
+    return next.call(this);
+  };
+  try {
+    await work();
+  } finally {
+    iterator.next = next;
+  }
+  return steps;
+}
+
 describe('createResourceState', () => {
   it('stores and replaces an item in work linear in its members, counted in reads (a quadratic walk is refused)', async () => {
     const state = createResourceState({ name: '/notes', seed: async () => [{ id: 1 }], maxBytes: 64 * 1024 * 1024 });
@@ -99,13 +127,35 @@ describe('createResourceState', () => {
     expect((await state.add({})).id).toBe(2);
   });
 
-  it('seeds 10,000 items without ids in linear time', async () => {
-    const seed = Array.from({ length: 10_000 }, () => ({ name: 'x' }));
-    const state = createResourceState({ name: '/things', seed: async () => seed });
-    const started = performance.now();
-    const items = await state.list();
+  it('seeds items without ids in work linear in the seed: a new id costs no pass over the collection (one that does is counted 64x)', async () => {
+    const steps = await countAtScales(async (count) => {
+      const state = createResourceState({
+        name: '/things',
+        seed: async () => Array.from({ length: count }, () => ({ name: 'x' })),
+      });
+      const counted = await mapIterationSteps(() => state.get('1'));
+      expect(await state.get(String(count))).toEqual({ name: 'x', id: count });
+      return counted;
+    }, 1250);
+    expect(steps.large).toBeLessThanOrEqual(8 * steps.small + 16);
+    // The negative control: ids found by a pass over the items stored so far, as the state did once.
+    const quadratic = await countAtScales(
+      (count) =>
+        mapIterationSteps(() => {
+          const stored = new Map<string, { id: number }>();
+          for (let i = 0; i < count; i++) {
+            const id = [...stored.values()].reduce((largest, item) => Math.max(largest, item.id), 0) + 1;
+            stored.set(String(id), { id });
+          }
+        }),
+      100,
+    );
+    expect(quadratic.large).toBeGreaterThan(32 * quadratic.small);
+    const items = await createResourceState({
+      name: '/things',
+      seed: async () => Array.from({ length: 10_000 }, () => ({ name: 'x' })),
+    }).list();
     expect(items.at(-1)?.id).toBe(10_000);
-    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it('gives a UUID as the new id once an id is not a whole number', async () => {
