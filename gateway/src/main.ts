@@ -7,10 +7,17 @@ import {
   runMain,
   stopWithParent,
 } from '@restbus/infra';
-import { checkApis } from './app/check-apis';
 import { describeConfig } from './app/describe-config';
-import { startGateway } from './app/start-gateway';
+import type { RunningGateway } from './app/start-gateway';
 import { gatewayProgram, type GatewayConfig } from './config';
+
+// Each loaded only by the mode that runs it: --check reads the files and exits, the others serve them.
+const loadCheckApis = (): typeof import('./app/check-apis') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
+  require('./app/check-apis') as typeof import('./app/check-apis');
+const loadStartGateway = (): typeof import('./app/start-gateway') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
+  require('./app/start-gateway') as typeof import('./app/start-gateway');
 
 runMain('restbus-gateway', async () => {
   // A schema's pattern that backtracks catastrophically on a hostile value finishes in linear time (--validate).
@@ -18,9 +25,22 @@ runMain('restbus-gateway', async () => {
   const config = loadConfig<GatewayConfig>(gatewayProgram, { argv: process.argv.slice(2), env: process.env });
   if (config.dumpConfig) process.stdout.write(describeConfig(config));
   if (config.check) {
+    const { checkApis } = loadCheckApis();
     process.exitCode = await checkApis(config, process.stdout);
     return;
   }
+  // SIGHUP reloads the API files; a file that no longer loads is reported and the old routes keep serving. Reloads
+  // are coalesced (one running, one queued), so a burst of signals costs two loads. The handler is there from the
+  // start, before the gateway's code is loaded, since SIGHUP's default action ends the process: one that comes during
+  // the start reloads once it is up.
+  const start: { gateway?: Promise<RunningGateway>; signalledEarly?: boolean } = {};
+  const reload = (): void => {
+    void start.gateway?.then((gateway) => gateway.reload()).catch(() => false);
+  };
+  process.on('SIGHUP', () => {
+    if (start.gateway) reload();
+    else start.signalledEarly = true;
+  });
   const logger = createLogger({
     name: 'restbus-gateway',
     level: config.logLevel,
@@ -36,13 +56,9 @@ runMain('restbus-gateway', async () => {
       process.kill(process.pid, 'SIGTERM');
     },
   });
-  const starting = startGateway(config, logger);
-  // SIGHUP reloads the API files; a file that no longer loads is reported and the old routes keep serving. Reloads
-  // are coalesced (one running, one queued), so a burst of signals costs two loads. The handler is there from the
-  // start, since SIGHUP's default action ends the process: one that comes during the start reloads once it is up.
-  process.on('SIGHUP', () => {
-    void starting.then((gateway) => gateway.reload()).catch(() => false);
-  });
-  const gateway = await starting;
+  const { startGateway } = loadStartGateway();
+  start.gateway = startGateway(config, logger);
+  if (start.signalledEarly) reload();
+  const gateway = await start.gateway;
   onShutdownSignal(() => gateway.stop());
 });

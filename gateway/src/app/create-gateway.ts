@@ -1,25 +1,45 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import compression from 'compression';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import { logRequestFailure, refuseRequest, sendError, RestbusError, STALE_HEADER, type Logger } from '@restbus/infra';
 import type { AnsweredEndpoint } from '../call/call';
 import { createCallAnswers, ERROR_CODE_HEADER, MOCKED_HEADER } from '../call/create-call-answers';
 import { createStreamAnswers, refuseUpgrade } from '../call/create-stream-answers';
 import type { Forwarder } from '../forward/create-forwarder';
 import type { GatewayMetrics } from '../observability/create-metrics';
-import { createMockAnswers } from '../mock/create-mock-answers';
 import { createReadiness, type Readiness } from '../observability/readiness';
 import { labelMethod } from '../observability/label-call';
 import { createCallRecorder } from '../observability/record-call';
 import { toTraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type RouteTable } from '../routing/route-table';
-import { createStaticContent, type StaticContent } from '../static/create-static-content';
-import { compileRequestChecks } from '../validation/create-request-validator';
-import { createAdminApp } from '../http/create-admin-app';
+import type { StaticContent } from '../static/create-static-content';
 import { createCorsPolicy, type CorsPolicy } from '../http/cors-policy';
 import { streamKeyOf, type StreamService } from '../streams/create-stream-service';
+
+// Loaded when first used, not at every start: Express for the reserved paths (their first call), compression (-s),
+// the mock (-m), the request checks (--validate), the static content (x-static).
+const loadExpress = (): typeof import('express') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on the first call of a reserved path
+  require('express') as typeof import('express');
+const loadAdminApp = (): typeof import('../http/create-admin-app') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on the first call of a reserved path
+  require('../http/create-admin-app') as typeof import('../http/create-admin-app');
+const loadCompression = (): typeof import('compression') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the mode that uses it
+  require('compression') as typeof import('compression');
+const loadMockAnswers = (): typeof import('../mock/create-mock-answers') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the mode that uses it
+  require('../mock/create-mock-answers') as typeof import('../mock/create-mock-answers');
+const loadRequestChecks = (): typeof import('../validation/create-request-validator') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the mode that uses it
+  require('../validation/create-request-validator') as typeof import('../validation/create-request-validator');
+const loadStaticContent = (): typeof import('../static/create-static-content') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the documents that use it
+  require('../static/create-static-content') as typeof import('../static/create-static-content');
+
+/** No `x-static` folder to serve. */
+const NO_STATIC_CONTENT: StaticContent = { match: () => undefined, serve: () => undefined };
 
 export interface GatewayOptions {
   endpoints: readonly ApiEndpoint[];
@@ -60,7 +80,7 @@ export interface Gateway {
    * (but socket.io's with -w) is answered 400 or 404 on the raw socket and closed.
    */
   readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-  /** The Express app behind the reserved `/-/` paths. */
+  /** The Express app behind the reserved `/-/` paths, built when first asked for (or called). */
   readonly app: Express;
   /**
    * Replaces the served endpoints at once (SIGHUP reload); a call already routed finishes on the old ones. Throws,
@@ -83,7 +103,7 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
  * admin app's own route says ready or not, and nothing of the mock or of NATS.
  */
 function createReservedPaths(admin: Express, readiness: () => Readiness): Express {
-  const app = express();
+  const app = loadExpress()();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.get('/-/ready', (_req, res) => {
@@ -130,11 +150,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     isConnected: options.isConnected,
     isShuttingDown: () => shuttingDown,
   });
-  const app = createReservedPaths(
-    createAdminApp({ metrics, isReady: () => readiness().status === 'ready' }),
-    readiness,
-  );
-  const mock = options.mock ? createMockAnswers() : undefined;
+  // Built on the first call under `/-/`: a start that is not asked for them does not load Express.
+  let reserved: Express | undefined;
+  const reservedPaths = (): Express =>
+    (reserved ??= createReservedPaths(
+      loadAdminApp().createAdminApp({ metrics, isReady: () => readiness().status === 'ready' }),
+      readiness,
+    ));
+  const mock = options.mock ? loadMockAnswers().createMockAnswers() : undefined;
   // How each endpoint's calls are answered is chosen here, once per endpoint, as the routes are built.
   const callAnswers = createCallAnswers({ ...options, mock, bodyLimit: () => bodyLimit, logger });
   const streamAnswers = options.streams
@@ -155,13 +178,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     // x-static operations are served from their folders, never forwarded.
     const forwarded = endpoints.filter((endpoint) => !endpoint.model.static);
     const validation = options.validate
-      ? compileRequestChecks(forwarded, { unchecked: options.validateUnchecked })
+      ? loadRequestChecks().compileRequestChecks(forwarded, { unchecked: options.validateUnchecked })
       : undefined;
     for (const reason of validation?.skipped ?? []) logger.warn({ reason }, 'operation left unvalidated');
     return {
       // Routes and their checks in one object: a reload swaps both at once.
       table: createRouteTable(forwarded, { ...options, checks: validation?.checks, answerFor }),
-      statics: createStaticContent({ endpoints, baseDir: options.staticContentBasePath ?? '.', logger }),
+      // serve-static and serve-index are loaded for `x-static` folders, or to check a base path given for them.
+      statics:
+        options.staticContentBasePath !== undefined || endpoints.some((endpoint) => endpoint.model.static)
+          ? loadStaticContent().createStaticContent({
+              endpoints,
+              baseDir: options.staticContentBasePath ?? '.',
+              logger,
+            })
+          : NO_STATIC_CONTENT,
     };
   };
   let { table, statics } = compile(options.endpoints);
@@ -172,7 +203,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
     if (path.startsWith('/-/')) {
-      app(req, res);
+      reservedPaths()(req, res);
       return;
     }
     const started = performance.now();
@@ -283,7 +314,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   // Typed as Express middleware, it reads only what Node's own request and response have.
-  const compress = options.compress ? (compression() as Middleware) : undefined;
+  const compress = options.compress ? (loadCompression()() as Middleware) : undefined;
   const handle = compress
     ? (req: IncomingMessage, res: ServerResponse): void => compress(req, res, () => dispatch(req, res))
     : dispatch;
@@ -291,7 +322,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     handle,
     upgrade,
-    app,
+    get app() {
+      return reservedPaths();
+    },
     setEndpoints(endpoints) {
       // One assignment: a call is routed and checked either on the old table or on the new one, never on a mix.
       ({ table, statics } = compile(endpoints));

@@ -10,23 +10,37 @@ import {
   toNatsLinkOptions,
   type Logger,
 } from '@restbus/infra';
-import { createSourceLocator } from '@restbus/openapi';
+import { createSourceLocator, type Diagnostic } from '@restbus/openapi';
 import type { GatewayConfig } from '../config';
 import { createForwarder } from '../forward/create-forwarder';
 import { createGateway } from './create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import { reportDiagnostics } from '../openapi/report-diagnostics';
-import { assertServable, readApis, type LoadOptions } from '../openapi/load-api';
-import { createApiLinter } from '../openapi/create-api-linter';
-import { findMockWarnings } from '../mock/find-mock-warnings';
+import { assertServable, readApis, type LoadedApis, type LoadOptions } from '../openapi/load-api';
+import { createApiLinter, type ApiLinter } from '../openapi/create-api-linter';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import { createReplyChecks, type ReplyChecker } from '../replies/create-reply-checks';
-import { createReplyCheckingForwarder } from '../replies/create-reply-checking-forwarder';
-import { findExampleWarnings } from '../replies/find-example-warnings';
+import type { ReplyChecker } from '../replies/create-reply-checks';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
 import { readSubjectList } from '../realtime/subject-list';
-import { startSocketGateway } from '../realtime/start-socket-gateway';
 import { createStreamService } from '../streams/create-stream-service';
+
+// Loaded when a mode needs them, not at every start (see startGateway): the reply checks' compilers (-m's warnings,
+// --validateReplies), -m's warnings, and socket.io (-w).
+const loadReplyChecks = (): typeof import('../replies/create-reply-checks') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
+  require('../replies/create-reply-checks') as typeof import('../replies/create-reply-checks');
+const loadReplyCheckingForwarder = (): typeof import('../replies/create-reply-checking-forwarder') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
+  require('../replies/create-reply-checking-forwarder') as typeof import('../replies/create-reply-checking-forwarder');
+const loadMockWarnings = (): typeof import('../mock/find-mock-warnings') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
+  require('../mock/find-mock-warnings') as typeof import('../mock/find-mock-warnings');
+const loadExampleWarnings = (): typeof import('../replies/find-example-warnings') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
+  require('../replies/find-example-warnings') as typeof import('../replies/find-example-warnings');
+const loadSocketGateway = (): typeof import('../realtime/start-socket-gateway') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
+  require('../realtime/start-socket-gateway') as typeof import('../realtime/start-socket-gateway');
 
 /** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
 const ENVELOPE_ROOM = 64 * 1024;
@@ -45,44 +59,92 @@ export interface RunningGateway {
 
 const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${port}`;
 
-/** Loads the API, connects to NATS when forwarding (in the background: the gateway serves while NATS is away), listens. */
-export async function startGateway(config: Readonly<GatewayConfig>, logger: Logger): Promise<RunningGateway> {
+/** What startGateway takes beside its settings; tests pass their own. */
+export interface GatewayParts {
+  /** Lints the API files (Spectral in a worker thread, createApiLinter's, by default). */
+  linter?: ApiLinter;
+}
+
+/** A load's endpoints, and the warnings found after them (see loadEndpoints in startGateway). */
+interface LoadedEndpoints {
+  endpoints: ApiEndpoint[];
+  checkers: ReadonlyMap<ApiEndpoint, ReplyChecker>;
+  /** The warnings left to say once the endpoints serve: none unless the load was told to serve first. */
+  later: Promise<Diagnostic[]>;
+}
+
+/**
+ * Loads the API, connects to NATS when forwarding (in the background: the gateway serves while NATS is away),
+ * listens. It serves once the files are read, checked and routed: the lint's warnings (Spectral, in a worker, the
+ * longest part of a start) and -m's come in the log after `gateway listening`, then `API checked for warnings`.
+ * With --strict, where a warning refuses the files, it listens only once they are all known.
+ */
+export async function startGateway(
+  config: Readonly<GatewayConfig>,
+  logger: Logger,
+  parts: GatewayParts = {},
+): Promise<RunningGateway> {
   // Checked even when not forwarding: a broken NATS setting exits 2 at start, not on the day -u is added.
   const natsLinkOptions = toNatsLinkOptions(config);
   assertSubjectPrefixes(config);
+  const linter = parts.linter ?? createApiLinter();
   const loadOptions: LoadOptions = {
     allowOutsideRefs: config.allowOutsideRefs,
     strict: config.strict,
     topicPrefix: config.topicPrefix,
-    linter: createApiLinter(),
+    linter,
   };
   const replyMode = config.validateReplies ?? 'off';
   const checkReplies = config.useMessaging && replyMode !== 'off';
-  const loadEndpoints = async () => {
-    const loaded = await readApis(config.restApiPath, loadOptions);
-    // The reply checks, compiled once a load: for --validateReplies, and for -m's examples (the same schemas).
-    const replyChecks =
-      checkReplies || config.enableMocking ? createReplyChecks(loaded.endpoints) : { checkers: new Map(), skipped: [] };
-    // What -m could not answer as described (a sample past its bound, a header HTTP cannot carry, an example its
-    // schema refuses) is known now.
-    if (config.enableMocking) {
-      const locate = createSourceLocator();
-      loaded.diagnostics.push(...(await findMockWarnings(loaded.endpoints, { locate })));
-      const known = loaded.diagnostics;
-      loaded.diagnostics.push(
-        ...(await findExampleWarnings(loaded.endpoints, replyChecks.checkers, { locate, known })),
-      );
-    }
+  /** Set by stop: warnings found later are not said, nor looked for. */
+  let stopped = false;
+  /**
+   * The warnings that take long to find: the lint's (when deferred), then what -m could not answer as described (a
+   * sample past its bound, a header HTTP cannot carry, an example its schema refuses, unless the lint said so).
+   */
+  const findLaterWarnings = async (
+    loaded: LoadedApis,
+    compiled: { checkers: ReadonlyMap<ApiEndpoint, ReplyChecker> } | undefined,
+  ): Promise<Diagnostic[]> => {
+    const found = loaded.lint ? await loaded.lint : [];
+    if (!config.enableMocking || loaded.endpoints.length === 0 || stopped) return found;
+    const locate = createSourceLocator();
+    const { findMockWarnings } = loadMockWarnings();
+    found.push(...(await findMockWarnings(loaded.endpoints, { locate })));
+    // The reply checks compile the same schemas -m's examples are checked against.
+    const { checkers } = compiled ?? loadReplyChecks().createReplyChecks(loaded.endpoints);
+    const { findExampleWarnings } = loadExampleWarnings();
+    const known = [...loaded.diagnostics, ...found];
+    found.push(...(await findExampleWarnings(loaded.endpoints, checkers, { locate, known })));
+    return found;
+  };
+  /**
+   * One load of the files. With `serveFirst` (the start, without --strict) it resolves as soon as the endpoints are
+   * known and routable, and `later` brings the warnings that take long to find; otherwise they are all said first
+   * (a reload: the old endpoints serve meanwhile; --strict: a warning refuses). A load with errors says every
+   * warning before it refuses, as ever.
+   */
+  const loadEndpoints = async (serveFirst: boolean): Promise<LoadedEndpoints> => {
+    const loaded = await readApis(config.restApiPath, { ...loadOptions, deferLint: serveFirst && !config.strict });
+    const failed = loaded.diagnostics.some(({ severity }) => severity === 'error');
+    // The reply checks, compiled once a load, now when calls need them (--validateReplies).
+    const compiled = checkReplies ? loadReplyChecks().createReplyChecks(loaded.endpoints) : undefined;
+    const later =
+      serveFirst && !config.strict && !failed
+        ? findLaterWarnings(loaded, compiled).catch((err: unknown) => {
+            if (!stopped) logger.error({ err }, 'the API could not be checked for warnings');
+            return [];
+          })
+        : undefined;
+    if (!later) loaded.diagnostics.push(...(await findLaterWarnings(loaded, compiled)));
     // Said once per load: at start and on each reload, never per request.
     // Fatal ones are the error's message instead (--strict makes warnings fatal).
     reportDiagnostics(config.strict ? [] : loaded.diagnostics.filter(({ severity }) => severity === 'warning'), logger);
     const endpoints = assertServable(loaded, config.strict);
-    if (checkReplies) {
-      for (const reason of replyChecks.skipped) logger.warn({ reason }, 'replies of an operation are not checked');
-    }
-    return { endpoints, checkers: replyChecks.checkers };
+    for (const reason of compiled?.skipped ?? []) logger.warn({ reason }, 'replies of an operation are not checked');
+    return { endpoints, checkers: compiled?.checkers ?? new Map(), later: later ?? Promise.resolve([]) };
   };
-  const loaded = await loadEndpoints();
+  const loaded = await loadEndpoints(true);
   const endpoints = loaded.endpoints;
   let checkers: ReadonlyMap<ApiEndpoint, ReplyChecker> = loaded.checkers;
   // -w relays over NATS even without -u, as easer's does.
@@ -98,7 +160,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   // --validateReplies wraps the forwarder: the call path is the same with and without it.
   const forward =
     forwarder && replyMode !== 'off'
-      ? createReplyCheckingForwarder({
+      ? loadReplyCheckingForwarder().createReplyCheckingForwarder({
           forward: forwarder,
           mode: replyMode,
           sample: config.validateRepliesSample ?? 1,
@@ -156,7 +218,7 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   }
   const sockets =
     link && config.useWebsocket
-      ? startSocketGateway({
+      ? loadSocketGateway().startSocketGateway({
           server,
           link,
           inbound,
@@ -176,6 +238,8 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
   try {
     await once(server, 'listening');
   } catch (err) {
+    stopped = true;
+    linter.close?.();
     await link?.drain();
     throw describeListenError(err, { port: config.port, howToChoose: choosePort }) ?? err;
   }
@@ -200,12 +264,18 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     'gateway listening',
   );
   if (sockets) logger.info({ path: '/socket.io/', inbound, outbound }, 'WebSocket gateway (socket.io) listening');
+  // The warnings found while the gateway serves, once per start; a gateway stopped meanwhile says none.
+  void loaded.later.then((warnings) => {
+    if (stopped) return;
+    reportDiagnostics(warnings, logger);
+    logger.info({ warnings: warnings.length }, 'API checked for warnings');
+  });
 
   // A load reads files, lints in a worker and compiles routes: a burst of SIGHUPs must not run one each, at once,
   // nor let an older load finish last and win.
   const reload = coalesceRuns(async () => {
     try {
-      const reloaded = await loadEndpoints();
+      const reloaded = await loadEndpoints(false);
       // The gateway first: it refuses (changing nothing) what it cannot serve.
       gateway.setEndpoints(reloaded.endpoints);
       checkers = reloaded.checkers;
@@ -222,6 +292,9 @@ export async function startGateway(config: Readonly<GatewayConfig>, logger: Logg
     port,
     reload,
     async stop() {
+      stopped = true;
+      // A lint under way is no reason to wait: its worker ends now.
+      linter.close?.();
       logger.info({ inFlight: gateway.inFlight() }, 'shutting down');
       gateway.beginShutdown();
       // Open streams are requests that never finish on their own: ended first, cleanly (their clients reconnect).

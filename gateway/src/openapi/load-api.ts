@@ -66,19 +66,28 @@ export interface LoadOptions extends Omit<ReadOptions, 'lint' | 'checkSchema'> {
   strict?: boolean;
   /** One linter for every load (a reload): building its ruleset costs more than linting a small file. */
   linter?: ApiLinter;
+  /**
+   * Resolve once the files are read, checked and their routes listed, without waiting for the lint (Spectral, in its
+   * worker): its warnings come in `lint` when every file is linted. The lint finds warnings only, never an error.
+   */
+  deferLint?: boolean;
 }
 
 export interface LoadedApis {
   /** The endpoints of every file; none when any file has an error. */
   endpoints: ApiEndpoint[];
-  /** Errors and warnings, file by file in the order found. */
+  /** Errors and warnings, file by file in the order found (with `deferLint`, those of the lint are in `lint`). */
   diagnostics: Diagnostic[];
+  /** With `deferLint`: the lint's warnings, file by file in the order found, once every file is linted. */
+  lint?: Promise<Diagnostic[]>;
 }
 
 interface LoadedFile {
   endpoints: ApiEndpoint[];
   diagnostics: Diagnostic[];
   source?: SourceFile;
+  /** With `deferLint`: the lint's warnings about this file, when they are known. */
+  lint?: Promise<Diagnostic[]>;
 }
 
 /**
@@ -87,9 +96,26 @@ interface LoadedFile {
  * is served past, as the peers do.
  */
 async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter): Promise<LoadedFile> {
-  const description = await readApiDescription(file, { ...options, lint: (source) => linter.lint(source) });
+  let lint: Promise<Diagnostic[]> | undefined;
+  const description = await readApiDescription(file, {
+    ...options,
+    // Deferred: started here, awaited by whoever reads `lint`. A linter that fails says so as a warning.
+    lint: options.deferLint
+      ? (source) => {
+          lint = linter.lint(source).catch((err: unknown) => [
+            {
+              severity: 'warning' as const,
+              file,
+              path: '',
+              message: `could not be checked for warnings: ${String(err)}`,
+            },
+          ]);
+          return Promise.resolve([]);
+        }
+      : (source) => linter.lint(source),
+  });
   const { model: api, document, source } = description;
-  if (!api || !document) return { endpoints: [], diagnostics: description.diagnostics, source };
+  if (!api || !document) return { endpoints: [], diagnostics: description.diagnostics, source, lint };
   const routes = checkRoutes(description);
   const paths = asObject(document.paths);
   const endpoints = routes.operations.map((model): ApiEndpoint => {
@@ -103,7 +129,7 @@ async function loadApiFile(file: string, options: LoadOptions, linter: ApiLinter
       ...(model.static && { static: model.static }),
     };
   });
-  return { endpoints, diagnostics: [...description.diagnostics, ...routes.diagnostics], source };
+  return { endpoints, diagnostics: [...description.diagnostics, ...routes.diagnostics], source, lint };
 }
 
 /** In the order a person reads the file; what has no line first (it concerns the whole file). */
@@ -133,8 +159,10 @@ export async function readApis(files: readonly string[], options: LoadOptions = 
   const diagnostics: Diagnostic[] = [];
   const endpoints: ApiEndpoint[] = [];
   const seen = new Map<string, ApiEndpoint>();
+  const lints: Array<Promise<Diagnostic[]>> = [];
   for (const file of files) {
     const loaded = await loadApiFile(file, options, linter);
+    if (loaded.lint) lints.push(loaded.lint.then(sortByPosition));
     for (const endpoint of loaded.endpoints) {
       const { method, uri } = endpoint.desc;
       const earlier = seen.get(routeKey(endpoint.desc));
@@ -156,7 +184,13 @@ export async function readApis(files: readonly string[], options: LoadOptions = 
   }
   const failed = diagnostics.some(({ severity }) => severity === 'error');
   // A document's keys and texts reach terminals and logs: never a control character among them.
-  return { endpoints: failed ? [] : endpoints, diagnostics: diagnostics.map(toPrintable) };
+  return {
+    endpoints: failed ? [] : endpoints,
+    diagnostics: diagnostics.map(toPrintable),
+    ...(options.deferLint && {
+      lint: Promise.all(lints).then((found) => found.flat().map(toPrintable)),
+    }),
+  };
 }
 
 /** The endpoints, or `OPENAPI_INVALID` listing every error (and, when `strict`, every warning), a line each. */

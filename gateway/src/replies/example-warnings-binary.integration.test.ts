@@ -82,7 +82,7 @@ describe('restbus-gateway -m started on examples that break their own schema', (
     try {
       for await (const line of createInterface({ input: child.stdout })) {
         const entry = JSON.parse(line) as { msg?: string; level?: number; diagnostic?: { line?: number } };
-        if (entry.msg === 'gateway listening') break;
+        if (entry.msg === 'API checked for warnings') break; // warnings follow the listening line
         if (entry.level === 40 && entry.diagnostic) warnings.push(entry);
       }
     } finally {
