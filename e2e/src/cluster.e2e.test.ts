@@ -1,11 +1,16 @@
+import { waitFor } from '@restbus/infra/testing';
 import { findMissing, formatTimeline, runLoad, summarizeLoad, toTimeline, type LoadRun } from './cluster-load';
 import { GATEWAYS, NATS_NODES, startClusterStack, type ClusterStack, type NatsNode } from './cluster-stack';
 import { describeFailures } from './describe-failures';
 import { describeReadmeRecipesOnClusterStack } from './readme-recipes.cases';
 
 // Bounded load: a fixed rate for a fixed time, half reads and half writes, on a 2-core machine running ten
-// containers. Figures are printed for the record.
+// containers. Figures are printed for the record; the tests assert outcomes (issue 45): which calls failed, by their
+// order around the fault, never how long anything took. How long the stack took to recover is `npm run
+// bench:cluster`'s figure (e2e/src/bench).
 const RATE = 40;
+// Waits for the stack to do something that takes seconds: ten times that and more, so a loaded machine only waits.
+const EVENT_DEADLINE_MS = 300_000;
 
 function report(title: string, run: LoadRun): ReturnType<typeof summarizeLoad> {
   const summary = summarizeLoad(run.outcomes);
@@ -22,7 +27,7 @@ function report(title: string, run: LoadRun): ReturnType<typeof summarizeLoad> {
 }
 
 // Building the images dominates a cold run; a warm start of the ten containers takes under a minute.
-jest.setTimeout(300_000);
+jest.setTimeout(900_000);
 
 // One stack for the whole file: starting three NATS nodes, four services, two gateways and HAProxy is the slow part.
 // HAProxy -> gateway x2 -> NATS cluster x3 -> person-service x2 and systems-service x2.
@@ -79,10 +84,13 @@ describe('the cluster stack', () => {
       known,
     );
     const summary = report('gateway-1 killed', run);
-    // In flight on the killed gateway at that moment: at most the requests of its last second there.
-    const failed = run.outcomes.filter((outcome) => outcome.status < 200 || outcome.status >= 300);
+    // In flight on the killed gateway at that moment: at most the requests of its last second there. And the load
+    // balancer stopped sending to the dead gateway: the last third of the run's requests (in the order sent, all
+    // sent long after the fault) succeeded.
+    const ok = (outcome: { status: number }): boolean => outcome.status >= 200 && outcome.status < 300;
+    const failed = run.outcomes.filter((outcome) => !ok(outcome));
     expect(failed.length).toBeLessThanOrEqual(RATE / 2);
-    expect(failed.every((outcome) => Math.abs(outcome.at - run.faultAt!) < 2000)).toBe(true);
+    expect(run.outcomes.slice(-Math.floor(run.outcomes.length / 3)).filter((outcome) => !ok(outcome))).toEqual([]);
     expect(summary.failedReads + summary.failedWrites).toBe(failed.length);
     expect(await findMissing(stack!.lbUrl, known)).toEqual([]);
     await stack!.start('gateway-1');
@@ -92,17 +100,13 @@ describe('the cluster stack', () => {
     const leader = await stack!.leaderOf('KV_persons');
     expect(leader).toBeDefined();
     const known: string[] = [];
-    let killedAt = 0;
     const run = await runLoad(
       {
         baseUrl: stack!.lbUrl,
         ratePerSecond: RATE,
         durationMs: 20_000,
         faultAtMs: 3000,
-        fault: async () => {
-          killedAt = Date.now();
-          await stack!.kill(leader!);
-        },
+        fault: () => stack!.kill(leader!),
       },
       known,
     );
@@ -112,43 +116,48 @@ describe('the cluster stack', () => {
     const rejoining = stack!.start(leader!);
     expect(summary.failedReads).toBe(0);
     expect(summary.writesFailedOtherwise).toBe(0);
-    const duringElection = run.outcomes.filter(
-      (outcome) => outcome.kind === 'write' && outcome.at >= run.faultAt! && outcome.at < run.faultAt! + 10_000,
-    );
+    // The writes of the election: the 400 requests sent from the fault on (10 s at the nominal rate).
+    const faultIndex = run.outcomes.findIndex((outcome) => outcome.at >= run.faultAt!);
+    const duringElection = run.outcomes
+      .slice(faultIndex, faultIndex + RATE * 10)
+      .filter((outcome) => outcome.kind === 'write');
     const failedDuringElection = duringElection.filter((outcome) => outcome.status !== 200).length;
     expect(failedDuringElection).toBeLessThanOrEqual(duringElection.length * 0.05);
     expect(await findMissing(stack!.lbUrl, known)).toEqual([]);
 
-    // The node rejoins; from then on every answer is a 200 within 15 s.
+    // The node rejoins; from then on every answer is a 200: ten rounds in a row of ten reads each all answered 200.
     await rejoining;
-    const rejoined = Date.now();
-    let healthySince: number | undefined;
-    while (Date.now() - rejoined < 15_000) {
-      const answers = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => fetch(`${stack!.lbUrl}/persons/${known[i % known.length]}`)),
-      );
-      if (answers.every((answer) => answer.status === 200)) {
-        healthySince ??= Date.now();
-        if (Date.now() - healthySince > 2000) break;
-      } else healthySince = undefined;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(healthySince).toBeDefined();
-    process.stdout.write(
-      `leader ${leader} killed ${killedAt ? 'and rejoined' : ''}: all answers 200 again ${healthySince! - rejoined} ms after its restart\n`,
+    let healthyRounds = 0;
+    await waitFor(
+      async () => {
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => fetch(`${stack!.lbUrl}/persons/${known[i % known.length]}`)),
+        );
+        healthyRounds = answers.every((answer) => answer.status === 200) ? healthyRounds + 1 : 0;
+        return healthyRounds >= 10;
+      },
+      {
+        what: `every answer 200 in ten rounds in a row after ${leader} rejoined`,
+        timeoutMs: EVENT_DEADLINE_MS,
+        everyMs: 200,
+      },
     );
+    process.stdout.write(`leader ${leader} killed and rejoined: all answers 200 again\n`);
   });
 
   it('restarts the three NATS nodes one at a time, lame duck first, without a failed request', async () => {
-    await Promise.all(NATS_NODES.map((node) => stack!.waitUntilHealthy(node, 60_000)));
+    await Promise.all(NATS_NODES.map((node) => stack!.waitUntilHealthy(node, EVENT_DEADLINE_MS)));
     const known: string[] = [];
     const restartAll = async (): Promise<void> => {
       for (const node of NATS_NODES as readonly NatsNode[]) {
         await stack!.enterLameDuck(node);
         await stack!.start(node);
         // The next node leaves only once the streams have a leader again and the node is current.
-        for (let i = 0; i < 100 && !(await stack!.leaderOf('KV_persons')); i++)
-          await new Promise((resolve) => setTimeout(resolve, 200));
+        await waitFor(async () => !!(await stack!.leaderOf('KV_persons')), {
+          what: `KV_persons led again after ${node} restarted`,
+          timeoutMs: EVENT_DEADLINE_MS,
+          everyMs: 200,
+        });
       }
     };
     let restarted: Promise<void> | undefined;

@@ -1,12 +1,16 @@
 import { connect, type NatsConnection } from 'nats';
-import { readSseEvents } from '@restbus/infra/testing';
+import { readSseEvents, waitFor } from '@restbus/infra/testing';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { E2E_TAG, REPO_ROOT, startComposeStack, type ComposeStack } from './compose-stack';
 import { describeMockServerAndTool } from './mock-and-tool.cases';
 import { describeReadmeRecipesOnComposeStack } from './readme-recipes.cases';
 
-// Building the images dominates a cold run; a warm one takes seconds.
-jest.setTimeout(300_000);
+// Building the images dominates a cold run; a warm one takes seconds. The suite reads no clock (issue 45): waits are
+// for events with deadlines far beyond what they take; how soon the stack answers again after NATS restarts is
+// `npm run bench:failover`'s figure (e2e/src/bench/failover).
+jest.setTimeout(600_000);
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const luke = { id: 'luke', familyName: 'Skywalker', givenName: 'Luke' };
 
@@ -181,13 +185,9 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
   });
 
   describe('durability', () => {
-    const until = async (check: () => Promise<boolean>, ms: number): Promise<void> => {
-      const deadline = Date.now() + ms;
-      while (!(await check().catch(() => false))) {
-        if (Date.now() > deadline) throw new Error(`not so within ${ms} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    };
+    // Each wait takes seconds: its deadline is ten times that and more.
+    const until = (check: () => Promise<boolean>, ms: number, what = 'the stack answering so'): Promise<void> =>
+      waitFor(check, { what, timeoutMs: ms * 10, everyMs: 250 });
     const listIds = async (): Promise<string[]> => {
       const response = await fetch(url('/persons'));
       if (response.status !== 200) throw new Error(`status ${response.status}`);
@@ -205,12 +205,10 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
       await until(async () => JSON.stringify(await listIds()) === '["luke","leia"]', 60_000);
     });
 
-    it('answers both lists, with writes made after it, within 5 s of NATS restarting while the services were idle', async () => {
+    it('answers both lists, with writes made after it, once NATS restarted while the services were idle', async () => {
       // The services were idle through the restart: their copies must follow the stream again by themselves.
       await stack!.restartService('nats');
-      const restarted = Date.now();
       await until(async () => (await fetch(url('/persons'))).status === 200, 30_000);
-      const healthy = Date.now();
       const han = { id: 'han', familyName: 'Solo', givenName: 'Han' };
       await until(async () => {
         const put = await fetch(url('/persons/han'), {
@@ -226,17 +224,16 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
         body: JSON.stringify({ id: 'after-restart', name: 'after the restart' }),
       });
       expect([201, 409]).toContain(system.status);
-      await until(async () => (await listIds()).includes('han'), 5000);
-      await until(async () => {
-        const response = await fetch(url('/systems?limit=1000'));
-        const systems = (await response.json()) as Array<{ id: string }>;
-        return response.status === 200 && systems.some((one) => one.id === 'after-restart');
-      }, 5000);
-      process.stderr.write(
-        `NATS restart with idle services: lists answered ${healthy - restarted} ms after the restart, ` +
-          `with the new writes ${Date.now() - healthy} ms later\n`,
+      await until(async () => (await listIds()).includes('han'), 5000, "the persons' list holding han");
+      await until(
+        async () => {
+          const response = await fetch(url('/systems?limit=1000'));
+          const systems = (await response.json()) as Array<{ id: string }>;
+          return response.status === 200 && systems.some((one) => one.id === 'after-restart');
+        },
+        5000,
+        "the systems' list holding after-restart",
       );
-      expect(Date.now() - healthy).toBeLessThan(5000);
       await fetch(url('/persons/han'), { method: 'DELETE' });
     });
   });
@@ -244,13 +241,11 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
   describe('failover', () => {
     it('loses no request when one of the two person-service replicas stops under load', async () => {
       const statuses: number[] = [];
-      const started = Date.now();
       const calls: Array<Promise<void>> = [];
       let stopping: Promise<void> | undefined;
-      // About 100 requests per second for 5 s; replica 2 gets SIGTERM after 1.5 s and drains.
+      // A request every 10 ms or more, 500 of them; replica 2 gets SIGTERM after the 150th and drains.
       for (let i = 0; i < 500; i++) {
-        const wait = started + i * 10 - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        await sleep(10);
         if (i === 150) stopping = stack!.stopService('person-service-2');
         calls.push(
           fetch(url('/persons')).then(
@@ -331,12 +326,17 @@ describe('the compose stack: gateway -> NATS -> person-service x2 and systems-se
     it('answers 504 UPSTREAM_TIMEOUT when a service takes the request and never replies', async () => {
       nc = await connect({ servers: stack!.natsUrl() });
       nc.subscribe('easer.get_/persons', { callback: () => undefined });
+      // The replies of every copy the gateway publishes (the same reply subject): the call, then its hedge at half
+      // the timeout. Both went out before the 504: the gateway waited out its timeout, in that order of events.
+      const copies: string[] = [];
+      nc.subscribe('easer.get_/persons', { callback: (_err, message) => copies.push(message.reply ?? '') });
       await nc.flush();
-      const started = Date.now();
       const response = await fetch(url('/persons'));
       expect(response.status).toBe(504);
       expect(await response.json()).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
-      expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+      await nc.flush();
+      expect(copies).toHaveLength(2);
+      expect(copies[1]).toBe(copies[0]);
     });
   });
 });

@@ -1,14 +1,14 @@
 import { connect, type NatsConnection } from 'nats';
-import { type TestNatsCluster, type TestNatsServer } from '@restbus/infra/testing';
+import { waitFor, type TestNatsCluster, type TestNatsServer } from '@restbus/infra/testing';
 import {
   countLoad,
   expectRideThrough,
   findLostWrites,
-  measureElection,
   printCounts,
   startMixedLoad,
   usePersonStack,
-  type ClusterUnderTest,
+  type LoadCounts,
+  type MixedLoad,
   type PersonStack,
 } from './testing/mixed-load';
 
@@ -18,98 +18,153 @@ import {
 // its peers, or from its clients, or its links slowed down, without root and without a TCP error, as a network
 // does. The nodes ping quiet routes and clients every second and drop them after two unanswered pings, as
 // infra/nats/nats-cluster.conf sets for the cluster stack: a cut that sends no error is noticed only that way.
+//
+// Issue 45: the tests assert outcomes (every call answered, none failed other than 503 with Retry-After, no
+// acknowledged write lost) and read no clock: the load before and after a fault is counted in calls, and the calls
+// are judged by the fault's phase when they were sent. How long the calls waited through a failover (p99 against the
+// election and 1 s) is `npm run bench:failover`'s figure. One cluster and one person stack serve the whole file:
+// every test heals its fault, and the next one starts once every replica of the persons bucket is current again.
 const PING_INTERVAL = '1s';
 const PING_MAX = 2;
-const FAULT_AT_MS = 3000;
-// A partition that heals within the gateway's timeout: what was sent into it arrives then (TCP retransmits it).
-const PARTITION_MS = 8000;
+// The load runs this many calls before a fault and after it is healed.
+const CALLS_BEFORE = 200;
+const CALLS_AFTER = 200;
+// A partition that heals within the gateway's timeout (12 s): what was sent into it arrives then (TCP retransmits
+// it). It lasts until the peers have elected another leader (3-5 s here), no longer: a fixed 8 s left a loaded
+// machine too little of the gateway's timeout for the election, the heal and the calls sent into the cut leader.
+const UNTIL_ELECTED = 0;
 // A partition that outlasts the gateway's timeout (12 s) twice: what was sent into the cut node is never answered
 // from there in time, the calls must go elsewhere.
 const LONG_PARTITION_MS = 25_000;
-// Longer than it takes a client to find its server stale (see createNatsLink's pings).
-const CLIENTS_CUT_MS = 10_000;
 const SLOW_MS = 10_000;
+// Waits for events (an election, a client's move, a catch-up) that take seconds: far longer, so a loaded machine
+// only waits.
+const EVENT_DEADLINE_MS = 300_000;
+const TEST_DEADLINE_MS = 900_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
+const under = usePersonStack({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
+
+/**
+ * Until every replica of the persons bucket's stream is current: the fault before has healed. Until the cluster has
+ * a meta leader again, JetStream's API answers 503: asked again.
+ */
+async function waitUntilCaughtUp(cluster: TestNatsCluster): Promise<void> {
+  const nc = await connect({ servers: cluster.nodes.map((node) => node.url) });
+  try {
+    await waitFor(
+      async () => {
+        const info = await (await nc.jetstreamManager({ timeout: 2000 })).streams.info('KV_persons');
+        const replicas = info.cluster?.replicas ?? [];
+        return !!info.cluster?.leader && replicas.length === 2 && replicas.every((replica) => replica.current);
+      },
+      { what: 'every replica of KV_persons current', timeoutMs: EVENT_DEADLINE_MS, everyMs: 200 },
+    );
+  } finally {
+    await nc.close();
+  }
+}
+
+beforeEach(async () => {
+  under.cluster.faults?.heal();
+  await waitUntilCaughtUp(under.cluster);
+}, EVENT_DEADLINE_MS * 2);
+
 /** The node a peer of `old` names leader of the stream, once one other than `old` is. */
 async function newLeaderOf(cluster: TestNatsCluster, stream: string, old: TestNatsServer): Promise<TestNatsServer> {
-  const deadline = Date.now() + 30_000;
   const peers = cluster.nodes.filter((node) => node !== old);
-  for (;;) {
+  let elected: TestNatsServer | undefined;
+  const namedByAPeer = async (): Promise<boolean> => {
     for (const node of peers) {
       let nc: NatsConnection | undefined;
       try {
         nc = await connect({ servers: node.url, timeout: 1000 });
         const info = await (await nc.jetstreamManager({ timeout: 1000 })).streams.info(stream);
-        const leader = cluster.nodes.find((_, i) => `n${i + 1}` === info.cluster?.leader);
-        if (leader && leader !== old) return leader;
+        elected = cluster.nodes.find((_, i) => `n${i + 1}` === info.cluster?.leader);
+        if (elected && elected !== old) return true;
       } catch {
         // no meta leader yet on this side, or no stream leader: ask again
       } finally {
         await nc?.close();
       }
     }
-    if (Date.now() > deadline) throw new Error(`the peers of ${old.url} named no other leader of ${stream}`);
-    await sleep(100);
-  }
+    return false;
+  };
+  await waitFor(namedByAPeer, {
+    what: `the peers of ${old.url} naming another leader of ${stream}`,
+    timeoutMs: EVENT_DEADLINE_MS,
+    everyMs: 100,
+  });
+  return elected as TestNatsServer;
+}
+
+/** Heals, lets the load run CALLS_AFTER calls more, and counts what happened. */
+async function healAndCount(
+  cluster: TestNatsCluster,
+  load: MixedLoad,
+  base: string,
+  label: string,
+  note: string,
+): Promise<LoadCounts> {
+  cluster.faults?.heal();
+  load.enter('healed');
+  await load.stopAfterCalls(CALLS_AFTER);
+  const lost = await findLostWrites(base, load.written);
+  return countLoad(label, load, lost, 0, note);
 }
 
 /**
- * Cuts the node leading KV_persons off from its peers for `partitionMs` (its clients still reach it) under the mixed
- * load, heals, and asserts the counts of the leader-kill test.
+ * Cuts the node leading KV_persons off from its peers (its clients still reach it) under the mixed load for
+ * `partitionMs`, or until its peers have elected another leader if that is later; heals, and asserts what the
+ * leader-kill test asserts: every call answered with success, nothing lost.
  */
-async function cutLeaderOff(under: ClusterUnderTest, partitionMs: number): Promise<void> {
+async function cutLeaderOff(prefix: string, partitionMs: number): Promise<void> {
   const { cluster, stack } = under;
-  const { base } = stack;
   const faults = cluster.faults as NonNullable<TestNatsCluster['faults']>;
-  const load = startMixedLoad(base, 'cut');
-  await sleep(FAULT_AT_MS);
+  const load = startMixedLoad(stack.base, prefix);
+  await load.answered(CALLS_BEFORE);
   const leader = await cluster.leaderOf('KV_persons');
-  const cutAt = load.now();
+  load.enter('cut');
   faults.setRoutes(leader, { kind: 'blackhole' });
+  const healDue = sleep(partitionMs);
   const elected = await newLeaderOf(cluster, 'KV_persons', leader);
-  const leaderKnownMs = load.now() - cutAt;
-  await sleep(Math.max(0, partitionMs - (load.now() - cutAt)));
-  faults.heal();
-  const healedAfterMs = load.now() - cutAt;
-  await load.stopAfter(4000);
-  const lost = await findLostWrites(base, load.written);
-  const electionMs = measureElection(load, cutAt, leaderKnownMs);
-  const counts = countLoad(
-    'leader cut off from its peers',
+  load.enter('elected');
+  await healDue;
+  const counts = await healAndCount(
+    cluster,
     load,
-    lost,
-    cutAt,
-    `node ${leader.url} led KV_persons, its routes blackholed ${(cutAt / 1000).toFixed(1)} s in for ` +
-      `${partitionMs} ms; ${elected.url} named leader by its peers after ${Math.round(leaderKnownMs)} ms; healed ` +
-      `after ${Math.round(healedAfterMs)} ms.`,
-    electionMs,
+    stack.base,
+    'leader cut off from its peers',
+    `node ${leader.url} led KV_persons, its routes blackholed after ${CALLS_BEFORE} calls until its peers named ` +
+      `${elected.url} leader${partitionMs > 0 ? ` and ${partitionMs} ms had passed` : ''}.`,
   );
   printCounts(counts, stack);
-  expectRideThrough(counts, electionMs);
+  expectRideThrough(counts);
+  // The load went on after the cut healed.
+  expect(counts.sentIn.get('healed') ?? 0).toBeGreaterThan(0);
 }
 
 describe('a node leading the persons bucket cut off from its peers while clients still reach it', () => {
-  const under = usePersonStack({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
-
-  it('answers every call, keeps every acknowledged write and waits no longer than the election and 1 s', async () => {
-    await cutLeaderOff(under, PARTITION_MS);
-  }, 60_000);
+  it(
+    'answers every call with success and keeps every acknowledged write',
+    async () => {
+      await cutLeaderOff('cut', UNTIL_ELECTED);
+    },
+    TEST_DEADLINE_MS,
+  );
 });
 
 // Needs nats-server 2.10 or later (every test runs 2.15): 2.9.10 never pings a route it keeps sending on (nats-server#4014), so the cut leader never
 // finds its routes dead, and calls sent into it wait out the gateway's timeout.
 describe("a node leading the persons bucket cut off from its peers for longer than the gateway's timeout", () => {
-  const under = usePersonStack({
-    faults: true,
-    pingInterval: PING_INTERVAL,
-    pingMax: PING_MAX,
-  });
-
-  it('answers every call, keeps every acknowledged write and waits no longer than the election and 1 s', async () => {
-    await cutLeaderOff(under, LONG_PARTITION_MS);
-  }, 90_000);
+  it(
+    'answers every call with success and keeps every acknowledged write',
+    async () => {
+      await cutLeaderOff('long-cut', LONG_PARTITION_MS);
+    },
+    TEST_DEADLINE_MS,
+  );
 });
 
 /** The node a program's link is on now: its last "connected/moved/reconnected … at" line names the node's proxy. */
@@ -124,64 +179,71 @@ function nodeOfProgram(cluster: TestNatsCluster, stack: PersonStack, program: st
   return node;
 }
 
-describe("a node its peers reach but its clients do not (the gateway's node)", () => {
-  const under = usePersonStack({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
+const PROGRAMS = ['gateway', 'person-service-1', 'person-service-2'];
 
-  it('loses no acknowledged write, fails a call only with 503 and Retry-After, and its clients leave it', async () => {
-    const { cluster, stack } = under;
-    const { base } = stack;
-    const faults = cluster.faults as NonNullable<TestNatsCluster['faults']>;
-    const load = startMixedLoad(base, 'unreachable');
-    await sleep(FAULT_AT_MS);
-    const node = nodeOfProgram(cluster, stack, 'gateway');
-    const cutAt = load.now();
-    faults.client(node).setMode({ kind: 'blackhole' });
-    await sleep(CLIENTS_CUT_MS);
-    const left = nodeOfProgram(cluster, stack, 'gateway') !== node;
-    faults.heal();
-    await load.stopAfter(3000);
-    const lost = await findLostWrites(base, load.written);
-    const counts = countLoad(
-      'client port cut off',
-      load,
-      lost,
-      cutAt,
-      `the client port of ${node.url} (the gateway's node) blackholed ${(cutAt / 1000).toFixed(1)} s in for ` +
-        `${CLIENTS_CUT_MS} ms; the gateway ${left ? 'left it' : 'stayed on it'}.`,
-    );
-    printCounts(counts, stack);
-    expect(counts.unhelpful.map((o) => `${o.kind} ${o.status}`)).toEqual([]);
-    expect(lost).toEqual([]);
-    expect(left).toBe(true);
-  }, 60_000);
+describe("a node its peers reach but its clients do not (the gateway's node)", () => {
+  it(
+    'loses no acknowledged write, fails a call only with 503 and Retry-After, and its clients leave it',
+    async () => {
+      const { cluster, stack } = under;
+      const faults = cluster.faults as NonNullable<TestNatsCluster['faults']>;
+      const load = startMixedLoad(stack.base, 'unreachable');
+      await load.answered(CALLS_BEFORE);
+      const node = nodeOfProgram(cluster, stack, 'gateway');
+      const onIt = PROGRAMS.filter((program) => nodeOfProgram(cluster, stack, program) === node);
+      load.enter('cut');
+      faults.client(node).setMode({ kind: 'blackhole' });
+      // The cut lasts until every program that was on the node has left it (each finds its server stale by its
+      // pings), and the load has gone on through the other nodes for a while.
+      await waitFor(() => onIt.every((program) => nodeOfProgram(cluster, stack, program) !== node), {
+        what: `${onIt.join(', ')} leaving ${node.url}`,
+        timeoutMs: EVENT_DEADLINE_MS,
+        everyMs: 100,
+      });
+      load.enter('moved');
+      await load.answered(CALLS_AFTER);
+      const counts = await healAndCount(
+        cluster,
+        load,
+        stack.base,
+        'client port cut off',
+        `the client port of ${node.url} (the node of ${onIt.join(', ')}) blackholed after ${CALLS_BEFORE} calls ` +
+          `until they had left it and ${CALLS_AFTER} calls more were answered.`,
+      );
+      printCounts(counts, stack);
+      expect(counts.unhelpful.map((o) => `${o.kind} ${o.status} (sent in ${o.sentIn})`)).toEqual([]);
+      expect(counts.lost).toEqual([]);
+      expect(onIt).toContain('gateway');
+    },
+    TEST_DEADLINE_MS,
+  );
 });
 
 describe('a slow link: 200 ms each way on every route of the node leading the persons bucket', () => {
-  const under = usePersonStack({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX });
-
-  it('loses no acknowledged write and fails a call only with 503 and Retry-After', async () => {
-    const { cluster, stack } = under;
-    const { base } = stack;
-    const faults = cluster.faults as NonNullable<TestNatsCluster['faults']>;
-    const load = startMixedLoad(base, 'slow');
-    await sleep(FAULT_AT_MS);
-    const leader = await cluster.leaderOf('KV_persons');
-    const slowAt = load.now();
-    faults.setRoutes(leader, { kind: 'delay', delayMs: 200 });
-    await sleep(SLOW_MS);
-    faults.heal();
-    await load.stopAfter(3000);
-    const lost = await findLostWrites(base, load.written);
-    const counts = countLoad(
-      'slow routes',
-      load,
-      lost,
-      slowAt,
-      `the routes of ${leader.url} (leading KV_persons) delayed 200 ms each way ${(slowAt / 1000).toFixed(1)} s ` +
-        `in for ${SLOW_MS} ms.`,
-    );
-    printCounts(counts);
-    expect(counts.unhelpful.map((o) => `${o.kind} ${o.status}`)).toEqual([]);
-    expect(lost).toEqual([]);
-  }, 60_000);
+  it(
+    'loses no acknowledged write and fails a call only with 503 and Retry-After',
+    async () => {
+      const { cluster, stack } = under;
+      const faults = cluster.faults as NonNullable<TestNatsCluster['faults']>;
+      const load = startMixedLoad(stack.base, 'slow');
+      await load.answered(CALLS_BEFORE);
+      const leader = await cluster.leaderOf('KV_persons');
+      load.enter('slow');
+      faults.setRoutes(leader, { kind: 'delay', delayMs: 200 });
+      await sleep(SLOW_MS);
+      const counts = await healAndCount(
+        cluster,
+        load,
+        stack.base,
+        'slow routes',
+        `the routes of ${leader.url} (leading KV_persons) delayed 200 ms each way after ${CALLS_BEFORE} calls for ` +
+          `${SLOW_MS} ms.`,
+      );
+      printCounts(counts);
+      expect(counts.unhelpful.map((o) => `${o.kind} ${o.status} (sent in ${o.sentIn})`)).toEqual([]);
+      expect(counts.lost).toEqual([]);
+      expect(counts.sentIn.get('slow') ?? 0).toBeGreaterThan(0);
+    },
+    TEST_DEADLINE_MS,
+  );
 });

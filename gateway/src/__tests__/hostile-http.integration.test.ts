@@ -6,7 +6,7 @@ import pino from 'pino';
 import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
 import { createSeededRandom, recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { loadApi } from '../openapi/load-api';
-import { createHostileMockRequests, createHostileRequests, MOCK_PATHS, type HostileRequest } from './hostile-requests';
+import { createHostileMockRequests, createHostileRequests, MOCK_PATHS } from './hostile-requests';
 import { exchangeRaw, findErrorAnswerProblems, type RawExchange } from './raw-http';
 import { createRogueReplies, type RogueReply } from './rogue-replies';
 import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
@@ -14,6 +14,8 @@ import { startTestGateway, testEndpoint, type TestGateway } from './start-test-g
 const REQUESTS = 300;
 const REPLIES = 200;
 const BATCH = 25;
+// Hundreds of requests and programs started on a busy machine: the bound is a deadline ten times what a quiet one takes.
+jest.setTimeout(300_000);
 const REPO = resolve(__dirname, '../../..');
 // A stack frame, a source position, Node's internals or a path of this machine: none belongs in an answer.
 const LEAKS = [
@@ -69,8 +71,9 @@ beforeAll(async () => {
       link,
       bodyLimit: 4096,
       timeoutMs: 1000,
-      // Short, so that a client that stops sending is answered within the suite's time.
-      limits: { headersTimeoutMs: 400, requestTimeoutMs: 400, keepAliveTimeoutMs: 400 },
+      // Short, so that a client that stops sending is answered within the suite's time; long enough that a request
+      // sent whole is read in time on a busy machine (400 ms gave a 408 to one under a load of 20 on 2 cores).
+      limits: { headersTimeoutMs: 2000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 2000 },
     },
   );
   port = Number(new URL(gateway.url).port);
@@ -140,7 +143,7 @@ describe('the gateway under hostile requests and rogue replies', () => {
     rogue.push(...createRogueReplies(createSeededRandom(1209), REPLIES));
 
     const requestFindings = await inBatches(requests, async (request) => {
-      const exchange = await exchangeRaw(port, request.bytes, { halfClose: request.halfClose });
+      const exchange = await exchangeRaw(port, request.bytes, { halfClose: request.halfClose, timeoutMs: 30_000 });
       return judge(exchange, { isHead: request.bytes.startsWith('HEAD '), gaveUp: request.halfClose }).map(
         (finding) => ({
           ...finding,
@@ -151,7 +154,7 @@ describe('the gateway under hostile requests and rogue replies', () => {
     const replyFindings = await inBatches(rogue, async (reply, index) => {
       const requestId = `case-${index}`;
       const raw = `GET /rogue HTTP/1.1\r\nHost: h\r\nX-Case: ${index}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n`;
-      return judge(await exchangeRaw(port, raw), { requestId }).map((finding) => ({
+      return judge(await exchangeRaw(port, raw, { timeoutMs: 30_000 }), { requestId }).map((finding) => ({
         ...finding,
         what: `${reply.kind} ${JSON.stringify(String(reply.payload).slice(0, 60))}: ${finding.what}`,
       }));
@@ -264,76 +267,48 @@ describe('the gateway with -m and --validate under hostile requests and a hostil
     await rm(dir, { recursive: true, force: true });
   });
 
-  it(`answers ${MOCK_REQUESTS} odd Prefer, Accept, credentials and bodies with 2xx or 4xx (500 MOCK_UNAVAILABLE only past the sample bound), without a crash, a disconnect or a stall`, async () => {
+  it(`answers ${MOCK_REQUESTS} odd Prefer, Accept, credentials and bodies with 2xx or 4xx (500 MOCK_UNAVAILABLE only past the sample bound), without a crash or a disconnect`, async () => {
     const requests = createHostileMockRequests(createSeededRandom(29_10), MOCK_REQUESTS);
     const port = Number(new URL(mock.url).port);
-    // A timer that should fire every 10 ms: a longer gap is the event loop held, by a request's work or by another
-    // process taking the CPU. The requests in flight then are suspects, re-sent alone afterwards: a stall counts only
-    // when one of them holds the loop again on its own.
-    const inFlight = new Set<HostileRequest>();
-    const suspects = new Set<HostileRequest>();
-    const watchLoop = (onGap: (gap: number) => void): (() => void) => {
-      let last = performance.now();
-      const probe = setInterval(() => {
-        const now = performance.now();
-        if (now - last > 110) onGap(now - last - 10);
-        last = now;
-      }, 10);
-      return () => clearInterval(probe);
-    };
-    const stopWatching = watchLoop(() => inFlight.forEach((request) => suspects.add(request)));
+    // How long a request held the event loop is no assertion here (issue 45): the paths that could hold it are
+    // counted in the cost tests (mock-paths.cost.test.ts, create-request-validator.cost.test.ts), and their stalls are
+    // figures of `npm run bench:cost`. This test asserts the outcome of each request.
     const found = { crashes: 0, disconnects: 0, serverErrors: 0, nonJson: 0, leaks: 0 };
     const examples: string[] = [];
-    try {
-      for (let i = 0; i < requests.length; i += 8) {
-        await Promise.all(
-          requests.slice(i, i + 8).map(async (request) => {
-            inFlight.add(request);
-            const exchange = await exchangeRaw(port, request.bytes, { timeoutMs: 10_000 });
-            inFlight.delete(request);
-            const what = `${request.kind} ${JSON.stringify(request.bytes.slice(0, 80))}`;
-            const note = (kind: keyof typeof found, why: string): void => {
-              found[kind] += 1;
-              if (examples.length < 10) examples.push(`${kind}: ${what}: ${why}`);
-            };
-            if (exchange.timedOut) return note('crashes', 'no answer in time');
-            if (exchange.closedSilently) return note('disconnects', 'closed without an answer');
-            const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(exchange.text)?.[1]);
-            const path = / (\/[^ ?]*)/.exec(request.bytes)?.[1] ?? '';
-            const isHead = request.bytes.startsWith('HEAD ');
-            for (const finding of judge(exchange, { isHead }))
-              note(finding.kind === 'leaks' ? 'leaks' : 'nonJson', finding.what);
-            if (status >= 500) {
-              const tooLarge = (MOCK_PATHS.tooLarge as readonly string[]).includes(path);
-              const code = /"code":"([A-Z_]+)"/.exec(exchange.text)?.[1];
-              if (!tooLarge || status !== 500 || (!isHead && code !== 'MOCK_UNAVAILABLE')) {
-                note('serverErrors', `${status} ${code ?? ''}`);
-              }
+    for (let i = 0; i < requests.length; i += 8) {
+      await Promise.all(
+        requests.slice(i, i + 8).map(async (request) => {
+          // A generous deadline: ten times what the slowest request takes on a quiet machine, and more.
+          const exchange = await exchangeRaw(port, request.bytes, { timeoutMs: 30_000 });
+          const what = `${request.kind} ${JSON.stringify(request.bytes.slice(0, 80))}`;
+          const note = (kind: keyof typeof found, why: string): void => {
+            found[kind] += 1;
+            if (examples.length < 10) examples.push(`${kind}: ${what}: ${why}`);
+          };
+          if (exchange.timedOut) return note('crashes', 'no answer in time');
+          if (exchange.closedSilently) return note('disconnects', 'closed without an answer');
+          const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(exchange.text)?.[1]);
+          const path = / (\/[^ ?]*)/.exec(request.bytes)?.[1] ?? '';
+          const isHead = request.bytes.startsWith('HEAD ');
+          for (const finding of judge(exchange, { isHead }))
+            note(finding.kind === 'leaks' ? 'leaks' : 'nonJson', finding.what);
+          if (status >= 500) {
+            const tooLarge = (MOCK_PATHS.tooLarge as readonly string[]).includes(path);
+            const code = /"code":"([A-Z_]+)"/.exec(exchange.text)?.[1];
+            if (!tooLarge || status !== 500 || (!isHead && code !== 'MOCK_UNAVAILABLE')) {
+              note('serverErrors', `${status} ${code ?? ''}`);
             }
-          }),
-        );
-      }
-    } finally {
-      stopWatching();
-    }
-    const stalls: string[] = [];
-    for (const request of suspects) {
-      let longest = 0;
-      const stop = watchLoop((gap) => (longest = Math.max(longest, gap)));
-      await exchangeRaw(port, request.bytes, { timeoutMs: 10_000 });
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      stop();
-      if (longest > 100)
-        stalls.push(`${Math.round(longest)} ms: ${request.kind} ${JSON.stringify(request.bytes.slice(0, 80))}`);
+          }
+        }),
+      );
     }
     const health = await fetch(`${mock.url}/-/health`).catch(() => undefined);
     if (health?.status !== 200) found.crashes += 1;
     recordHostileCounts('gateway -m', {
       tried: { requests: requests.length, documents: 1 },
-      found: { ...found, 'stalls over 100 ms': stalls.length },
+      found,
     });
     expect(examples).toEqual([]);
     expect(found).toEqual({ crashes: 0, disconnects: 0, serverErrors: 0, nonJson: 0, leaks: 0 });
-    expect(stalls).toEqual([]);
   });
 });

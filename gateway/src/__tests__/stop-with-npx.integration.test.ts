@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { waitFor } from '@restbus/infra/testing';
 
 const ROOT = resolve(__dirname, '../../..');
 const API = join(ROOT, 'person-service/person-api.yml');
@@ -109,15 +110,16 @@ const accepts = (port: number): Promise<boolean> =>
     socket.once('error', () => done(false));
   });
 
-/** Resolves true once nothing listens on the port and the program is gone, false if not within `ms`. */
-async function releasedWithin(running: Running, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!isAlive(running.pid) && !(await accepts(running.port))) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
+/**
+ * Resolves once nothing listens on the port and the program is gone. The deadline is ten times the 3 s a stop may
+ * take on a quiet machine, so that a busy one never trips it: what is asserted is that the program stops, not how fast.
+ */
+const released = (running: Running): Promise<void> =>
+  waitFor(async () => !isAlive(running.pid) && !(await accepts(running.port)), {
+    what: `the stop of process ${running.pid} and the release of port ${running.port}`,
+    timeoutMs: 30_000,
+    everyMs: 100,
+  });
 
 const gatewayArgs = ['-r', API, '-p', '0', '--log-format', 'json'];
 const mockArgs = ['--project', CRM, '--port', '0', '--log-format', 'json', '--no-watch'];
@@ -127,23 +129,23 @@ describe('a program started through npx stops with it', () => {
     ['restbus-gateway', gatewayArgs],
     ['restbus-mock', mockArgs],
   ] as const)(
-    '%s: a SIGTERM to the npx process (kill <pid>) releases the port within 3 s',
+    '%s: a SIGTERM to the npx process (kill <pid>) stops the program and releases the port',
     async (bin, args) => {
       // As a person types it; the bin is found in the folder's node_modules/.bin, so nothing is installed.
       const running = await start('npx', [bin, ...args]);
       expect(running.pid).not.toBe(running.child.pid);
       expect(await accepts(running.port)).toBe(true);
       running.child.kill('SIGTERM');
-      expect(await releasedWithin(running, 3000)).toBe(true);
+      await released(running);
     },
-    30_000,
+    60_000,
   );
 
-  it('restbus-gateway: Ctrl-C (SIGINT to the process group) releases the port within 3 s', async () => {
+  it('restbus-gateway: Ctrl-C (SIGINT to the process group) stops the program and releases the port', async () => {
     const running = await start('npx', ['restbus-gateway', ...gatewayArgs]);
     process.kill(-running.child.pid!, 'SIGINT');
-    expect(await releasedWithin(running, 3000)).toBe(true);
-  }, 30_000);
+    await released(running);
+  }, 60_000);
 });
 
 describe('a program started otherwise outlives what started it', () => {
@@ -155,6 +157,6 @@ describe('a program started otherwise outlives what started it', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect([isAlive(running.pid), await accepts(running.port)]).toEqual([true, true]);
     process.kill(running.pid, 'SIGTERM');
-    expect(await releasedWithin(running, 3000)).toBe(true);
-  }, 30_000);
+    await released(running);
+  }, 60_000);
 });

@@ -4,14 +4,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { RestbusError } from '@restbus/infra';
 import { createSeededRandom, recordHostileCounts, type SeededRandom } from '@restbus/infra/testing';
 import { loadApi } from './load-api';
 
 /** A load this much slower than the slowest expected (a fraction of a second) is a hang, not a slow machine. */
-const HANG_MS = 5000;
-
 const head = 'openapi: 3.0.3\ninfo: {title: t, version: "1"}\n';
 const oneGet = (responses = '{"200": {description: ok}}') => `paths:\n  /a:\n    get:\n      responses: ${responses}\n`;
 
@@ -199,7 +196,8 @@ const KINDS: ReadonlyArray<(random: SeededRandom) => string | Buffer> = [
   urlRef,
   unsafePath,
 ];
-const FILES = 52;
+// Each of the 13 kinds twice, with two draws of its random parts.
+const FILES = 26;
 
 describe('loading hostile OpenAPI files', () => {
   let dir: string;
@@ -223,22 +221,18 @@ describe('loading hostile OpenAPI files', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('loads each file or refuses it with a load error that says why, in bounded time, never crashing or hanging', async () => {
+  it('loads each file or refuses it with a load error that says why, never crashing, and fetches nothing', async () => {
     const random = createSeededRandom(20261123);
     const crashes: string[] = [];
-    const hangs: string[] = [];
     const accepted: string[] = [];
     for (let index = 0; index < FILES; index++) {
       const kind = KINDS[index % KINDS.length];
       const file = join(dir, `${index}-${kind.name}.${index % 3 === 0 ? 'json' : 'yml'}`);
       await writeFile(file, kind(random));
-      const started = performance.now();
       const outcome = await loadApi(file).then(
         () => undefined,
         (err: unknown) => err,
       );
-      const elapsed = performance.now() - started;
-      if (elapsed > HANG_MS) hangs.push(`${kind.name}: ${Math.round(elapsed)} ms`);
       const described =
         outcome === undefined ||
         (outcome instanceof RestbusError &&
@@ -251,9 +245,10 @@ describe('loading hostile OpenAPI files', () => {
     }
     recordHostileCounts('openapi', {
       tried: { files: FILES },
-      found: { crashes: crashes.length, hangs: hangs.length, accepted: accepted.length, fetches },
+      found: { crashes: crashes.length, accepted: accepted.length, fetches },
     });
-    expect({ crashes, hangs, accepted, fetches }).toEqual({ crashes: [], hangs: [], accepted: [], fetches: 0 });
-    // About half a second a file (Spectral's worker starts for each), more on a busy machine.
-  }, 120_000);
+    expect({ crashes, accepted, fetches }).toEqual({ crashes: [], accepted: [], fetches: 0 });
+    // About half a second a file (Spectral's worker starts for each): a load that hung would pass this bound, some
+    // twenty times what the files take on a quiet machine. How long each load takes is no assertion (issue 45).
+  }, 600_000);
 });

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { connect, type NatsConnection, type Subscription } from 'nats';
 import { io as ioClient, type Socket as ClientSocket } from 'socket.io-client';
 import WebSocket from 'ws';
-import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { startNatsServer, waitFor as waitForCheck, type TestNatsServer } from '@restbus/infra/testing';
 
 // The program as users run it; jest's global setup builds it.
 const MAIN = resolve(__dirname, '../../dist/main.js');
@@ -82,13 +82,15 @@ function collect(subject: string): { texts: string[]; subscription: Subscription
   return { texts, subscription };
 }
 
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
+/**
+ * Resolves once `condition` holds. The deadline is a timer (no clock is read), ten times what the wait takes on a
+ * quiet machine or more: the tests assert what happens, not how fast (issue 45).
+ */
+const waitFor = (what: string, condition: () => boolean | Promise<boolean>): Promise<void> =>
+  waitForCheck(condition, { what, timeoutMs: 50_000 });
+
+// Programs started and stopped on a busy machine, and deadlines of 50 s: the tests' own bound is wider still.
+jest.setTimeout(120_000);
 
 async function metric(running: Running, name: string): Promise<number> {
   const text = await (await fetch(`${running.url}/-/metrics`)).text();
@@ -285,7 +287,7 @@ describe("restbus-gateway -w (easer's WebSocket gateway), without -u", () => {
     while ((await metric(gateway!, 'restbus_gateway_websocket_clients_cut_total')) === 0 && sent < 4096) {
       for (let i = 0; i < 128; i++) bus.publish('IN', Buffer.from(payload));
       sent += 128;
-      await waitFor(`${sent} messages at the healthy client`, () => received === sent, 10000);
+      await waitFor(`${sent} messages at the healthy client`, () => received === sent);
     }
     stalled.terminate();
     expect(await metric(gateway!, 'restbus_gateway_websocket_clients_cut_total')).toBe(1);
@@ -294,7 +296,7 @@ describe("restbus-gateway -w (easer's WebSocket gateway), without -u", () => {
     const cut = gateway!.lines.find((line) => String(line.msg).includes('more was queued for it'));
     expect(cut).toMatchObject({ level: 40, limit: 1024 * 1024 });
     expect(Number(cut!.queuedBytes)).toBeGreaterThan(1024 * 1024);
-  }, 60000);
+  }, 300_000);
 
   it('delivers each message once after a reload (SIGHUP): reloading subscribes nothing again', async () => {
     const listener = await client();
@@ -332,11 +334,9 @@ describe('restbus-gateway -w with -u', () => {
   it('disconnects its clients and exits 0 on SIGTERM', async () => {
     const connected = await connectClient(gateway!);
     const disconnected = new Promise((done) => connected.once('disconnect', done));
-    const started = Date.now();
     gateway!.child.kill('SIGTERM');
     expect(await disconnected).toBe('transport close');
     expect(await gateway!.exited).toBe(0);
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 });
 

@@ -4,7 +4,7 @@ import {
   freePort,
   startChild,
   startNatsCluster,
-  waitUntil,
+  waitFor,
   type Child,
   type NatsClusterOptions,
   type TestNatsCluster,
@@ -12,13 +12,44 @@ import {
 
 // The cluster tests of issue 33 (a node killed, cut off, slowed down …) run the programs as users run them (`npx
 // tsc -b gateway person-service` builds them): two person-service replicas and the gateway with the timeout of
-// docker-compose.cluster.yml, under the same mixed load, and print the same counts.
+// docker-compose.cluster.yml, under the same mixed load, and print the same counts. No clock is read here (issue 45):
+// a call is placed by its turn among the calls sent and by the fault's phase when it was sent and answered; waits
+// are for events, with deadlines far beyond what they take. The figures (p99 through a failover, how long an
+// election took) are `npm run bench:failover`'s (person-service/src/bench/failover).
 const PERSON_MAIN = resolve(__dirname, '../../dist/main.js');
 const GATEWAY_MAIN = resolve(__dirname, '../../../gateway/dist/main.js');
 const PERSON_API = resolve(__dirname, '../../person-api.yml');
 export const GATEWAY_TIMEOUT_MS = 12_000;
 // A client gives up later than the gateway would: a missing answer shows as status 0, not as a hang.
 const CLIENT_TIMEOUT_MS = GATEWAY_TIMEOUT_MS + 3000;
+
+/** What starting a program or the cluster may take: seconds on a quiet machine, far more on a loaded one. */
+export const STARTUP_DEADLINE_MS = 300_000;
+
+/**
+ * Resolves once `check` passes; fails at once, with the child's output, when the child exits first, and after
+ * STARTUP_DEADLINE_MS (a timer, not a clock read) otherwise.
+ */
+export async function waitForChild(child: Child, check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  let exited: () => void = () => undefined;
+  const died = new Promise<never>((_, fail) => {
+    const onExit = (code: number | null, signal: string | null): void =>
+      fail(new Error(`${child.name} exited (${code ?? signal}) before ${what}:\n${child.output()}`));
+    if (child.process.exitCode !== null || child.process.signalCode !== null)
+      onExit(child.process.exitCode, child.process.signalCode);
+    child.process.once('exit', onExit);
+    exited = () => child.process.off('exit', onExit);
+  });
+  try {
+    await Promise.race([waitFor(check, { what, timeoutMs: STARTUP_DEADLINE_MS, everyMs: 100 }), died]);
+  } catch (err) {
+    if ((err as Error).message.includes('did not happen'))
+      throw new Error(`${(err as Error).message}:\n${child.output()}`);
+    throw err;
+  } finally {
+    exited();
+  }
+}
 
 export interface PersonStack {
   /** The gateway's base URL. */
@@ -85,7 +116,7 @@ export async function startPersonStack(
   const serversOf = (name: string): string => options.serversOf?.(name) ?? cluster.urls;
   for (const name of ['person-service-1', 'person-service-2']) {
     const service = start(name, PERSON_MAIN, ['-n', serversOf(name), '--store', 'jetstream']);
-    await waitUntil(service, async () => service.output().includes('"msg":"answering"'));
+    await waitForChild(service, () => service.output().includes('"msg":"answering"'), `${name} answering`);
   }
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -93,7 +124,11 @@ export async function startPersonStack(
     ...['-r', PERSON_API, '-n', serversOf('gateway'), '-u', '-p', String(port)],
     ...['--timeout', String(GATEWAY_TIMEOUT_MS)],
   ]);
-  await waitUntil(gateway, async () => (await send(base, '/persons?limit=1')).status === 200);
+  await waitForChild(
+    gateway,
+    async () => (await send(base, '/persons?limit=1')).status === 200,
+    'the gateway answering',
+  );
   return {
     base,
     children,
@@ -117,7 +152,7 @@ export function usePersonStack(options: NatsClusterOptions = {}): ClusterUnderTe
   beforeAll(async () => {
     cluster = await startNatsCluster(options);
     stack = await startPersonStack(cluster);
-  }, 60_000);
+  }, STARTUP_DEADLINE_MS * 2);
   afterAll(async () => {
     stack?.stop();
     await cluster?.dispose();
@@ -134,11 +169,18 @@ export function usePersonStack(options: NatsClusterOptions = {}): ClusterUnderTe
   };
 }
 
+/** Where the fault stood: `before` until the test names another phase (`cut`, `elected`, `healed` …). */
+export type Phase = string;
+
 export interface Outcome {
   kind: 'read' | 'write';
-  /** When it was sent, ms after the load started. */
-  at: number;
-  ms: number;
+  /** Its turn among the calls sent (0, 1, 2 …): the load's own clock, in calls. */
+  seq: number;
+  /** How many calls had been sent when it was answered: its answer's turn on the same clock. */
+  answeredAfter: number;
+  /** The phase when it was sent, and when it was answered. */
+  sentIn: Phase;
+  answeredIn: Phase;
   status: number;
   retryAfter: boolean;
 }
@@ -149,13 +191,30 @@ export interface Written {
   acknowledged: number;
 }
 
+/** How long a count of calls may take to be answered: far more than it takes, so a loaded machine only waits. */
+const CALLS_DEADLINE_MS = 300_000;
+
 export interface MixedLoad {
   readonly outcomes: Outcome[];
   readonly written: Map<string, Written>;
-  /** ms since the load started. */
-  now(): number;
-  /** Lets the load go on `ms` more, then resolves once every client's last call is answered. */
+  /** The phase the calls sent and answered from now on are marked with. */
+  enter(phase: Phase): void;
+  /** The calls sent so far: the load's clock, in calls (no wall clock is read). */
+  sent(): number;
+  /** Resolves once `count` more calls are answered than now. */
+  answered(count: number): Promise<void>;
+  /** Lets the load go on until `count` more calls are answered, then resolves once every client's last call is. */
+  stopAfterCalls(count: number): Promise<void>;
+  /**
+   * Lets the load go on `ms` more (a timer, not a clock), then resolves once every client's last call is answered.
+   * @deprecated stopAfterCalls: a count of calls is the same on a loaded machine.
+   */
   stopAfter(ms: number): Promise<void>;
+  /**
+   * The calls sent so far, as `sent()`: a fault's place on the load's clock, counted in calls, not ms.
+   * @deprecated sent() and enter(phase).
+   */
+  now(): number;
 }
 
 /**
@@ -165,15 +224,17 @@ export interface MixedLoad {
 export function startMixedLoad(base: string, prefix: string, clients = 8, idsPerClient = 4): MixedLoad {
   const written = new Map<string, Written>();
   const outcomes: Outcome[] = [];
-  const started = performance.now();
-  let stopAt = Infinity;
+  let phase: Phase = 'before';
+  let sent = 0;
+  let stopping = false;
 
   async function client(c: number): Promise<void> {
-    for (let n = 0; performance.now() < stopAt; n++) {
+    for (let n = 0; !stopping; n++) {
       const id = `${prefix}-${c}-${n % idsPerClient}`;
       const entry = written.get(id) ?? { values: [], acknowledged: -1 };
       written.set(id, entry);
-      const begun = performance.now();
+      const seq = sent++;
+      const sentIn = phase;
       const write = n % 2 === 0 || entry.acknowledged < 0;
       let answer;
       if (write) {
@@ -190,8 +251,10 @@ export function startMixedLoad(base: string, prefix: string, clients = 8, idsPer
       }
       outcomes.push({
         kind: write ? 'write' : 'read',
-        at: begun - started,
-        ms: performance.now() - begun,
+        seq,
+        answeredAfter: sent,
+        sentIn,
+        answeredIn: phase,
         status: answer.status,
         retryAfter: answer.retryAfter,
       });
@@ -199,20 +262,43 @@ export function startMixedLoad(base: string, prefix: string, clients = 8, idsPer
   }
 
   const load = Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+  const answered = async (count: number): Promise<void> => {
+    const target = outcomes.length + count;
+    await waitFor(() => outcomes.length >= target, {
+      what: `${count} more calls answered (${outcomes.length} of ${target} so far, in phase ${phase})`,
+      timeoutMs: CALLS_DEADLINE_MS,
+    });
+  };
   return {
     outcomes,
     written,
-    now: () => performance.now() - started,
+    enter(next) {
+      phase = next;
+    },
+    sent: () => sent,
+    answered,
+    async stopAfterCalls(count) {
+      try {
+        await answered(count);
+      } finally {
+        stopping = true;
+        await load;
+      }
+    },
     async stopAfter(ms) {
-      stopAt = performance.now() + ms;
+      await new Promise((done) => setTimeout(done, ms));
+      stopping = true;
       await load;
     },
+    now: () => sent,
   };
 }
 
 /**
  * The acknowledged writes that are not there: an id whose value read now is neither its last acknowledged one nor
- * one sent after it. A read that fails is tried again for a few seconds (the cluster may still be healing).
+ * one sent after it. A read that is behind is asked again for a while (the cluster may still be healing, a
+ * replica's copy may lag the write just after a fault, a read answered from it marked stale). A lost write stays
+ * lost however often it is asked.
  */
 export async function findLostWrites(base: string, written: Map<string, Written>): Promise<string[]> {
   const lost: string[] = [];
@@ -220,11 +306,9 @@ export async function findLostWrites(base: string, written: Map<string, Written>
     if (entry.acknowledged < 0) continue;
     const givenNameOf = (read: Answer): string =>
       read.status === 200 ? (JSON.parse(read.text) as { givenName: string }).givenName : '';
-    // A replica's copy may still lag the write just after a fault (a read answered from it, marked stale): asked
-    // again for 5 s. A lost write stays lost however often it is asked.
     const isBehind = (read: Answer): boolean => entry.values.indexOf(givenNameOf(read)) < entry.acknowledged;
     let read = await send(base, `/persons/${id}`);
-    for (let tries = 0; isBehind(read) && tries < 20; tries++) {
+    for (let tries = 0; isBehind(read) && tries < 40; tries++) {
       await new Promise((done) => setTimeout(done, 250));
       read = await send(base, `/persons/${id}`);
     }
@@ -233,9 +317,6 @@ export async function findLostWrites(base: string, written: Map<string, Written>
   return lost;
 }
 
-export const percentile = (values: number[], p: number): number =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
-
 const isOk = (outcome: Outcome): boolean => outcome.status >= 200 && outcome.status < 300;
 
 export interface LoadCounts {
@@ -243,28 +324,10 @@ export interface LoadCounts {
   /** Failed calls that are not a 503 with Retry-After. */
   unhelpful: Outcome[];
   lost: string[];
-  p99: number;
-  /** From the fault until the first write sent after it was acknowledged (Infinity: none was). */
-  firstWriteAfterMs: number;
+  /** Calls sent in each phase, in the order the phases came. */
+  sentIn: Map<Phase, number>;
   /** The counts, one paragraph, for the test's output. */
   text: string;
-}
-
-/** From `faultAt` until the first write sent after it was acknowledged (Infinity: none was). */
-function measureFirstWriteAfter(load: MixedLoad, faultAt: number): number {
-  // Folded, not spread: 20 rolling restarts make more outcomes than a call's arguments may hold.
-  return load.outcomes
-    .filter((o) => o.kind === 'write' && isOk(o) && o.at >= faultAt)
-    .reduce((least, o) => Math.min(least, o.at + o.ms - faultAt), Infinity);
-}
-
-/**
- * The election as the clients saw it: until the first write sent after the fault was acknowledged, or until a node
- * named the new leader if that came first (leaderOf asks the nodes one by one, each with a timeout, so it may learn
- * of the new leader later than the clients do).
- */
-export function measureElection(load: MixedLoad, faultAt: number, leaderKnownMs: number): number {
-  return Math.min(measureFirstWriteAfter(load, faultAt), leaderKnownMs);
 }
 
 /** Prints a fault test's counts and, with a stack, what its programs' links did (moves, reconnects). */
@@ -274,49 +337,57 @@ export function printCounts(counts: LoadCounts, stack?: PersonStack): void {
 }
 
 /**
- * What a leader's loss (killed or cut off) must leave behind: every call answered, no acknowledged write lost, and
- * no wait longer than the election and 1 s at the 99th percentile.
+ * What a leader's loss (killed or cut off) must leave behind: every call answered with success and no acknowledged
+ * write lost. How long the calls waited through the election is a figure: `npm run bench:failover` measures it.
  */
-export function expectRideThrough(counts: LoadCounts, electionMs: number): void {
-  expect(counts.failed.map((o) => `${o.kind} ${o.status}`)).toEqual([]);
+export function expectRideThrough(counts: LoadCounts, _electionCalls?: number): void {
+  expect(counts.failed.map((o) => `${o.kind} ${o.status} (sent in ${o.sentIn}, answered in ${o.answeredIn})`)).toEqual(
+    [],
+  );
   expect(counts.lost).toEqual([]);
-  expect(counts.p99).toBeLessThanOrEqual(electionMs + 1000);
 }
 
-/** The counts a fault test prints and asserts: calls, failures, lost writes, latencies, around `faultAt`. */
+/**
+ * From the fault (a turn on the load's clock, `sent()` then) to the first write sent after it acknowledged, in calls
+ * sent meanwhile; or `leaderKnown` if less (Infinity: no write was).
+ * @deprecated the election's length is a figure of `npm run bench:failover`; a test asserts outcomes.
+ */
+export function measureElection(load: MixedLoad, faultAt: number, leaderKnown: number): number {
+  const firstWrite = load.outcomes
+    .filter((o) => o.kind === 'write' && isOk(o) && o.seq >= faultAt)
+    .reduce((least, o) => Math.min(least, o.answeredAfter - faultAt), Infinity);
+  return Math.min(firstWrite, leaderKnown);
+}
+
+/** The counts a fault test prints and asserts: calls, failures and lost writes, by the phase they were sent in. */
 export function countLoad(
   label: string,
   load: MixedLoad,
   lost: string[],
   faultAt: number,
   note: string,
-  electionMs?: number,
+  _electionCalls?: number,
 ): LoadCounts {
   const { outcomes, written } = load;
   const writes = outcomes.filter((o) => o.kind === 'write');
   const reads = outcomes.filter((o) => o.kind === 'read');
   const failed = outcomes.filter((o) => !isOk(o));
   const unhelpful = failed.filter((o) => !(o.status === 503 && o.retryAfter));
-  const times = outcomes.map((o) => o.ms);
-  const p99 = percentile(times, 99);
-  const firstWriteAfterMs = measureFirstWriteAfter(load, faultAt);
-  const longest = times.reduce((most, ms) => Math.max(most, ms), -Infinity);
-  const after = (o: Outcome): string => `${Math.round(o.at - faultAt)} ms after the fault`;
+  // Without phases, `faultAt` (a turn on the load's clock; 0: none) splits the calls at the fault.
+  const phaseOf = (o: Outcome): Phase =>
+    o.sentIn !== 'before' || faultAt <= 0 || o.seq < faultAt ? o.sentIn : 'after the fault';
+  const sentIn = new Map<Phase, number>();
+  for (const o of [...outcomes].sort((a, b) => a.seq - b.seq))
+    sentIn.set(phaseOf(o), (sentIn.get(phaseOf(o)) ?? 0) + 1);
+  const place = (o: Outcome): string =>
+    `call ${o.seq} (sent in ${phaseOf(o)}, answered in ${o.answeredIn}, ${o.answeredAfter - o.seq} calls sent meanwhile)`;
   const text =
     `${label}: ${note} ${outcomes.length} calls: ` +
     `${reads.length} reads (${reads.filter((o) => !isOk(o)).length} failed), ${writes.length} writes ` +
     `(${writes.filter((o) => !isOk(o)).length} failed); ${unhelpful.length} failures other than 503 + Retry-After; ` +
     `${lost.length} acknowledged writes lost of ${[...written.values()].filter((e) => e.acknowledged >= 0).length} ids; ` +
-    `the first write sent after the fault acknowledged after ${Math.round(firstWriteAfterMs)} ms; ` +
-    `p50 ${Math.round(percentile(times, 50))} ms, p99 ${Math.round(p99)} ms, longest ${Math.round(longest)} ms` +
-    (electionMs === undefined ? '' : ` (election + 1 s = ${Math.round(electionMs + 1000)} ms)`) +
-    '\n' +
-    failed.map((o) => `  failed ${o.kind} at ${after(o)}: ${o.status} after ${Math.round(o.ms)} ms\n`).join('') +
-    lost.map((line) => `  lost ${line}\n`).join('') +
-    [...outcomes]
-      .sort((a, b) => b.ms - a.ms)
-      .slice(0, 5)
-      .map((o) => `  slow ${o.kind} at ${after(o)}: ${o.status} after ${Math.round(o.ms)} ms\n`)
-      .join('');
-  return { failed, unhelpful, lost, p99, firstWriteAfterMs, text };
+    `sent by phase: ${[...sentIn].map(([phase, count]) => `${phase} ${count}`).join(', ')}\n` +
+    failed.map((o) => `  failed ${o.kind} ${place(o)}: ${o.status}\n`).join('') +
+    lost.map((line) => `  lost ${line}\n`).join('');
+  return { failed, unhelpful, lost, sentIn, text };
 }

@@ -120,9 +120,10 @@ describe('rest-tool docs -u', () => {
     const inFlight = `docs/.index.html.rest-tool-1-feedf00d.tmp`;
     const mine = ['docs/notes.tmp', `docs/.notes.md.${DEAD_PID}.0a1b2c3d.tmp`];
     await writeFiles(dir, Object.fromEntries([...leftovers, old, inFlight, ...mine].map((path) => [path, 'half'])));
-    // pid 1 is always running; a temp file an hour old is still a leftover, however its pid is in use now.
-    const anHourAgo = new Date(Date.now() - 3_600_000);
-    await utimes(join(dir, old), anHourAgo, anHourAgo);
+    // pid 1 is always running; a temp file written long ago (in 2000) is still a leftover, however its pid is in use
+    // now.
+    const longAgo = new Date('2000-01-01T00:00:00Z');
+    await utimes(join(dir, old), longAgo, longAgo);
     const result = await docs(dir);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const files = Object.keys(await snapshotTree(dir));
