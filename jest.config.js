@@ -38,10 +38,11 @@ const projectFor = ([name, dir]) => ({
 
 module.exports = {
   globalSetup: '<rootDir>/infra/jest/build-before-tests.js',
-  // jest's default on two cores is one worker, every file in turn; most suites wait on servers, containers and
-  // clusters rather than compute, so a worker more than the cores keeps both busy. Tests assert no durations (the
-  // timing guard in e2e/src/timing-guard.test.ts), so a busier machine makes the run no less true.
-  maxWorkers: Number(process.env.RESTBUS_TEST_WORKERS ?? 3),
+  // One worker, every file in turn, by default. Three (RESTBUS_TEST_WORKERS=3) were tried on the 2-core CI machine:
+  // every suite outside e2e passed beside the others, but the two Docker stacks side by side with them starved the
+  // cluster stack until its elections and lame-duck restarts failed calls. Running e2e alone after the rest in
+  // parallel is the next step (issue 45).
+  maxWorkers: Number(process.env.RESTBUS_TEST_WORKERS ?? 1),
   testSequencer: '<rootDir>/infra/jest/slow-first-sequencer.js',
   projects: packages.map(projectFor),
   reporters: ['default', '<rootDir>/infra/jest/summary-reporter.js'],
