@@ -46,5 +46,6 @@ module.exports = {
   testSequencer: '<rootDir>/infra/jest/slow-first-sequencer.js',
   projects: packages.map(projectFor),
   reporters: ['default', '<rootDir>/infra/jest/summary-reporter.js'],
-  testTimeout: 30_000,
+  // A deadline for a test that hangs, never a measure: generous, so that a busy machine cannot trip it.
+  testTimeout: 120_000,
 };
