@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { findLostWrites, runLoad } from './cluster-load';
+import { describeFetchError, findLostWrites, runLoad } from './cluster-load';
 
 interface Person {
   id: string;
@@ -87,5 +87,36 @@ describe('runLoad with overwriteIds, and findLostWrites', () => {
     const run = await runLoad({ baseUrl: baseOf(server), ratePerSecond: 100, durationMs: 1000, overwriteIds: 3 }, []);
     expect(run.outcomes.filter((outcome) => outcome.status === 503)).toHaveLength(25);
     expect(await findLostWrites(baseOf(server), run.acknowledged)).toEqual([]);
+  });
+});
+
+describe('a request that got no answer', () => {
+  it("is recorded with the socket error under fetch's own, so a failed run says why", async () => {
+    // A server that takes each connection and closes it without a word: fetch fails with "fetch failed", whose cause
+    // is the socket's error.
+    const server = createServer();
+    server.on('connection', (socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const run = await runLoad({ baseUrl: baseOf(server), ratePerSecond: 20, durationMs: 100, timeoutMs: 5000 }, []);
+      expect(run.outcomes.length).toBeGreaterThan(0);
+      for (const outcome of run.outcomes) {
+        expect(outcome.status).toBe(0);
+        expect(outcome.error).toMatch(/^TypeError: fetch failed <- \w+/);
+      }
+    } finally {
+      server.close();
+    }
+  });
+
+  it('names each error of the chain with its code, and stops at four', () => {
+    const socket = Object.assign(new Error('other side closed'), { name: 'SocketError', code: 'UND_ERR_SOCKET' });
+    expect(describeFetchError(new TypeError('fetch failed', { cause: socket }))).toBe(
+      'TypeError: fetch failed <- SocketError UND_ERR_SOCKET: other side closed',
+    );
+    expect(describeFetchError('a string')).toBe('a string');
+    let deep: Error = new Error('0');
+    for (let i = 1; i < 10; i++) deep = new Error(String(i), { cause: deep });
+    expect(describeFetchError(deep).split(' <- ')).toHaveLength(4);
   });
 });

@@ -13,6 +13,8 @@ export interface Outcome {
   ms: number;
   /** The W3C trace id it was sent with: the gateway and the services log it, so a failure can be found in their logs. */
   traceId: string;
+  /** Why no answer came (status 0): the client's error and its cause, e.g. `TypeError: other side closed`. */
+  error?: string;
 }
 
 export interface LoadOptions {
@@ -49,6 +51,22 @@ interface Answer {
   status: number;
   retryAfter: boolean;
   stale: boolean;
+  error?: string;
+}
+
+/** fetch's error and what lies under it (undici puts the socket's error in `cause`), on one line. */
+export function describeFetchError(err: unknown): string {
+  const chain: string[] = [];
+  // Duck-typed: undici's errors come from another realm than a jest test's `Error`.
+  for (let at: unknown = err; at !== undefined && chain.length < 4; at = (at as { cause?: unknown }).cause) {
+    const { name, code, message } = (at ?? {}) as { name?: unknown; code?: unknown; message?: unknown };
+    if (typeof message !== 'string') {
+      chain.push(String(at));
+      break;
+    }
+    chain.push(`${typeof name === 'string' ? name : 'Error'}${typeof code === 'string' ? ` ${code}` : ''}: ${message}`);
+  }
+  return chain.join(' <- ');
 }
 
 async function send(url: string, init: RequestInit, timeoutMs: number, traceId: string): Promise<Answer> {
@@ -61,8 +79,8 @@ async function send(url: string, init: RequestInit, timeoutMs: number, traceId: 
       retryAfter: response.headers.has('retry-after'),
       stale: response.headers.get('x-restbus-stale') === 'true',
     };
-  } catch {
-    return { status: 0, retryAfter: false, stale: false };
+  } catch (err) {
+    return { status: 0, retryAfter: false, stale: false, error: describeFetchError(err) };
   }
 }
 
@@ -100,7 +118,7 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
           // The same person comes back every overwriteIds writes: far apart enough (at 20 writes/s and 2,000
           // persons, 100 s) that two writes of one person are never in flight together.
           const id = `load-${started}-${options.overwriteIds ? ((i - 1) / 2) % options.overwriteIds : i}`;
-          const { status, retryAfter, stale } = await send(
+          const { status, retryAfter, stale, error } = await send(
             `${options.baseUrl}/persons/${id}`,
             {
               method: 'PUT',
@@ -123,16 +141,26 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
             ms: Date.now() - begun,
             traceId,
             ...(status === 200 ? { storedId: id } : {}),
+            ...(error === undefined ? {} : { error }),
           });
         } else {
           const path = i % 4 === 0 || known.length === 0 ? '/persons?limit=10' : `/persons/${known[i % known.length]}`;
-          const { status, retryAfter, stale } = await send(
+          const { status, retryAfter, stale, error } = await send(
             `${options.baseUrl}${path}`,
             { method: 'GET' },
             timeoutMs,
             traceId,
           );
-          outcomes.push({ at, kind: 'read', status, retryAfter, stale, ms: Date.now() - begun, traceId });
+          outcomes.push({
+            at,
+            kind: 'read',
+            status,
+            retryAfter,
+            stale,
+            ms: Date.now() - begun,
+            traceId,
+            ...(error === undefined ? {} : { error }),
+          });
         }
       })(),
     );

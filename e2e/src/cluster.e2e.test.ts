@@ -20,7 +20,11 @@ function report(title: string, run: LoadRun): ReturnType<typeof summarizeLoad> {
       `p50 ${summary.p50} ms, p99 ${summary.p99} ms\n${formatTimeline(toTimeline(run.outcomes), run.faultAt)}\n` +
       run.outcomes
         .filter((outcome) => outcome.status < 200 || outcome.status >= 300)
-        .map((outcome) => `  failed ${outcome.kind} at ${outcome.at} ms: ${outcome.status} after ${outcome.ms} ms\n`)
+        .map(
+          (outcome) =>
+            `  failed ${outcome.kind} at ${outcome.at} ms: ${outcome.status} after ${outcome.ms} ms` +
+            `${outcome.error ? ` (${outcome.error})` : ''}\n`,
+        )
         .join(''),
   );
   return summary;

@@ -290,6 +290,13 @@ seed_inputs() {
   (cd "$ROOT" && node -p "require('./package.json').workspaces.map(w => w + '/package.json').join('\n')")
 }
 
+# What decides the seed's content: the lockfile names every package and its tarball, .npmrc where it is fetched from.
+# A manifest's scripts or description do not: re-seeding on such an edit cost the next run minutes.
+seed_key_inputs() {
+  printf '%s\n' package-lock.json
+  if [ -f "$ROOT/.npmrc" ]; then printf '%s\n' .npmrc; fi
+}
+
 # A node image whose npm cache holds exactly the lockfile's packages, so `RUN npm ci` works with no network.
 build_seeded_node() {
   local key work file
@@ -298,7 +305,7 @@ build_seeded_node() {
   key=$( {
     while IFS= read -r file; do
       printf '%s %s\n' "$file" "$(sha256sum <"$ROOT/$file" | cut -d' ' -f1)"
-    done < <(seed_inputs)
+    done < <(seed_key_inputs)
     docker image inspect -f '{{.Id}}' "$LOCAL_NODE"
   } | sha256sum | cut -c1-16)
   if [ "$(label_of "$LOCAL_NODE_OFFLINE" offline.seed.key)" = "$key" ]; then
