@@ -38,10 +38,9 @@ const projectFor = ([name, dir]) => ({
 
 module.exports = {
   globalSetup: '<rootDir>/infra/jest/build-before-tests.js',
-  // One worker, every file in turn, by default. Three (RESTBUS_TEST_WORKERS=3) were tried on the 2-core CI machine:
-  // every suite outside e2e passed beside the others, but the two Docker stacks side by side with them starved the
-  // cluster stack until its elections and lame-duck restarts failed calls. Running e2e alone after the rest in
-  // parallel is the next step (issue 45).
+  // One worker when jest is run by hand. `npm test` (infra/jest/run-test-phases.js) runs the packages' suites on two
+  // and then the e2e suites alone: three workers with the two Docker stacks beside the other suites starved the cluster
+  // stack until its elections and lame-duck restarts failed calls (issue 45).
   maxWorkers: Number(process.env.RESTBUS_TEST_WORKERS ?? 1),
   testSequencer: '<rootDir>/infra/jest/slow-first-sequencer.js',
   projects: packages.map(projectFor),
