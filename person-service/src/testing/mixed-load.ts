@@ -114,21 +114,27 @@ export async function startPersonStack(
     return child;
   };
   const serversOf = (name: string): string => options.serversOf?.(name) ?? cluster.urls;
-  for (const name of ['person-service-1', 'person-service-2']) {
-    const service = start(name, PERSON_MAIN, ['-n', serversOf(name), '--store', 'jetstream']);
-    await waitForChild(service, () => service.output().includes('"msg":"answering"'), `${name} answering`);
-  }
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const gateway = start('gateway', GATEWAY_MAIN, [
-    ...['-r', PERSON_API, '-n', serversOf('gateway'), '-u', '-p', String(port)],
-    ...['--timeout', String(GATEWAY_TIMEOUT_MS)],
-  ]);
-  await waitForChild(
-    gateway,
-    async () => (await send(base, '/persons?limit=1')).status === 200,
-    'the gateway answering',
-  );
+  try {
+    for (const name of ['person-service-1', 'person-service-2']) {
+      const service = start(name, PERSON_MAIN, ['-n', serversOf(name), '--store', 'jetstream']);
+      await waitForChild(service, () => service.output().includes('"msg":"answering"'), `${name} answering`);
+    }
+    const gateway = start('gateway', GATEWAY_MAIN, [
+      ...['-r', PERSON_API, '-n', serversOf('gateway'), '-u', '-p', String(port)],
+      ...['--timeout', String(GATEWAY_TIMEOUT_MS)],
+    ]);
+    await waitForChild(
+      gateway,
+      async () => (await send(base, '/persons?limit=1')).status === 200,
+      'the gateway answering',
+    );
+  } catch (err) {
+    // Nobody else holds the programs started so far: they would outlive the test run.
+    for (const child of children) child.process.kill('SIGKILL');
+    throw err;
+  }
   return {
     base,
     children,

@@ -274,8 +274,8 @@ async function replicaRestarts(): Promise<void> {
     }
     const took = load.now() - begun;
     await load.stopAfter(1000);
-    children.forEach((child) => child.process.kill('SIGKILL'));
     const figures = loadFigures(load.outcomes, await findLostWrites(stack.base, load.written));
+    children.forEach((child) => child.process.kill('SIGKILL'));
     record({ scenario, figure: 'how long the 4 restarts took', value: took, note: '' });
     record({
       scenario,
@@ -332,9 +332,18 @@ async function main(): Promise<void> {
   killChildrenOnExit(() => undefined);
   const startedAt = performance.now();
   progress(`bench:failover on ${loadavg()[0].toFixed(2)} load average`);
-  if (runs('events')) await lateAcknowledgement();
-  if (runs('replicas')) await replicaRestarts();
-  await faultScenarios();
+  // A scenario that fails is reported and the others still run; the exit code is then 1.
+  const failures: string[] = [];
+  for (const [name, scenario] of [
+    ['events', lateAcknowledgement],
+    ['replicas', replicaRestarts],
+    ['faults', faultScenarios],
+  ] as const) {
+    if (name !== 'faults' && !runs(name)) continue;
+    await scenario().catch((err: unknown) => {
+      failures.push(`${name}: ${err instanceof Error ? err.message.slice(0, 500) : String(err)}`);
+    });
+  }
   const lines = rows.map((row) => {
     const verdict = row.bound === undefined ? '' : row.value <= row.bound ? '  PASS' : '  OVER ITS BOUND';
     const bound = row.bound === undefined ? '' : ` (bound ${round(row.bound)})`;
@@ -344,12 +353,14 @@ async function main(): Promise<void> {
   process.stdout.write(
     `bench:failover (${((performance.now() - startedAt) / 1000).toFixed(0)} s, load average now ${loadavg()[0].toFixed(2)})\n` +
       `${lines.join('\n')}\n` +
-      `verdict: ${over === 0 ? 'PASS' : `${over} figure(s) OVER ITS BOUND`}\n`,
+      `verdict: ${over === 0 ? 'PASS' : `${over} figure(s) OVER ITS BOUND`}\n` +
+      failures.map((failure) => `could not measure ${failure}\n`).join(''),
   );
+  if (failures.length > 0) process.exitCode = 1;
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (err: unknown) => {
     process.stderr.write(`bench:failover failed: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
