@@ -59,11 +59,14 @@ export function findClockReadsIn(file: string, text: string): ClockRead[] {
   return reads;
 }
 
+/** The tests and test helpers under `sourceDirs` (relative to `root`), as paths relative to `root`. */
+export function listTestSources(root: string, sourceDirs: readonly string[]): string[] {
+  return sourceDirs.flatMap((dir) => [...walk(root, join(root, dir))].filter(isTestSource));
+}
+
 /** Every clock or memory read in the tests and test helpers under `sourceDirs` (relative to `root`). */
 export function findClockReads(root: string, sourceDirs: readonly string[]): ClockRead[] {
-  return sourceDirs.flatMap((dir) =>
-    [...walk(root, join(root, dir))]
-      .filter(isTestSource)
-      .flatMap((file) => findClockReadsIn(file, readFileSync(join(root, file), 'utf8'))),
+  return listTestSources(root, sourceDirs).flatMap((file) =>
+    findClockReadsIn(file, readFileSync(join(root, file), 'utf8')),
   );
 }

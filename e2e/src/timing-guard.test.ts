@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import { findClockReads, findClockReadsIn } from './find-clock-reads';
+import { readFileSync } from 'node:fs';
+import { findClockReads, findClockReadsIn, listTestSources } from './find-clock-reads';
+import { findShortDeadlinesIn } from './find-short-deadlines';
 import { TIMING_ALLOW_LIST } from './timing-allow-list';
 
 const REPO_ROOT = resolve(__dirname, '../..');
@@ -71,5 +73,41 @@ describe('the timing guard: npm test asserts behaviour, never a duration or a me
       '9 measureCost',
       '10 collectGarbage',
     ]);
+  });
+});
+
+describe("the deadline guard: no test file gives a test less time than the run's deadline for a hang", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the run's own configuration, as jest reads it
+  const { testTimeout } = require(resolve(REPO_ROOT, 'jest.config.js')) as { testTimeout: number };
+
+  it('sets the run deadline at five minutes or more, for hangs only', () => {
+    expect(testTimeout).toBeGreaterThanOrEqual(300_000);
+  });
+
+  it('finds no test, hook or jest.setTimeout with a deadline shorter than the run deadline', () => {
+    const short = listTestSources(REPO_ROOT, SOURCE_DIRS)
+      .flatMap((file) => findShortDeadlinesIn(file, readFileSync(resolve(REPO_ROOT, file), 'utf8'), testTimeout))
+      .map(({ file, line, to, ms }) => `${file}:${line} gives ${to} ${ms} ms`);
+    expect(short).toEqual([]);
+  });
+
+  it('would catch each way a test file sets a deadline, and not a timer or a wait with a deadline', () => {
+    const source = [
+      "it('a', async () => {}, 60_000);",
+      'beforeAll(async () => {',
+      '  await start();',
+      '}, 2 * 10_000);',
+      "it.each([[1]])('b %s', (n) => {}, 5000);",
+      "test.concurrent('c', async () => {}, 100);",
+      'jest.setTimeout(30_000);',
+      'afterEach(function () {}, 1_000);',
+      "it('long', async () => {}, 600_000);",
+      'setTimeout(() => done(), 1_000);',
+      "await waitFor(() => ok, { what: 'x', timeoutMs: 10_000 });",
+      "it('no deadline', async () => {});",
+    ].join('\n');
+    expect(findShortDeadlinesIn('x.test.ts', source, 300_000).map(({ line, to, ms }) => `${line} ${to} ${ms}`)).toEqual(
+      ['1 it 60000', '4 beforeAll 20000', '5 it 5000', '6 test 100', '7 jest.setTimeout 30000', '8 afterEach 1000'],
+    );
   });
 });

@@ -58,7 +58,7 @@ describe("a node's disk full (its JetStream store on a small tmpfs, filled)", ()
     stack = await startPersonStack(cluster, {
       serversOf: (program) => (onFullNode.has(program) ? `nats://127.0.0.1:${full}` : undefined),
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     stack?.stop();
@@ -98,5 +98,5 @@ describe("a node's disk full (its JetStream store on a small tmpfs, filled)", ()
     }
     expect(counts.unhelpful.map((o) => `${o.kind} ${o.status}`)).toEqual([]);
     expect(lost).toEqual([]);
-  }, 180_000);
+  });
 });

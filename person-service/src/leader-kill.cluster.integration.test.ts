@@ -50,6 +50,5 @@ describe('person-service and the gateway on a 3-node NATS cluster', () => {
       printCounts(counts);
       expectRideThrough(counts, electionMs);
     },
-    90_000,
   );
 });

@@ -23,9 +23,6 @@ const SUBJECT_LIMIT = 3584;
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 /** Spectral is not what these tests look at: the loads in this process skip it (the binaries run it). */
 const noLint: ApiLinter = { lint: () => Promise.resolve([]) };
-// Each test starts gateway processes; on a busy machine a start alone can take many seconds (a deadline, not a measure).
-jest.setTimeout(180_000);
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whatever this file tried, for the run's hostile summary. */
@@ -662,7 +659,7 @@ describe('reloads are coalesced', () => {
       await gateway?.stop();
     }
     // Uncoalesced, the 50 loads ran at once and took minutes on two cores.
-  }, 180_000);
+  });
 
   it('a SIGHUP that comes while the gateway starts does not end it: it reloads once the gateway is up', async () => {
     const file = join(dir, 'early-signal.json');
@@ -727,5 +724,5 @@ describe('reloads are coalesced', () => {
     } finally {
       await gateway.stop();
     }
-  }, 180_000);
+  });
 });

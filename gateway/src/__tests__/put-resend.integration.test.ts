@@ -67,5 +67,5 @@ describe('a PUT whose NATS server restarts after it was hedged', () => {
       body: { stored: expect.any(Number) },
       delivered: 3,
     });
-  }, 20_000);
+  });
 });

@@ -124,5 +124,5 @@ describe('NATS going away under load', () => {
       await service.close();
       await server.dispose();
     }
-  }, 30_000);
+  });
 });

@@ -138,14 +138,13 @@ describe('a program started through npx stops with it', () => {
       running.child.kill('SIGTERM');
       await released(running);
     },
-    60_000,
   );
 
   it('restbus-gateway: Ctrl-C (SIGINT to the process group) stops the program and releases the port', async () => {
     const running = await start('npx', ['restbus-gateway', ...gatewayArgs]);
     process.kill(-running.child.pid!, 'SIGINT');
     await released(running);
-  }, 60_000);
+  });
 });
 
 describe('a program started otherwise outlives what started it', () => {
@@ -158,5 +157,5 @@ describe('a program started otherwise outlives what started it', () => {
     expect([isAlive(running.pid), await accepts(running.port)]).toEqual([true, true]);
     process.kill(running.pid, 'SIGTERM');
     await released(running);
-  }, 60_000);
+  });
 });

@@ -89,4 +89,4 @@ it('answers every POST (sent once) while every NATS node in turn enters lame duc
   }
   const failed = clients.statuses.filter((status) => status !== 201);
   expect({ calls: clients.statuses.length, failed }).toEqual({ calls: clients.statuses.length, failed: [] });
-}, 240_000);
+});

@@ -15,7 +15,7 @@ beforeAll(async () => {
   // Without JetStream, whose raft traffic keeps nats-server 2.9.10 from pinging a route (nats-server#4014): the
   // cut-off node finds its routes dead after ping_interval × ping_max, and tells the link.
   cluster = await startNatsCluster({ faults: true, pingInterval: '1s', pingMax: 2, jetstream: false });
-}, 30_000);
+});
 
 afterAll(async () => {
   for (const link of links) await link.drain();
@@ -68,7 +68,7 @@ describe('createRequestMux on a link whose node is cut off from its peers', () =
     // No hedge: only the move may send it again. Sent once, the call would end in UPSTREAM_TIMEOUT at its deadline.
     const reply = await mux.request('echo', text('across'), headers(), 15_000, { retryable: true });
     expect(reply.string()).toBe('across');
-  }, 40_000);
+  });
 
   it('still hedges a call whose copy sent again after the move was lost too, rather than let it time out', async () => {
     // The copy sent after the move can meet what the partition left behind (a peer that has not yet found the cut
@@ -85,5 +85,5 @@ describe('createRequestMux on a link whose node is cut off from its peers', () =
     expect(reply.string()).toBe('lost twice');
     // Answered, and not by the deadline's UPSTREAM_TIMEOUT: the hedge went out after the move's copy was lost.
     expect(copies).toBe(2);
-  }, 60_000);
+  });
 });

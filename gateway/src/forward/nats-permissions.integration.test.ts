@@ -98,7 +98,7 @@ beforeAll(async () => {
     if (tries === 100) throw new Error('the gateway did not connect to NATS within 5 s');
     await new Promise((done) => setTimeout(done, 50));
   }
-}, 30_000);
+});
 afterAll(async () => {
   for (const child of children.reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue;

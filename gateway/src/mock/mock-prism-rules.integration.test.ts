@@ -86,7 +86,7 @@ describe.each(documents)('restbus-gateway -m --validate on %s', (name, file, doc
   beforeAll(async () => {
     await writeFile(join(dir.path, file), JSON.stringify(document));
     mock = await startMockProcess(join(dir.path, file), ['--validate']);
-  }, 30_000);
+  });
   afterAll(() => mock?.child.kill('SIGTERM'));
 
   it('answers the response ?__code= names, and --validate takes the selector for no unknown parameter', async () => {

@@ -104,7 +104,7 @@ describe.each(documents)('restbus-gateway -m on %s', (_name, file, document) => 
   beforeAll(async () => {
     await writeFile(join(dir.path, file), JSON.stringify(document));
     mock = await startMockProcess(join(dir.path, file));
-  }, 30_000);
+  });
   afterAll(() => mock?.child.kill('SIGTERM'));
 
   it('sends an object example asked for as XML as an XML document whose root element the schema names', async () => {

@@ -69,10 +69,6 @@ paths:
       responses: { '200': { $ref: '#/components/responses/Gone' } }
 `;
 
-// Each test runs the program once or twice, each run loading Spectral in its worker: a few seconds on a quiet
-// machine, many times that beside CPU hogs. A deadline far above either, never a measurement.
-jest.setTimeout(180_000);
-
 let dir: string;
 const files: Record<string, string> = {};
 

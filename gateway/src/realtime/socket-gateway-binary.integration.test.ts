@@ -89,9 +89,6 @@ function collect(subject: string): { texts: string[]; subscription: Subscription
 const waitFor = (what: string, condition: () => boolean | Promise<boolean>): Promise<void> =>
   waitForCheck(condition, { what, timeoutMs: 50_000 });
 
-// Programs started and stopped on a busy machine, and deadlines of 50 s: the tests' own bound is wider still.
-jest.setTimeout(120_000);
-
 async function metric(running: Running, name: string): Promise<number> {
   const text = await (await fetch(`${running.url}/-/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));

@@ -216,7 +216,7 @@ describe('createEventSources with a JetStream stream', () => {
     expect(resets.at(-1)).toMatchObject({ reason: 'recreated', firstId: '1' });
     expect(resets.slice(0, -1)).toEqual(resets.length === 2 ? [{ reason: 'deleted' }] : []);
     expect(client.ids()).toEqual([1, 2, 3, 4, 5, 1, 2]);
-  }, 30_000);
+  });
 
   it('resumes a client whose link hears nothing from JetStream for longer than a request waits, once it hears again', async () => {
     const { stream, subject } = await createStream();
@@ -245,7 +245,7 @@ describe('createEventSources with a JetStream stream', () => {
       await link.close();
       await proxy.close();
     }
-  }, 30_000);
+  });
 
   it('pauses on a lost NATS connection and resumes after it without a gap', async () => {
     const own = await startNatsServer();
@@ -283,5 +283,5 @@ describe('createEventSources with a JetStream stream', () => {
       await link.close();
       await own.dispose();
     }
-  }, 60_000);
+  });
 });

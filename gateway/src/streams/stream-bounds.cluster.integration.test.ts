@@ -62,7 +62,7 @@ beforeAll(async () => {
   service.subscribe('easer.>', { callback: (_err, msg) => msg.respond(JSON.stringify({ status: 200 })) });
   await service.flush();
   publisher = await connect({ servers: cluster.urls });
-}, 60_000);
+});
 afterAll(async () => {
   await service?.close();
   await publisher?.close();
@@ -80,7 +80,7 @@ describe('restbus-gateway --streamOverflow gap with 1,000 SSE clients on one sub
       extra: ['--streamOverflow', 'gap'],
     });
     load = await startLoadProcess(dir);
-  }, 30_000);
+  });
   afterAll(async () => {
     await load?.stop();
     await gateway?.stop();
@@ -190,5 +190,5 @@ describe('restbus-gateway --streamOverflow close', () => {
     } finally {
       await gateway.stop();
     }
-  }, 60_000);
+  });
 });

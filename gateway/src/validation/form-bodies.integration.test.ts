@@ -159,7 +159,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'restbus-form-bodies-'));
   nats = await startNatsServer();
   service = await startPetService(nats.url);
-}, 30_000);
+});
 afterAll(async () => {
   await service?.close();
   await nats?.dispose();
@@ -202,7 +202,7 @@ describe.each(documents)('restbus-gateway --validate on a form body, %s', (name,
     beforeAll(async () => {
       await writeFile(join(dir, file), JSON.stringify(document));
       gateway = await startGateway(join(dir, file), args());
-    }, 30_000);
+    });
     afterAll(() => gateway?.child.kill('SIGTERM'));
     beforeEach(() => {
       received.length = 0;

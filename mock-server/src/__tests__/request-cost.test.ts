@@ -292,7 +292,7 @@ describe('the mock server, each request path at 1x and 8x its input, its work co
     } finally {
       await program.stop();
     }
-  }, 120_000);
+  });
 
   it('parses a body dense in nested arrays a slice at a time, up to the full body limit: JSON.parse reads each character about once, never more than a slice in one call', async () => {
     // 128 KiB and 1 MiB of arrays: JSON.parse alone held the loop for 70-170 ms on 1 MiB of them.

@@ -93,7 +93,7 @@ describe('sessions of the mock server', () => {
     } finally {
       stores.mockRestore();
     }
-  }, 120_000);
+  });
 
   it('give a client that returns its cookie its own session back', async () => {
     const first = await fetch(`${server.url}/rest/session`);
@@ -102,5 +102,5 @@ describe('sessions of the mock server', () => {
     await flood('/rest/session', 50);
     const again = await fetch(`${server.url}/rest/session`, { headers: { cookie } });
     expect(await again.json()).toMatchObject({ count: 2 });
-  }, 120_000);
+  });
 });

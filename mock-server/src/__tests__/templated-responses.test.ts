@@ -56,9 +56,6 @@ methods:
   ...extra,
 });
 
-// Each test starts restbus-mock in a process of its own: on a loaded machine that alone can take tens of seconds.
-jest.setTimeout(120_000);
-
 const { serve, write, log } = useMockProgram();
 
 describe('templated mock responses (.hbs mock files)', () => {

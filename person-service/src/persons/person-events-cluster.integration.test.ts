@@ -11,7 +11,7 @@ const services: Array<Executive<PersonServiceSettings>> = [];
 beforeAll(async () => {
   cluster = await startNatsCluster();
   nc = await connect({ servers: cluster.urls });
-}, 60_000);
+});
 afterAll(async () => {
   await Promise.all(services.map((service) => service.stop()));
   await nc?.close();
@@ -32,4 +32,4 @@ it('makes the events stream with as many replicas as the bucket, three on a 3-no
   expect((await jsm.streams.info('KV_persons')).config.num_replicas).toBe(3);
   const { config } = await jsm.streams.info(PERSON_EVENTS_STREAM);
   expect(config).toMatchObject({ num_replicas: 3, subjects: ['easer.persons.events'], storage: 'file' });
-}, 60_000);
+});

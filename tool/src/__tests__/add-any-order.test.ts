@@ -69,27 +69,23 @@ describe('rest-tool add and add-bulk, services nested in any order', () => {
     ]);
     expect(await snapshotTree(join(ordersDir(), 'order'))).toEqual(resourceBefore);
     await expectBothServed();
-  }, 30_000);
+  });
 
   it('adds a RESOURCE /orders/order below its existing COLLECTION /orders', async () => {
     expect(await tool(['add', ...collection])).toMatchObject({ code: 0, stderr: '' });
     expect(await tool(['add', ...resource])).toMatchObject({ code: 0, stderr: '' });
     await expectBothServed();
-  }, 30_000);
+  });
 
   it.each([
     ['the resource first', [bulkResource, bulkCollection]],
     ['the collection first', [bulkCollection, bulkResource]],
-  ])(
-    'adds both in one add-bulk run, %s',
-    async (_order, entries) => {
-      await writeFile(join(project, 'bulk.json'), JSON.stringify(entries));
-      const result = await tool(['add-bulk', '-s', 'bulk.json']);
-      expect(result).toMatchObject({ code: 0, stderr: '', stdout: expect.stringContaining('2 services added') });
-      await expectBothServed();
-    },
-    30_000,
-  );
+  ])('adds both in one add-bulk run, %s', async (_order, entries) => {
+    await writeFile(join(project, 'bulk.json'), JSON.stringify(entries));
+    const result = await tool(['add-bulk', '-s', 'bulk.json']);
+    expect(result).toMatchObject({ code: 0, stderr: '', stdout: expect.stringContaining('2 services added') });
+    await expectBothServed();
+  });
 
   it('adds the collection into a folder that holds only other folders, as one made by hand', async () => {
     await mkdir(join(ordersDir(), 'archive'), { recursive: true });

@@ -38,7 +38,7 @@ describe('the rest-tool command line', () => {
         results[name] = await runTool(temp.dir, args);
       }),
     ]);
-  }, 120_000);
+  });
   afterAll(() => temp.remove());
 
   it('prints the package version with -V and exits 0', async () => {

@@ -275,7 +275,7 @@ describe.each(FIXTURE_CASES)('rest-tool import-oas $file', (fixture) => {
     } finally {
       await server?.close();
     }
-  }, 60_000);
+  });
 });
 
 describe('rest-tool import-oas: the mocks and schemas of petstore.yaml', () => {
@@ -535,5 +535,5 @@ describe('rest-tool import-oas: cycles, styles and where it writes', () => {
     expect(process.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(process.stderr).not.toMatch(/\n\s+at /);
     expect(await snapshotTree(temp.dir)).toEqual(before);
-  }, 60_000);
+  });
 });

@@ -110,7 +110,7 @@ describe('rest-tool create --port: one setting for where the project is served, 
     } finally {
       await server.close();
     }
-  }, 60_000);
+  });
 
   it.each([
     ['a word', 'abc'],

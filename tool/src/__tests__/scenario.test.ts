@@ -76,5 +76,5 @@ describe('the upstream scenario', () => {
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('test-api');
     expect(await readFile(join(project, 'docs', 'index.html'), 'utf8')).toContain('Complex user filtering');
-  }, 120_000);
+  });
 });

@@ -34,7 +34,7 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
       code: 1,
       stderr: 'rest-tool: p exists already; nothing was written\n',
     });
-  }, 60_000);
+  });
 
   it('name the files add and add-bulk write relative to the project folder, in any order of nesting', async () => {
     const resource = await tool(project, ['add', '-v', '-p', '/orders/order', '-u', '/orders/{id}', '-n', 'Order']);
@@ -58,13 +58,13 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
     const bulk = await tool(project, ['add-bulk', '-v', '-s', 'bulk.json']);
     expect(bulk).toMatchObject({ code: 0, stderr: '' });
     expect(bulk.stdout).toContain(`wrote ${join('services', 'run', 'service.yml')}\n`);
-  }, 60_000);
+  });
 
   it('name the service in the way of an add by its file in the project', async () => {
     const again = await tool(project, ['add', '-t', 'COLLECTION', '-p', '/orders', '-u', '/orders', '-n', 'O']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`, in ${join('services', 'orders', 'service.yml')}): give the new service another`);
-  }, 60_000);
+  });
 
   it('name the templates and the docs folder relative to the project with docs -v and test -v', async () => {
     const docs = await tool(project, ['docs', '-u', '-v']);
@@ -79,7 +79,7 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
     const tests = await tool(project, ['test', '-u', '-v']);
     expect(tests).toMatchObject({ code: 0 });
     expect(tests.stdout).toContain(`templates: ${join('templates', 'test')}, then rest-tool's templates/test\n`);
-  }, 60_000);
+  });
 
   it('name the file export-oas writes, or cannot write, relative to the current folder', async () => {
     expect(await tool(project, ['export-oas', '-o', 'api.yml'])).toMatchObject({
@@ -92,7 +92,7 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
       code: 1,
       stderr: "rest-tool: cannot write config.yml/api.yml: EEXIST: file already exists, mkdir 'config.yml'\n",
     });
-  }, 60_000);
+  });
 
   it('say "the current folder" when it is not a project, for every command that works on one', async () => {
     const empty = join(top, 'empty');
@@ -103,7 +103,7 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
         stderr: expect.stringMatching(/^rest-tool: not a project folder \(no config\.yml in the current folder\): /),
       });
     }
-  }, 60_000);
+  });
 
   it('name the folder import-oas writes, and one in the way, relative to the current folder', async () => {
     const imported = await tool(top, ['import-oas', '-v', PETSTORE, 'api']);
@@ -116,7 +116,7 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
       code: 1,
       stderr: 'rest-tool: full exists and is not empty; nothing was written\n',
     });
-  }, 60_000);
+  });
 
   it("name the other files an OpenAPI file's $refs name relative to the current folder", async () => {
     await mkdir(join(top, 'spec'));
@@ -144,7 +144,7 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
       'rest-tool: spec/missing-ref.json:1: paths./a.get.responses.200.content.application/json.schema: ' +
         'cannot resolve a $ref: spec/missing.yaml does not exist\n',
     );
-  }, 60_000);
+  });
 
   it('never name the absolute path of the folder they run in', () => {
     const lines = outputs.join('\n').split('\n');

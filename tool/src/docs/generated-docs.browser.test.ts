@@ -18,7 +18,7 @@ let browser: Browser;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'rest-tool-browser-'));
   browser = await launchChromium();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   if (root) await rm(root, { recursive: true, force: true });
@@ -108,7 +108,7 @@ describe('generated docs in a headless Chromium', () => {
     await page.setViewportSize({ width: 1200, height: 900 });
     await page.screenshot({ path: join(ARTIFACTS, 'service-page.png'), fullPage: true });
     await page.close();
-  }, 60_000);
+  });
 
   it('lay out the index without cutting a word: styles on one line, URLs broken only after a slash', async () => {
     const odd = 'services/odd names/ünï & <co>/service.yml';
@@ -171,7 +171,7 @@ describe('generated docs in a headless Chromium', () => {
       }
     }
     await page.close();
-  }, 60_000);
+  });
 });
 
 // A service whose mock body tries to get out of the page: as a preview, in the sidebar and in a Try-it answer.
@@ -215,7 +215,7 @@ describe('generated docs served by the mock server, in a headless Chromium', () 
     const logger = createLogger({ name: 'mock', level: 'silent' });
     server = await startMockServer({ projectDir: dir, port: 0, host: '127.0.0.1', watch: false, logger });
     base = `${server.url}/docs/`;
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.close();
   });
@@ -289,7 +289,7 @@ describe('generated docs served by the mock server, in a headless Chromium', () 
     expect(await page.locator('h1').first().textContent()).toBe('Orders');
     await page.close();
     expect(problems).toEqual([]);
-  }, 60_000);
+  });
 
   it('send a POST with its example body and a GET with a path parameter, showing status, headers and JSON', async () => {
     const page = await openPage('services/orders/service.html');
@@ -351,7 +351,7 @@ describe('generated docs served by the mock server, in a headless Chromium', () 
     expect(problems).toEqual([
       'console: Failed to load resource: the server responded with a status of 404 (Not Found)',
     ]);
-  }, 60_000);
+  });
 
   it('show bodies as text wherever they appear: nothing in a mock body or a name runs', async () => {
     // A name that needs escaping in HTML and encoding in its URL: the sidebar still finds its page.
@@ -377,7 +377,7 @@ describe('generated docs served by the mock server, in a headless Chromium', () 
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await page.close();
     expect(problems).toEqual([]);
-  }, 60_000);
+  });
 
   it('show what cannot be sent, and a server that does not answer, instead of throwing', async () => {
     const page = await openPage('services/orders/order/service.html');
@@ -410,5 +410,5 @@ describe('generated docs served by the mock server, in a headless Chromium', () 
     // The failed fetch is logged by Chromium itself; nothing else.
     expect(problems.filter((problem) => !problem.includes('net::ERR_CONNECTION_REFUSED'))).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 });

@@ -249,7 +249,7 @@ const servers: MockServer[] = [];
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'rest-tool-hostile-docs-'));
   browser = await launchChromium();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   for (const server of servers) await server.close();
@@ -268,6 +268,7 @@ async function serveDocs(dir: string): Promise<{ base: string; pages: string[] }
 }
 
 describe('docs generated from a hostile project, served and clicked through in a headless Chromium', () => {
+  // Its deadline (below) is for a hang only: the test takes about 100 s on a loaded 2-core machine.
   it('open no dialog, leave the site nowhere and run none of the project text, imported OpenAPI included', async () => {
     const hostile = await serveDocs(await writeFiles(await mkdtemp(join(root, 'project-')), hostileProjectFiles()));
     const cwd = await mkdtemp(join(root, 'import-'));
@@ -302,7 +303,7 @@ describe('docs generated from a hostile project, served and clicked through in a
     expect(tried.links).toBeGreaterThan(100);
     expect(tried.buttons).toBeGreaterThan(10);
     expect(tried.externalLinks).toBeGreaterThan(0);
-  }, 120_000);
+  }, 900_000);
 
   it('show the hostile text as text a reader can see, and keep the links the policy allows', async () => {
     const { base } = await serveDocs(await writeFiles(await mkdtemp(join(root, 'shown-')), hostileProjectFiles()));
@@ -356,5 +357,5 @@ describe('docs generated from a hostile project, served and clicked through in a
     expect(refused.filter((text) => text.includes('Content Security Policy')).length).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: join(ARTIFACTS, 'hostile-docs.png'), fullPage: false });
     await page.close();
-  }, 60_000);
+  });
 });

@@ -68,7 +68,7 @@ beforeAll(async () => {
     eventInterval: 300,
   });
   browser = await launchChromium();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -126,5 +126,5 @@ describe('the docs page of an event stream, served by the mock server, in a head
     expect(await form.getByRole('button', { name: 'Watch events' }).isDisabled()).toBe(false);
     await page.close();
     expect(problems).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -41,7 +41,7 @@ describe('rest-tool generate-service', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(await readdir(join(temp.dir, 'piped/src/generated'))).toEqual(['api-types.ts', 'contract.ts']);
-  }, 60_000);
+  });
 
   it('types a Swagger 2.0 document through its conversion to OpenAPI 3.0', async () => {
     const result = await runTool(temp.dir, ['generate-service', join(fixtures, 'petstore-swagger.json'), 'pets2']);

@@ -137,7 +137,6 @@ it.each(['person', 'systems'])(
       expect(await readFile(join(dir, GENERATED_DIR, file), 'utf8')).toBe(committed);
     }
   },
-  60_000,
 );
 
 describe('a service on the generated person-api code, against a real nats-server', () => {
@@ -275,4 +274,4 @@ it('writes a runnable service into an empty folder: its test per operation passe
   const output = await npmTest();
   expect(output).toMatch(/# pass 6\n# fail 1\n/);
   expect(output).toMatch(/not ok \d+ - deletePersons/);
-}, 240_000);
+});

@@ -32,11 +32,11 @@ describe('the types of documents openapi-typescript alone renders wrong', () => 
     // The subtype's own declaration wins: what the document says of the property.
     expect(types).toMatch(/"AddIntent": \{\n\s*"class": "AddIntent";\n\s*"item"\?: string;/);
     expect(types).toContain('"method": "add.confirm" | "add.handle";');
-  }, 60_000);
+  });
 
   it('compile under strict when a `$ref` takes a schema or a parameter from another path, even in a cycle', async () => {
     const { errors, types } = await generateAndCompile('ref-into-paths');
     expect(errors).toEqual([]);
     expect(types).not.toContain('["schema"]');
-  }, 60_000);
+  });
 });

@@ -171,7 +171,7 @@ describe('the generated tests', () => {
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 
   it('fail when the server answers another status or lacks a declared header, showing the URL and the answer', async () => {
     const dir = await createProject(servable);
@@ -202,7 +202,7 @@ describe('the generated tests', () => {
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 
   it('fail naming the URL when no server answers', async () => {
     const dir = await createProject(servable);
@@ -218,7 +218,7 @@ describe('the generated tests', () => {
     );
     expect(result.output).toContain('is the server running?');
     expect(result.output).toContain(`(base URL ${url}/rest, from API_BASE_URL)`);
-  }, 30_000);
+  });
 
   it("fail naming config.yml's baseUrl as where the URL came from, and API_BASE_URL as the way to call another server", async () => {
     // A port that was free a moment ago: nothing listens there.
@@ -246,7 +246,7 @@ describe('the generated tests', () => {
     expect(result.output).toContain(
       `(base URL http://127.0.0.1:${closed}/rest, from baseUrl in config.yml; API_BASE_URL=<url> calls another server)`,
     );
-  }, 30_000);
+  });
 });
 
 describe("generateTests with a project's own templates, as rest-tool 0.4/0.5 made them", () => {
@@ -302,7 +302,7 @@ describe("generateTests with a project's own templates, as rest-tool 0.4/0.5 mad
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 
   it('names the files .cjs when the project makes .js files ES modules', async () => {
     const dir = await createProject({

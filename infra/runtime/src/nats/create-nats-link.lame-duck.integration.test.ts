@@ -300,7 +300,7 @@ describe('a service whose server enters lame duck mode', () => {
 
     const failed = loop.calls.filter((call) => !call.ok);
     expect({ calls: loop.calls.length, failed }).toEqual({ calls: loop.calls.length, failed: [] });
-  }, 120_000);
+  });
 });
 
 const ROUNDS = 3;

@@ -26,7 +26,7 @@ beforeAll(async () => {
   // ping a route it sends on (nats-server#4014, fixed in later releases), so a node with a raft group to lead never
   // finds its cut routes dead. What the link does once its node tells it needs a node that does.
   cluster = await startNatsCluster({ faults: true, pingInterval: PING_INTERVAL, pingMax: PING_MAX, jetstream: false });
-}, 60_000);
+});
 
 afterAll(async () => {
   await cluster?.dispose();
@@ -38,7 +38,7 @@ beforeEach(async () => {
   // before rejoins once healed: each test starts from a whole cluster, every node seeing every other. (A link that
   // never saw the whole cluster cannot tell a cut-off node from a small cluster: it stays, and rightly.)
   await wholeCluster();
-}, 60_000);
+});
 
 afterEach(async () => {
   await link?.drain();

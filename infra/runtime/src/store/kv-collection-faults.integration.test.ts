@@ -210,7 +210,7 @@ describe('a JetStream KV collection on a three-node cluster', () => {
       await nc.close();
       await leader.start();
     }
-  }, 120_000);
+  });
 
   it('asks the stream replicas for a value its copy lacks, while the stream elects a leader, before it answers that the value is absent', async () => {
     const name = `behind${bucket++}`;
@@ -237,5 +237,5 @@ describe('a JetStream KV collection on a three-node cluster', () => {
       await other.close();
       await leader.start();
     }
-  }, 60_000);
+  });
 });

@@ -33,7 +33,7 @@ describe('startNatsCluster', () => {
     expect(cluster.nodes.map((node) => node.port)).not.toContain(held.port);
     const nc = await connect({ servers: cluster.nodes[0].url });
     await nc.close();
-  }, 30_000);
+  });
 
   it("gives up with the nodes' own words when the ports are taken every time", async () => {
     const held = await holdPort();
@@ -44,5 +44,5 @@ describe('startNatsCluster', () => {
     } finally {
       held.server.close();
     }
-  }, 30_000);
+  });
 });

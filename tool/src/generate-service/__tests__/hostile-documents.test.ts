@@ -483,7 +483,6 @@ describe('rest-tool generate-service on hostile documents', () => {
       }
       await hostile.check?.(dir);
     },
-    60_000,
   );
 
   it('runs `npm run generate` of a service generated from a file named `$(touch …)` without running the name, handing the file name over as it is', async () => {
@@ -504,7 +503,7 @@ describe('rest-tool generate-service on hostile documents', () => {
     expect(ran).toBe(false);
     const args = (await readFile(join(scratch, 'args'), 'utf8')).split('\n');
     expect(args).toContain(`../../docs/npm/${file.slice(docs.length + 1)}`);
-  }, 60_000);
+  });
 
   it('writes code that compiles under strict for every hostile document it generated from', () => {
     // One program over every generated folder (their tsconfig.json are the same): one type check, not one each.
@@ -528,7 +527,7 @@ describe('rest-tool generate-service on hostile documents', () => {
           `${file?.fileName.slice(scratch.length)}: ${ts.flattenDiagnosticMessageText(messageText, '\n')}`,
       );
     expect(errors).toEqual([]);
-  }, 240_000);
+  });
 });
 
 // What breaks out of a literal, a comment or a shell word, mixed into every generated string.
