@@ -47,6 +47,8 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   allowOutsideRefs?: boolean;
   /** Refuse API descriptions with warnings too (by default only what keeps a route from being built). */
   strict?: boolean;
+  /** Where the lint's warnings of texts linted before are kept (a folder of this user's), or `off`. */
+  lintCache?: string;
   /** Print what is wrong with the API descriptions and exit (0 when they can be served, 1 when not). */
   check?: boolean;
   /**
@@ -240,6 +242,15 @@ export const gatewayProgram: ProgramSpec = {
       description:
         'refuse an API description with warnings too (missing descriptions, unknown keywords, examples off their schema)',
       schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'lintCache',
+      flags: '--lintCache <dir>',
+      env: 'GATEWAY_LINT_CACHE',
+      description:
+        "where the lint's warnings of files linted before are kept, so that a restart or reload does not lint them " +
+        "again: a folder only this user may write, or off (left out: restbus-lint-<uid> in the system's temporary folder)",
+      schema: { type: 'string', minLength: 1, maxLength: 4096 },
     },
     {
       key: 'check',

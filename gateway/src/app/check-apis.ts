@@ -10,6 +10,7 @@ import {
 } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { readApis } from '../openapi/load-api';
+import { createApiLinter } from '../openapi/create-api-linter';
 import { compileRequestChecks } from '../validation/create-request-validator';
 import { findMockWarnings } from '../mock/find-mock-warnings';
 import { createReplyChecks } from '../replies/create-reply-checks';
@@ -70,6 +71,7 @@ export async function checkApis(
     | 'enableMocking'
     | 'validate'
     | 'validateUnchecked'
+    | 'lintCache'
   >,
   out: Writable,
 ): Promise<number> {
@@ -78,6 +80,7 @@ export async function checkApis(
   const { endpoints, diagnostics } = await readApis(config.restApiPath, {
     allowOutsideRefs: config.allowOutsideRefs,
     topicPrefix: config.topicPrefix,
+    linter: createApiLinter({ cacheDir: config.lintCache }),
   });
   const locate = createSourceLocator();
   // With --validate beside --check, an operation it could not check stops the check as it would stop the gateway.

@@ -87,7 +87,7 @@ export async function startGateway(
   // Checked even when not forwarding: a broken NATS setting exits 2 at start, not on the day -u is added.
   const natsLinkOptions = toNatsLinkOptions(config);
   assertSubjectPrefixes(config);
-  const linter = parts.linter ?? createApiLinter();
+  const linter = parts.linter ?? createApiLinter({ cacheDir: config.lintCache });
   const loadOptions: LoadOptions = {
     allowOutsideRefs: config.allowOutsideRefs,
     strict: config.strict,

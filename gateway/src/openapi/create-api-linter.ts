@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Diagnostic, SourceFile } from '@restbus/openapi';
+import { defaultLintCacheDir, fingerprintLinter, LintCache } from './lint-cache';
 
 export interface ApiLinter {
   /** Warnings about one API file (see lint-api-text); never throws: a lint that fails is itself a warning. */
@@ -16,12 +17,37 @@ export interface ApiLinter {
 export interface ApiLinterOptions {
   /** A lint that takes longer is given up (a warning says so): the description still loads. */
   timeoutMs?: number;
+  /**
+   * Where the warnings of texts linted before are kept (see LintCache): a folder, `off` for none. The system's
+   * temporary folder when left out.
+   */
+  cacheDir?: string;
 }
 
 /** Under ts-jest this module runs from src/; the worker is always the compiled one (jest's setup builds it). */
-function workerFile(): string {
-  const beside = join(__dirname, 'lint-worker.js');
-  return existsSync(beside) ? beside : join(__dirname, '../../dist/openapi/lint-worker.js');
+function compiledFile(name: string): string {
+  const beside = join(__dirname, name);
+  return existsSync(beside) ? beside : join(__dirname, '../../dist/openapi', name);
+}
+
+function openCache(cacheDir: string | undefined): LintCache | undefined {
+  if (cacheDir === 'off') return undefined;
+  try {
+    // The lint's code: the worker, its linter, and the two helpers of @restbus/openapi that shape what it says.
+    const openapi = dirname(require.resolve('@restbus/openapi'));
+    const helpers = ['diagnostic', 'value-at'].map((name) =>
+      [`${name}.js`, `${name}.ts`].map((file) => join(openapi, file)).find((file) => existsSync(file)),
+    );
+    if (helpers.includes(undefined)) return undefined;
+    const fingerprint = fingerprintLinter([
+      compiledFile('lint-worker.js'),
+      compiledFile('lint-api-text.js'),
+      ...(helpers as string[]),
+    ]);
+    return LintCache.open(cacheDir || defaultLintCacheDir(), fingerprint);
+  } catch {
+    return undefined; // the linter's files cannot be read: it lints every time, as it did without a cache
+  }
 }
 
 /**
@@ -29,18 +55,27 @@ function workerFile(): string {
  * second to load, and a gateway that kept them in its heap after start answered requests measurably slower; in a
  * worker they are gone once the warnings are known, a lint that runs away is stopped, and its memory is bounded.
  */
-export function createApiLinter({ timeoutMs = 60_000 }: ApiLinterOptions = {}): ApiLinter {
+export function createApiLinter({ timeoutMs = 60_000, cacheDir }: ApiLinterOptions = {}): ApiLinter {
   /** The lints under way, each stopped by calling it. */
   const running = new Set<() => void>();
   let closed = false;
+  /** Opened at the first lint: a gateway that never lints (--check of a file that does not parse) makes no folder. */
+  let cache: { opened?: LintCache } | undefined;
   return {
     lint({ file, text }) {
       const warn = (why: string): Diagnostic[] => [
         { severity: 'warning', file, path: '', message: `could not be checked for warnings: ${why}` },
       ];
       if (closed) return Promise.resolve(warn('the linter was closed'));
+      cache ??= { opened: openCache(cacheDir) };
+      const known = cache.opened?.read(file, text);
+      if (known) return Promise.resolve(known);
+      const keep = (diagnostics: Diagnostic[]): Diagnostic[] => {
+        cache?.opened?.write(text, diagnostics);
+        return diagnostics;
+      };
       return new Promise((resolve) => {
-        const worker = new Worker(workerFile(), {
+        const worker = new Worker(compiledFile('lint-worker.js'), {
           workerData: { file, text },
           resourceLimits: { maxOldGenerationSizeMb: 512 },
           stdout: true,
@@ -57,8 +92,9 @@ export function createApiLinter({ timeoutMs = 60_000 }: ApiLinterOptions = {}): 
           void worker.terminate();
           resolve(diagnostics);
         }
+        // Only a lint that ran to its end is kept: a failure, a timeout or a stop is this run's, not the text's.
         worker.once('message', (message: { diagnostics?: Diagnostic[]; failed?: string }) =>
-          finish(message.diagnostics ?? warn(message.failed ?? 'the linter failed')),
+          finish(message.diagnostics ? keep(message.diagnostics) : warn(message.failed ?? 'the linter failed')),
         );
         worker.once('error', (err) => finish(warn(err.message)));
         worker.once('exit', (code) => finish(warn(`the linter stopped (exit ${code})`)));
