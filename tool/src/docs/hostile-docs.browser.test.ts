@@ -76,6 +76,19 @@ const countInjected = (page: Page): Promise<string[]> =>
     return found;
   });
 
+/**
+ * How long a click, a tab that should open or a Try-it answer may take before the test gives up on it: for a hang
+ * only. A click waits for the navigation it starts, and on a loaded machine that took over the 5 s it once had.
+ */
+const ACTION_DEADLINE_MS = 60_000;
+
+/** What `promise` brings within `ms`, else undefined; a Node timer, so that nothing is left waiting on a closed page. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** What the tab a plainly off-site link opens is given instead of the other site: a page that reports itself. */
 const ELSEWHERE = '<!doctype html><title>elsewhere</title>';
 
@@ -207,11 +220,11 @@ async function attackDocs(
       const external = isExplicitExternal(clicked);
       const tab = external ? new Promise<Page>((resolve) => (expectTab = resolve)) : undefined;
       // A real click where the element can be seen; a synthetic one (which follows a link all the same) elsewhere.
-      if (reachable && (await element.isVisible())) await element.click({ timeout: 5_000 });
+      if (reachable && (await element.isVisible())) await element.click({ timeout: ACTION_DEADLINE_MS });
       else await element.dispatchEvent('click');
       if (tab) {
         // The other site's page must get no handle on the docs (window.opener) and not learn their URL.
-        const opened = await Promise.race([tab, page.waitForTimeout(5_000).then(() => undefined)]);
+        const opened = await within(tab, ACTION_DEADLINE_MS);
         expectTab = undefined;
         const seen = await opened?.waitForLoadState().then(() =>
           opened.evaluate(() => ({
@@ -228,7 +241,9 @@ async function attackDocs(
         await opened?.close();
       }
       // Try-it answers arrive after the click: wait for the form to be done before going on.
-      await page.waitForFunction(() => !document.querySelector('[aria-busy]'), undefined, { timeout: 10_000 });
+      await page.waitForFunction(() => !document.querySelector('[aria-busy]'), undefined, {
+        timeout: ACTION_DEADLINE_MS,
+      });
       await page.waitForLoadState('load');
       // An aborted navigation of the docs' tab leaves it on Chromium's error page: counted above, and seen here.
       if (!isLocal(page.url())) {
