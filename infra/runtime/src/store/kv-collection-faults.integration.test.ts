@@ -35,6 +35,13 @@ function settledWithin<T>(promise: Promise<T>, ms: number): Promise<PromiseSettl
   ]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A handler's deadline where the test expects the copy caught up: a collection waits for its copy until the deadline
+ * is near, then answers stale. Catching up takes tens of milliseconds on a quiet machine and took over 1.5 s (the
+ * deadline these tests had) on a loaded one, where the answer came back stale while the code was right.
+ */
+const CATCH_UP_DEADLINE_MS = 15_000;
+
 const names = async (items: Collection<Item>): Promise<string[]> => (await items.list()).items.map((item) => item.name);
 
 describe('a JetStream KV collection on one NATS server', () => {
@@ -66,9 +73,12 @@ describe('a JetStream KV collection on one NATS server', () => {
     await server.stop();
     await server.start();
     await writer.put('b', { name: 'B' });
-    const page = await withDeadline(1500, () => idle.list());
+    const page = await withDeadline(CATCH_UP_DEADLINE_MS, () => idle.list());
     expect(page).toMatchObject({ items: [{ name: 'A' }, { name: 'B' }], stale: false });
-    expect(await withDeadline(1500, () => idle.get('b'))).toEqual({ value: { name: 'B' }, stale: false });
+    expect(await withDeadline(CATCH_UP_DEADLINE_MS, () => idle.get('b'))).toEqual({
+      value: { name: 'B' },
+      stale: false,
+    });
   });
 
   it('follows when the consumer feeding its copy is deleted behind its back', async () => {
@@ -82,7 +92,7 @@ describe('a JetStream KV collection on one NATS server', () => {
     expect(consumers.length).toBeGreaterThan(0);
     for (const consumer of consumers) await jsm.consumers.delete(`KV_${name}`, consumer.name);
     await writer.put('b', { name: 'B' });
-    expect(await withDeadline(1500, () => items.list())).toMatchObject({
+    expect(await withDeadline(CATCH_UP_DEADLINE_MS, () => items.list())).toMatchObject({
       items: [{ name: 'A' }, { name: 'B' }],
       stale: false,
     });
@@ -93,8 +103,8 @@ describe('a JetStream KV collection on one NATS server', () => {
     const items = await openKvCollection<Item>(own, name);
     await items.put('a', { name: 'A' });
     await (await other.jetstreamManager()).streams.delete(`KV_${name}`);
-    expect(await withDeadline(1500, () => items.list())).toMatchObject({ items: [], stale: false });
-    await withDeadline(1500, () => items.put('b', { name: 'B' }));
+    expect(await withDeadline(CATCH_UP_DEADLINE_MS, () => items.list())).toMatchObject({ items: [], stale: false });
+    await withDeadline(CATCH_UP_DEADLINE_MS, () => items.put('b', { name: 'B' }));
     expect(await names(items)).toEqual(['B']);
     expect((await items.get('a')).value).toBeUndefined();
   });
