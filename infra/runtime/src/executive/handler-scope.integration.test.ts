@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
-import { createRequestMessage, startNatsServer, type TestNatsServer } from '../testing';
+import { createRequestMessage, startNatsServer, waitFor, type TestNatsServer } from '../testing';
 import { encodeMessage } from '../wire/codec';
 import type { ResponseMessage } from '../wire/types';
 
@@ -77,6 +77,9 @@ describe('the guard around handler code', () => {
     expect(await call('post')).toMatchObject({ status: 500, body: { code: 'HANDLER_FAILED' } });
     expect(await call('get')).toMatchObject({ status: 200, body: 'alive' });
     expect(child.exitCode).toBeNull();
+    // The log line is written apart from the reply (pino's stream): it may reach the pipe after the calls' answers.
+    const said = (): boolean => service.output().includes('the handler left a rejection unhandled');
+    await waitFor(said, { what: 'the log line about the unhandled rejection' }).catch(() => undefined);
     expect(service.output()).toContain('the handler left a rejection unhandled');
   });
 });
