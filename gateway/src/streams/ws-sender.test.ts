@@ -43,7 +43,8 @@ async function startWsServer(options: Partial<WsSenderOptions> & { heartbeatMs?:
   return harness;
 }
 
-const waitFor = async (check: () => boolean, ms = 2000): Promise<void> => {
+// A deadline for a hang only (issue 45): the conditions come true in milliseconds on a quiet machine.
+const waitFor = async (check: () => boolean, ms = 30_000): Promise<void> => {
   for (let i = 0; i < ms / 10 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   if (!check()) throw new Error(`condition not met within ${ms} ms`);
 };
@@ -109,6 +110,9 @@ describe('createWsSender', () => {
     const ws = new WebSocket(harness.url);
     const frames: { id?: string; event: string; data: unknown }[] = [];
     ws.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
+    // The client's socket exists once it has read the upgrade's answer, which on a loaded machine came after the
+    // server counted the connection.
+    await once(ws, 'open');
     await waitFor(() => harness.clients.length === 1);
     // Stop reading the socket: the server's buffers fill.
     const socket = (ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
@@ -119,7 +123,7 @@ describe('createWsSender', () => {
       harness.clients[0].deliver(createStreamEvent({ event: 'message', data: chunk, seq }));
     harness.clients[0].deliver(createStreamEvent({ event: 'message', data: '"last"', seq: total + 1 }));
     socket.resume();
-    await waitFor(() => frames.some((f) => f.data === 'last'), 20_000);
+    await waitFor(() => frames.some((f) => f.data === 'last'), 60_000);
     const gaps = frames.filter((f) => f.event === 'gap');
     const ids = frames.filter((f) => f.id !== undefined).map((f) => Number(f.id));
     expect(gaps).toHaveLength(1);
@@ -133,6 +137,7 @@ describe('createWsSender', () => {
   it('cuts a client that stops reading under the close policy', async () => {
     const harness = await startWsServer({ limits: { maxEvents: 5, maxBytes: 1024 * 1024, overflow: 'close' } });
     const ws = new WebSocket(harness.url);
+    await once(ws, 'open');
     await waitFor(() => harness.clients.length === 1);
     (ws as unknown as { _socket: { pause(): void } })._socket.pause();
     const chunk = JSON.stringify('x'.repeat(64 * 1024));
