@@ -10,7 +10,10 @@ export interface SchemaProblem {
   text: string;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// validateSchema off: every schema checked here is restbus's own (the project format's, checked against the
+// meta-schema in schemas.test.ts; rest-tool's bulk file), and checking them at every start compiled the meta-schema
+// first (issue 45).
+const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
 
 function describe(error: ErrorObject): { pointer: string; message: string } {
   const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };

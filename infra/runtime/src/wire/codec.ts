@@ -6,7 +6,9 @@ import { JSON_SLICE_LENGTH, parseJsonInSlices } from './parse-json-in-slices';
 import { acceptedRequestMessageSchema, responseMessageSchema } from './schemas';
 import type { RequestMessage, ResponseMessage } from './types';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// validateSchema off: the schemas are ours, and the tests check them against the meta-schema
+// (schemas.test.ts); checking them at every start compiled the meta-schema first, once per Ajv instance (issue 45).
+const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
 const validateRequest = ajv.compile<AcceptedRequestMessage>(acceptedRequestMessageSchema);
 // The message wraps the body (easer sent it parsed) and the query in a few levels of its own.
 const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;

@@ -54,7 +54,10 @@ export function encodeReplyApart(reply: ResponseMessage): ReplyApart {
   return { head: JSON.stringify({ status: reply.status ?? 200, headers }), payload };
 }
 
-const validateHead = new Ajv({ allErrors: true, strict: false }).compile<ResponseMessage>(responseMessageSchema);
+// validateSchema off, as in codec.ts: the schema is ours, checked against the meta-schema in schemas.test.ts.
+const validateHead = new Ajv({ allErrors: true, strict: false, validateSchema: false }).compile<ResponseMessage>(
+  responseMessageSchema,
+);
 
 /**
  * The reply a `Restbus-Reply-Head` header describes, its body the payload's bytes (to be written as they are), or
