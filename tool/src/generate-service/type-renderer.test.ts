@@ -119,6 +119,26 @@ describe('TypeRenderer', () => {
     expect(started).toHaveLength(2);
   });
 
+  it('keeps one idle timer only: an answer for nobody after the last answer does not let the child go early', async () => {
+    // Each answer comes with one for nobody in the same write. On jest's clock: render at 0 and at 500, then at 1100,
+    // before the idle time after the second render's answer (1500) is up: the same child answers all three.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const program = standIn(
+        `process.stdout.write(JSON.stringify({ id, text: 'typed' }) + '\\n' + JSON.stringify({ id: 999, text: 'nobody' }) + '\\n');`,
+      );
+      const renderer = new TypeRenderer({ onStart, program, idleMs: 1000 });
+      expect(await renderer.render({})).toBe('typed');
+      jest.advanceTimersByTime(500);
+      expect(await renderer.render({})).toBe('typed');
+      jest.advanceTimersByTime(600);
+      expect(await renderer.render({})).toBe('typed');
+      expect(started).toHaveLength(1);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('does not keep a process alive once its renders are answered, even with a long idle time', async () => {
     // A process that renders once with a ten-minute idle time, then has nothing left to do: it must exit by itself.
     const built = join(__dirname, '..', '..', 'dist', 'generate-service', 'type-renderer.js');

@@ -187,6 +187,8 @@ export class TypeRenderer {
   /** Nothing is asked: the process may exit, and after a while the child is let go (it ends with its input). */
   private rest(child: ChildProcessWithoutNullStreams): void {
     setHeld(child, false);
+    // One timer at a time: an answer for nobody after the last one comes here again.
+    clearTimeout(this.idle);
     this.idle = setTimeout(() => {
       // Let go before it ends: a render asked from now on starts another child instead of writing to a closing one.
       if (this.child === child) this.child = undefined;
