@@ -16,6 +16,7 @@ export { runWrk } from './bench/run-wrk';
 export { storePersons } from './bench/store-persons';
 export { writePutScript } from './bench/write-put-script';
 export { startTestService } from './start-test-service';
+export { findInvalidSchemas } from './find-invalid-schemas';
 export { waitFor } from './wait-for';
 export type { WaitForOptions } from './wait-for';
 export type { TestServiceOptions } from './start-test-service';
