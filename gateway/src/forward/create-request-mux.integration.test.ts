@@ -195,4 +195,76 @@ describe('createRequestMux across a lost connection', () => {
       await own.dispose();
     }
   });
+
+  /**
+   * A server of its own that the test stops and starts, a connection to it that reconnects at once, a service on
+   * that connection that drops the copies `drop` names (as the node that died, or a service still moving off it,
+   * loses them), and a mux; `copies` counts the copies of each payload that reached the service.
+   */
+  async function startLossyLink(drop: (payload: string, nth: number) => boolean) {
+    const own = await startNatsServer();
+    const conn = await connect({ servers: own.url, maxReconnectAttempts: -1, reconnectTimeWait: 50 });
+    const copies = new Map<string, number>();
+    conn.subscribe('lossy-link', {
+      callback: (_err, msg) => {
+        const nth = (copies.get(msg.string()) ?? 0) + 1;
+        copies.set(msg.string(), nth);
+        if (!drop(msg.string(), nth)) msg.respond(msg.data);
+      },
+    });
+    await conn.flush();
+    const reconnected = async (): Promise<void> => {
+      for await (const status of conn.status()) if (status.type === Events.Reconnect) return;
+    };
+    /** Restarts the server once the first copy of `payload` has reached the service. */
+    const restartAfterFirstCopy = async (payload: string): Promise<void> => {
+      while (!copies.has(payload)) await new Promise((resolve) => setTimeout(resolve, 10));
+      const back = reconnected();
+      await own.stop();
+      await own.start();
+      await back;
+    };
+    return {
+      mux: createRequestMux(conn),
+      copies,
+      restartAfterFirstCopy,
+      async stop() {
+        await conn.close();
+        await own.dispose();
+      },
+    };
+  }
+
+  it('hedges a call again after its resend on the new connection, and is answered when the resend was lost too', async () => {
+    const link = await startLossyLink((payload, nth) => payload === 'lost twice' && nth <= 2);
+    try {
+      // Timeout and hedge as the gateway's policy has them: the hedge at half the timeout.
+      const call = link.mux.request('lossy-link', text('lost twice'), headers(), 6000, {
+        retryable: true,
+        hedgeAfterMs: 3000,
+      });
+      await link.restartAfterFirstCopy('lost twice');
+      expect((await call).string()).toBe('lost twice');
+      // The first copy and the resend were dropped; the hedge armed again after the resend answered it.
+      expect(link.copies.get('lost twice')).toBe(3);
+    } finally {
+      await link.stop();
+    }
+  });
+
+  it('answers a call that was waiting when the connection was lost NATS_UNAVAILABLE at its deadline, not UPSTREAM_TIMEOUT, though it was sent again; one made after still times out', async () => {
+    const link = await startLossyLink((payload) => payload === 'never' || payload === 'after');
+    try {
+      const before = codeOf(link.mux.request('lossy-link', text('never'), headers(), 5000, { retryable: true }));
+      await link.restartAfterFirstCopy('never');
+      expect(await codeOf(link.mux.request('lossy-link', text('after'), headers(), 300, { retryable: true }))).toBe(
+        'UPSTREAM_TIMEOUT',
+      );
+      expect(await before).toBe('NATS_UNAVAILABLE');
+      // It was sent again on the new connection and that copy reached the service: still the bus's failure.
+      expect(link.copies.get('never')).toBe(2);
+    } finally {
+      await link.stop();
+    }
+  });
 });

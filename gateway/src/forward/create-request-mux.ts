@@ -15,6 +15,13 @@ interface Pending {
   retryable: boolean;
   /** When a call with no reply yet is published once more (Infinity: never, or done). */
   hedgeAt: number;
+  /** Whether it is hedged at all (CallResend's hedgeAfterMs): a resend after a reconnect is hedged again. */
+  hedged: boolean;
+  /**
+   * A connection it was waiting on was lost, or left cut off from its peers: a copy may have gone down with it, so
+   * no reply by the deadline is the bus's failure (NATS_UNAVAILABLE), not the service's (UPSTREAM_TIMEOUT).
+   */
+  crossedLoss: boolean;
   /** The connection attempt the call was handed to nats.js on (see `attempt` in createRequestMux). */
   attempt: number;
   /** How many times it was published, and how many of those copies answered. */
@@ -48,9 +55,11 @@ function isServerError(msg: Msg): boolean {
  * went down with the server. On each reconnect, each retryable call is published once more with the same reply
  * token (whether or not it was hedged before), so that whichever reply comes first answers it and the other finds
  * no one waiting; its deadline stays. Any other call keeps waiting, since its reply may still come over the new
- * connection. At its deadline a call whose last publish went out on a connection lost since (a POST or PATCH, or
- * any call while the gateway is not yet connected again) is rejected with NATS_UNAVAILABLE, not UPSTREAM_TIMEOUT:
- * it may or may not have been applied.
+ * connection. The resend can be lost too: the services that were on the lost server are moving as well, and the
+ * cluster routes to their old subscriptions until that server drops them. So a hedged call is hedged again, at half
+ * of what is left of its timeout. At its deadline a call that was waiting when a connection was lost (a POST or
+ * PATCH, any call while the gateway is not yet connected again, a resend that was lost as well) is rejected with
+ * NATS_UNAVAILABLE, not UPSTREAM_TIMEOUT: it may or may not have been applied, and it failed for the bus's sake.
  *
  * A node cut off from its peers (a network partition) takes the calls published into it without a word: once the
  * link has moved away from it, each retryable call waiting is published again on the new server.
@@ -115,7 +124,7 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
       if (call.held) call.resolve(call.held);
       else
         call.reject(
-          call.attempt === attempt
+          call.attempt === attempt && !call.crossedLoss
             ? new RestbusError('UPSTREAM_TIMEOUT', `the service did not reply within ${call.timeoutMs} ms`)
             : new RestbusError(
                 'NATS_UNAVAILABLE',
@@ -140,9 +149,9 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   }
 
   /**
-   * Publishes a call once more (a resend). A call is hedged once at most, and not after a reconnect has sent it
-   * again (that publish is as fresh); a hedge does not use up the reconnect's resend, which a connection lost
-   * after it needs as much as one lost before.
+   * Publishes a call once more (a resend). A hedge is used once; a reconnect's resend arms it again (see
+   * publishAgain), and a hedge does not use up the reconnect's resend, which a connection lost after it needs as
+   * much as one lost before.
    */
   function publish(token: string, call: Pending): void {
     call.hedgeAt = Infinity;
@@ -163,9 +172,18 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   }
 
   function publishAgain(): void {
+    const now = performance.now();
     for (const [token, call] of waiting) {
-      if (call.attempt !== attempt && call.retryable) publish(token, call);
+      if (call.attempt !== attempt && call.retryable) {
+        publish(token, call);
+        if (call.hedged) call.hedgeAt = now + (call.deadline - now) / 2;
+      }
     }
+  }
+
+  /** A connection the waiting calls were sent on is gone or cut off: what they still get is not on time. */
+  function markLoss(): void {
+    for (const call of waiting.values()) call.crossedLoss = true;
   }
 
   // The link left a server cut off from its peers (see createNatsLink): a call published through it went nowhere,
@@ -175,13 +193,16 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
   // from a lame-duck server needs no resend: that one still delivers.
   onConnectionMove(nc, (reason) => {
     if (reason !== 'cut-off') return;
+    markLoss();
     for (const [token, call] of waiting) if (call.retryable) send(token, call);
   });
 
   void (async () => {
     for await (const status of nc.status()) {
-      if (status.type === Events.Disconnect || status.type === DebugEvents.Reconnecting) attempt++;
-      else if (status.type === Events.Reconnect) publishAgain();
+      if (status.type === Events.Disconnect || status.type === DebugEvents.Reconnecting) {
+        attempt++;
+        markLoss();
+      } else if (status.type === Events.Reconnect) publishAgain();
     }
   })();
 
@@ -208,6 +229,8 @@ export function createRequestMux(nc: NatsConnection, inboxPrefix = '_INBOX'): Re
           headers,
           retryable: resend.retryable,
           hedgeAt,
+          hedged: resend.hedgeAfterMs !== undefined,
+          crossedLoss: false,
           attempt,
           copies: 0,
           answered: 0,

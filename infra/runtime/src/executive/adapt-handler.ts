@@ -65,7 +65,9 @@ export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logge
         else resolve(response as ResponseMessage);
       };
       try {
-        const result = runInHandlerScope({ fail: cb, logger, deadline: deadline.at }, () => handler(data, cb));
+        const result = runInHandlerScope({ fail: cb, logger, deadline: deadline.at, callId: context.callId }, () =>
+          handler(data, cb),
+        );
         if (result && typeof (result as Promise<unknown>).then === 'function') {
           (result as Promise<ResponseMessage | void>).then(
             (response) => {

@@ -8,6 +8,10 @@ interface HandlerScope {
   logger: Logger;
   /** When the handler's answer is due (performance.now() time): what the code it calls may spend waiting. */
   deadline?: number;
+  /** What names the call across its copies (RouteContext's callId): a store names its writes after it. */
+  callId?: string;
+  /** Writes the handler has named so far (nextWriteOfCall). */
+  writes?: number;
 }
 
 // Promises keep the async context they were created in, so a rejection nobody handles can still be traced back
@@ -21,6 +25,20 @@ const scope = new AsyncLocalStorage<HandlerScope>();
 export function remainingHandlerTime(): number | undefined {
   const deadline = scope.getStore()?.deadline;
   return deadline === undefined ? undefined : deadline - performance.now();
+}
+
+/**
+ * Names the running handler's next write after its call, as every copy of the call names it (a gateway's resend or
+ * hedge runs the same handler on the same request, its writes in the same order): `<callId>#<n>`. Undefined outside
+ * a handler or for a call without a reply. A store makes each write's id from it, so that of the copies of one call
+ * only the first write lands, and a copy late by seconds does not overwrite what was written after the call was
+ * answered.
+ */
+export function nextWriteOfCall(): string | undefined {
+  const current = scope.getStore();
+  if (current?.callId === undefined) return undefined;
+  current.writes = (current.writes ?? 0) + 1;
+  return `${current.callId}#${current.writes}`;
 }
 
 /** Runs a handler so that anything it leaves behind that rejects unhandled fails its request (see below). */

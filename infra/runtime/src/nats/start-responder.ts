@@ -24,6 +24,11 @@ export interface RouteContext {
   budgetMs?: number;
   /** When the request came (performance.now()): the budget counts from here. */
   receivedAt: number;
+  /**
+   * What names the call across its copies: its reply subject, which a gateway's resend and hedge reuse (and every
+   * NATS client makes afresh for each request). Undefined for a publish without a reply.
+   */
+  callId?: string;
 }
 
 export type RouteHandler = (
@@ -156,6 +161,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
           logger: routeLogger,
           budgetMs: readCarriedBudget(msg.headers),
           receivedAt: started,
+          ...(msg.reply ? { callId: msg.reply } : {}),
         };
         const work = answer(route, msg, context, stats).finally(() => {
           stats?.addProcessingTime(performance.now() - started);

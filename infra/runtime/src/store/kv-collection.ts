@@ -1,5 +1,7 @@
-import { JSONCodec, type KvEntry, type NatsConnection, type StreamState } from 'nats';
+import { createHash, randomUUID } from 'node:crypto';
+import { Empty, headers, JSONCodec, type KvEntry, type NatsConnection, type StreamState } from 'nats';
 import pino, { type Logger } from 'pino';
+import { nextWriteOfCall } from '../executive/handler-scope';
 import { onConnectionMove } from '../nats/create-moving-connection';
 import { cutPage, type Collection } from './collection';
 import { openBucket, STORE_REQUEST_MS } from './open-bucket';
@@ -31,6 +33,19 @@ const toKey = (id: string): string => Buffer.from(assertValidId(id), 'utf8').toS
 
 function isLive(entry: KvEntry | null): entry is KvEntry {
   return entry !== null && entry.operation === 'PUT';
+}
+
+/**
+ * The id JetStream knows a write by (Nats-Msg-Id: the stream keeps the ids of its last 2 minutes and stores a
+ * write whose id it has seen as a duplicate, not again). The same for every attempt of one write and, inside a
+ * handler, for every copy of its call (nextWriteOfCall): a copy of a PUT that a replica cut off from NATS retries
+ * once it is back, after another copy was answered and the client wrote again, must not put the old value back.
+ * Hashed, so that the bucket's headers do not show the call's reply subject.
+ */
+function nameWrite(operation: 'PUT' | 'DEL', key: string): string {
+  const ofCall = nextWriteOfCall();
+  if (ofCall === undefined) return randomUUID();
+  return createHash('sha256').update(`${ofCall}\n${operation}\n${key}`).digest('base64url');
 }
 
 const isConflict = (err: unknown): boolean => /wrong last sequence|key exists/i.test(String((err as Error).message));
@@ -70,6 +85,21 @@ export async function openKvCollection<T>(
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ component: 'store', bucket });
   const stream = `KV_${bucket}`;
   const codec = JSONCodec<Stored<T>>();
+  const js = nc.jetstream({ timeout: STORE_REQUEST_MS });
+  const deleteMarker = headers();
+  deleteMarker.set('KV-Operation', 'DEL');
+  /**
+   * Writes an entry as the bucket's own put and delete do, with the write's id; `after` is the revision the key must
+   * still have (0: none), as the bucket's create asks. Resolves with its sequence, a duplicate's the first one's.
+   */
+  async function writeEntry(key: string, writeId: string, data?: Uint8Array, after?: number): Promise<number> {
+    const ack = await js.publish(`$KV.${bucket}.${key}`, data ?? Empty, {
+      msgID: writeId,
+      ...(data === undefined ? { headers: deleteMarker } : {}),
+      ...(after === undefined ? {} : { expect: { lastSubjectSequence: after } }),
+    });
+    return ack.seq;
+  }
   // At start JetStream may still be electing its leaders (a cluster coming up): opening waits for it a while.
   let kv = await retryWhileUnavailable(
     bucket,
@@ -203,12 +233,14 @@ export async function openKvCollection<T>(
     );
   }
 
-  async function store(key: string, value: T, mayReplace: boolean, uncertain: boolean): Promise<boolean> {
+  async function store(key: string, value: T, mayReplace: boolean, uncertain: boolean, writeId: string) {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const existing = await kv.get(key);
+      const revision = existing?.revision ?? 0;
       if (!isLive(existing)) {
         try {
-          const sequence = await kv.create(key, codec.encode({ value }));
+          // Only if the key is still absent (or deleted at that revision), as the bucket's create.
+          const sequence = await writeEntry(key, writeId, codec.encode({ value }), revision);
           horizon?.announce(sequence);
           return true;
         } catch (err) {
@@ -225,7 +257,7 @@ export async function openKvCollection<T>(
       }
       // A replacement is last-writer-wins, as any PUT; it only carries the key's place in the order forward.
       const order = codec.decode(existing.value).order ?? existing.revision;
-      const sequence = await kv.put(key, codec.encode({ value, order }));
+      const sequence = await writeEntry(key, writeId, codec.encode({ value, order }));
       horizon?.announce(sequence);
       return true;
     }
@@ -260,21 +292,24 @@ export async function openKvCollection<T>(
     },
     async create(id, value) {
       const key = toKey(id);
-      return write((uncertain) => store(key, value, false, uncertain));
+      const writeId = nameWrite('PUT', key);
+      return write((uncertain) => store(key, value, false, uncertain, writeId));
     },
     async put(id, value) {
       const key = toKey(id);
-      await write((uncertain) => store(key, value, true, uncertain));
+      const writeId = nameWrite('PUT', key);
+      await write((uncertain) => store(key, value, true, uncertain, writeId));
     },
     async remove(id) {
       const key = toKey(id);
+      const writeId = nameWrite('DEL', key);
       return write(async (uncertain) => {
         // Gone already: by an earlier attempt of this very call whose answer was lost, or it never was.
         if (!isLive(await kv.get(key))) {
           if (uncertain) horizon?.announce(undefined);
           return uncertain;
         }
-        await kv.delete(key);
+        await writeEntry(key, writeId);
         horizon?.announce(undefined);
         return true;
       });
@@ -285,7 +320,12 @@ export async function openKvCollection<T>(
         throw toStoreError(new Error('temporarily unavailable: the stream did not confirm its keys'), bucket);
       }
       try {
-        await Promise.all(copy.keys().map((key) => write(() => kv.delete(key))));
+        await Promise.all(
+          copy.keys().map((key) => {
+            const writeId = nameWrite('DEL', key);
+            return write(() => writeEntry(key, writeId));
+          }),
+        );
       } finally {
         horizon?.announce(undefined);
       }
