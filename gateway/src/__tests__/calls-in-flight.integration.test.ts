@@ -217,12 +217,15 @@ describe('when the NATS node the gateway is connected to dies with calls in flig
     expect(slowGet.text).toBe('{"delivery":1}');
   });
 
-  it('answers 504 UPSTREAM_TIMEOUT at the original deadline when the call sent again gets no reply either', () => {
+  it('answers 503 NATS_UNAVAILABLE at the original deadline when the call sent again gets no reply either', () => {
     const silent = answersTo('silent-');
     expect(silent).toHaveLength(2);
     for (const [id, answer] of silent) {
-      expect({ id, status: answer.status, deliveries: deliveries.get(id) }).toEqual({ id, status: 504, deliveries: 2 });
-      expect(JSON.parse(answer.body)).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
+      expect({ id, status: answer.status }).toEqual({ id, status: 503 });
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'NATS_UNAVAILABLE' });
+      // Sent again on the new connection, and hedged again at half of what was left, unless its first hedge went out
+      // while the gateway was still dialing (nats.js sends that one once connected: then it is the call's second).
+      expect({ id, deliveries: [2, 3].includes(deliveries.get(id) ?? 0) }).toEqual({ id, deliveries: true });
       // At the original deadline: a deadline restarted by the second publish would come after `late`.
       expect({ id, afterMidway: when(id) > when('midway'), beforeLate: when(id) < when('late') }).toEqual({
         id,

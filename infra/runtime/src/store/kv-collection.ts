@@ -75,7 +75,8 @@ export interface KvCollectionOptions {
  *
  * Writes are retried while the store is only unavailable, for as long as the handler's deadline allows. Creation
  * uses the bucket's compare-and-set, so of two replicas creating one id exactly one wins; a replacement is a plain
- * put. Insertion order is the revision that created a key; a replacement carries that revision forward.
+ * put. Insertion order is the revision that created a key; a replacement carries that revision forward. Every
+ * write carries an id that its attempts and the copies of its call share (nameWrite): JetStream stores it once.
  */
 export async function openKvCollection<T>(
   nc: NatsConnection,
@@ -86,16 +87,17 @@ export async function openKvCollection<T>(
   const stream = `KV_${bucket}`;
   const codec = JSONCodec<Stored<T>>();
   const js = nc.jetstream({ timeout: STORE_REQUEST_MS });
-  const deleteMarker = headers();
-  deleteMarker.set('KV-Operation', 'DEL');
   /**
    * Writes an entry as the bucket's own put and delete do, with the write's id; `after` is the revision the key must
    * still have (0: none), as the bucket's create asks. Resolves with its sequence, a duplicate's the first one's.
    */
   async function writeEntry(key: string, writeId: string, data?: Uint8Array, after?: number): Promise<number> {
+    // Headers of its own for each write: nats.js adds the write's id to them, and uses them again when it retries.
+    const marker = headers();
+    if (data === undefined) marker.set('KV-Operation', 'DEL');
     const ack = await js.publish(`$KV.${bucket}.${key}`, data ?? Empty, {
       msgID: writeId,
-      ...(data === undefined ? { headers: deleteMarker } : {}),
+      headers: marker,
       ...(after === undefined ? {} : { expect: { lastSubjectSequence: after } }),
     });
     return ack.seq;

@@ -3,9 +3,12 @@ import { remainingHandlerTime } from '../executive/handler-scope';
 
 // How nats.js and JetStream say "not now": no connection, no JetStream leader or peers, no answer in time.
 const UNAVAILABLE_CODES = new Set(['TIMEOUT', '503', 'CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'DISCONNECT']);
-const UNAVAILABLE_MESSAGE = /timeout|no responders|temporarily unavailable|insufficient resources|not connected/i;
+// A write whose id JetStream is still storing (an earlier attempt of it, or a copy of its call, is being replicated:
+// a slow route) is refused "in process" until stored, and is a duplicate after that: not now, and maybe applied.
+const UNAVAILABLE_MESSAGE =
+  /timeout|no responders|temporarily unavailable|insufficient resources|not connected|message id is in process/i;
 // An answer that never came may still have been acted on; a refusal (no responders, no leader) was not.
-const MAYBE_APPLIED = /timeout/i;
+const MAYBE_APPLIED = /timeout|message id is in process/i;
 const STREAM_MISSING = /stream not found/i;
 
 /** Without a handler around it (a test, a startup step), a store call waits this long for the store to return. */
