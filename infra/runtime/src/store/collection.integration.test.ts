@@ -201,6 +201,11 @@ describe('a JetStream KV collection', () => {
       // Reads answer from the service's copy, saying it may be stale; a write waits out the caller's deadline.
       expect(await items.get('a')).toEqual({ value: { name: 'A' }, stale: true });
       expect(await items.list()).toMatchObject({ items: [{ name: 'A' }], stale: true });
+      // A key the copy lacks cannot be said absent while no replica can be asked: the store is unavailable.
+      await expect(withDeadline(600, () => items.get('z'))).rejects.toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        status: 503,
+      });
       // NATS stays down meanwhile: an answer at all (well before ten times the deadline) is the deadline's doing.
       const answer = await settledWithin(
         withDeadline(600, () => items.put('b', { name: 'B' })),

@@ -284,13 +284,10 @@ export async function openKvCollection<T>(
       }
       if (entry || !stale) return { value: entry?.value, stale };
       // A copy that may be behind says "absent" only after the stream's replicas were asked (a direct get, which
-      // any replica answers, also while a leader is being elected): a write acknowledged there is not a 404.
-      try {
-        const found = await retryWhileUnavailable(bucket, () => kv.get(key));
-        return { value: isLive(found) ? codec.decode(found.value).value : undefined, stale: true };
-      } catch {
-        return { value: undefined, stale: true };
-      }
+      // any replica answers, also while a leader is being elected): a write acknowledged there is not a 404. When
+      // they cannot be asked by the deadline the read fails STORE_UNAVAILABLE: not knowing is not "absent".
+      const found = await retryWhileUnavailable(bucket, () => kv.get(key));
+      return { value: isLive(found) ? codec.decode(found.value).value : undefined, stale: true };
     },
     async create(id, value) {
       const key = toKey(id);
