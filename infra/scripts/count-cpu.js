@@ -37,10 +37,10 @@ function parseArgs(argv) {
 
 /** What a Node process ran, as a person names it: the package's program, a jest worker, a generated test. */
 function nameNodeProgram(argv) {
-  const [script = '', ...rest] = argv.split(' ');
+  const [script = '', ...rest] = argv;
   if (script === '') return `node ${rest.join(' ')}`.slice(0, 60);
   if (/jest-worker|processChild/.test(script)) return 'jest worker';
-  if (/jest(-cli)?\/bin\/jest/.test(script)) return 'jest';
+  if (/(jest(-cli)?\/bin|\.bin)\/jest$/.test(script)) return 'jest';
   const inRepo = script.startsWith(root) ? relative(root, script) : script;
   if (inRepo.startsWith('node_modules/'))
     return inRepo
@@ -91,10 +91,12 @@ function main() {
   const preload = join(work, 'record-argv.js');
   writeFileSync(accounting, '');
   writeFileSync(argvLog, '');
-  // As each Node process starts: its pid and what it runs. Appended in one write, so lines never interleave.
+  // As each Node process starts: its pid and what it runs (JSON: a script's path may hold spaces). Appended in one
+  // write, so lines never interleave. Only the main thread: a worker thread has the same pid and no script in its
+  // argv, and once renamed every process with a worker (a gateway's lint, a jest worker) "node".
   writeFileSync(
     preload,
-    `require('node:fs').appendFileSync(${JSON.stringify(argvLog)}, process.pid + '\\t' + process.argv.slice(1).join(' ').replace(/[\\t\\n]/g, ' ') + '\\n');\n`,
+    `if (require('node:worker_threads').isMainThread) require('node:fs').appendFileSync(${JSON.stringify(argvLog)}, process.pid + '\\t' + JSON.stringify(process.argv.slice(1)) + '\\n');\n`,
   );
   if (spawnSync('accton', [accounting], { stdio: 'ignore' }).status !== 0)
     fail('accton could not turn process accounting on (it needs root)');
@@ -115,7 +117,7 @@ function main() {
       .filter(Boolean)
       .map((line) => {
         const tab = line.indexOf('\t');
-        return [Number(line.slice(0, tab)), line.slice(tab + 1)];
+        return [Number(line.slice(0, tab)), JSON.parse(line.slice(tab + 1))];
       }),
   );
   const dumped = spawnSync('dump-acct', [accounting], { encoding: 'utf8', maxBuffer: 1 << 28 });
