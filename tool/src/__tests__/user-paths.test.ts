@@ -1,6 +1,8 @@
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeTempDir, runNode, type RunResult } from './tool-helpers';
+import { generateDocs } from '../docs';
+import { generateTests } from '../testgen';
+import { makeTempDir, runNode, runTool, type RunResult } from './tool-helpers';
 
 /** The built program, as `bin/rest-tool-docker` runs it in the tool container (with the user's folder as cwd). */
 const TOOL_MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
@@ -12,8 +14,11 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
   let top: string;
   let project: string;
   const outputs: string[] = [];
+  // In this process, given the folder as its current one, which is not this process's: a path made relative to
+  // process.cwd() instead, or left absolute, shows. (A process per command cost 1-1.5 s of CPU each; the first test
+  // runs the built program as the container does.)
   const tool = async (cwd: string, args: string[]): Promise<RunResult> => {
-    const result = await runNode(cwd, [TOOL_MAIN, ...args]);
+    const result = await runTool(cwd, args, { generateDocs, generateTests }, { PATH: process.env.PATH ?? '' });
     outputs.push(`$ rest-tool ${args.join(' ')}\n${result.stdout}${result.stderr}`);
     return result;
   };
@@ -26,7 +31,8 @@ describe('rest-tool messages, run in a folder as the tool container runs it', ()
   afterAll(() => temp.remove());
 
   it('name the files create writes, and a folder that exists, relative to the current folder', async () => {
-    const created = await tool(top, ['create', 'p', '-v']);
+    const created = await runNode(top, [TOOL_MAIN, 'create', 'p', '-v']);
+    outputs.push(`$ rest-tool create p -v\n${created.stdout}${created.stderr}`);
     expect(created.code).toBe(0);
     expect(created.stdout).toContain(`wrote ${join('p', 'server', 'monitoring.js')}\n`);
     expect(created.stdout).toContain('created the project p\n');
