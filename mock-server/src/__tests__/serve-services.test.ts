@@ -107,9 +107,13 @@ describe('the services of a project', () => {
     });
   });
 
-  it('uses the declared status of a response without a body', async () => {
+  it('uses the declared status of a response without a body, and frames it as one: no Content-Length on a 204', async () => {
     const response = await call('/rest/users/7', { method: 'DELETE' });
     expect(response.status).toBe(204);
+    // The descriptor's length on a 204 that sends no body kept a client waiting for bytes that never came, on a
+    // keep-alive connection until the server closed it (a generated DELETE test took 6 s instead of 0.5).
+    expect(response.headers.get('content-length')).toBeNull();
+    expect(await response.text()).toBe('');
   });
 
   it('calls an implementation with the request, the response and the descriptor that reads mock files', async () => {

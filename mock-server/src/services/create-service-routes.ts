@@ -112,8 +112,14 @@ function writeResponse(
     res.setHeader(field, content);
   }
   res.setHeader('content-type', response?.declaredType ?? type);
-  res.setHeader('content-length', Buffer.byteLength(body));
   res.statusCode = response?.status ?? 200;
+  // A 204 or 304 has no body (RFC 9110): Node sends none, and a Content-Length (the descriptor's, a mock file's) kept
+  // a client on a keep-alive connection waiting for its bytes until the server closed it.
+  if (res.statusCode === 204 || res.statusCode === 304) {
+    res.end();
+    return;
+  }
+  res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);
 }
 
