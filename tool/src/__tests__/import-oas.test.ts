@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { startMockServer, type MockServer } from '@restbus/mock-server';
 // The gateway is not a dependency of the tool: its loader is used here only to prove it reads the export.
 import { loadApi } from '../../../gateway/src/openapi/load-api';
 import { generateTests } from '../testgen';
+import { runGeneratedTests } from './run-generated-tests';
 import { makeTempDir, runTool, runToolProcess, snapshotTree } from './tool-helpers';
 
 type Json = Record<string, unknown>;
@@ -104,17 +104,9 @@ function describeOperations(api: Json, prefix = ''): Map<string, Operation> {
   return operations;
 }
 
-/** `node --test` in a folder, with its exit code and output. */
-function runNodeTest(cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--test', 'test/'], { cwd, env: { ...process.env, ...env } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, output }));
-  });
-}
+/** The project's generated tests (`node --test test/`'s, in one process), with the exit code and output. */
+const runNodeTest = (cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> =>
+  runGeneratedTests(cwd, 'test', env);
 
 const FIXTURE_CASES = [
   {

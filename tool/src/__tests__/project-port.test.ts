@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { createLogger } from '@restbus/infra';
 import { startMockServer } from '@restbus/mock-server';
 import { generateDocs } from '../docs';
 import { generateTests } from '../testgen';
+import { runGeneratedTests } from './run-generated-tests';
 import { makeTempDir, runTool, snapshotTree } from './tool-helpers';
 
 const generators = { generateDocs, generateTests };
@@ -22,19 +22,10 @@ function findFreePort(): Promise<number> {
   });
 }
 
-/** `node --test test/` in a project, with API_BASE_URL unset: the tests call what config.yml says. */
-function runProjectTests(cwd: string): Promise<{ code: number; output: string }> {
-  const env = { ...process.env };
-  delete env.API_BASE_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--test', 'test/'], { cwd, env });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, output }));
-  });
-}
+/** The project's generated tests (`node --test test/`'s, in one process) with API_BASE_URL unset: they call what
+ * config.yml says. */
+const runProjectTests = (cwd: string): Promise<{ code: number; output: string }> =>
+  runGeneratedTests(cwd, 'test', { API_BASE_URL: undefined });
 
 interface ServerConfig {
   environments: Record<string, { port?: number; remoteServices?: Array<{ port?: number }> }>;

@@ -1,25 +1,17 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLogger } from '@restbus/infra';
 import { startMockServer, type MockServer } from '@restbus/mock-server';
 import { generateDocs } from '../docs';
 import { generateTests } from '../testgen';
+import { runGeneratedTests } from './run-generated-tests';
 import { makeTempDir, runTool } from './tool-helpers';
 
 const generators = { generateDocs, generateTests };
 
-/** `node --test` in a folder, with its exit code and TAP-ish summary. */
-function runNodeTest(cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--test', 'test/'], { cwd, env: { ...process.env, ...env } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, output }));
-  });
-}
+/** The project's generated tests (`node --test test/`'s, in one process), with the exit code and output. */
+const runNodeTest = (cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> =>
+  runGeneratedTests(cwd, 'test', env);
 
 // The upstream smoke test (rest-tool 0.5.3 test/manual_test.sh), end to end on our tool and mock server.
 describe('the upstream scenario', () => {

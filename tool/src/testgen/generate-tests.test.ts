@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { RestbusError, createLogger } from '@restbus/infra';
 import { startMockServer } from '@restbus/mock-server';
 import { FIXTURE_FILES, writeFiles } from '../docs/__tests__/fixture-project';
+import { runGeneratedTests } from '../__tests__/run-generated-tests';
 import { generateTests } from './generate-tests';
 
 const run = promisify(execFile);
@@ -38,19 +39,9 @@ const ALL_FILES = [
   ODD_FILE,
 ];
 
-/** Runs generated test files with Node's test runner; resolves with its exit code and output. */
-async function runNodeTests(files: string[], baseUrl: string): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout } = await run(process.execPath, ['--test', ...files], {
-      cwd: root,
-      env: { ...process.env, API_BASE_URL: baseUrl },
-    });
-    return { code: 0, output: stdout };
-  } catch (err) {
-    const failed = err as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, output: failed.stdout + failed.stderr };
-  }
-}
+/** Runs generated test files with Node's test runner, in one process; resolves with its exit code and output. */
+const runNodeTests = (files: string[], baseUrl: string): Promise<{ code: number; output: string }> =>
+  runGeneratedTests(root, files, { API_BASE_URL: baseUrl });
 
 describe('generateTests', () => {
   it('writes one file per test case, named safely after it, that is valid JavaScript', async () => {
