@@ -8,7 +8,14 @@ import { useMockProgram } from './start-mock-program';
 /** What the server wrote back (latin1), and how the exchange ended. */
 interface Exchange {
   text: string;
-  ended: 'closed' | 'open';
+  ended: 'closed' | 'open' | 'answered';
+}
+
+/** Whether `text` holds a whole answer framed by its Content-Length (one left open after it is whole). */
+function isWhole(text: string): boolean {
+  const end = text.indexOf('\r\n\r\n');
+  const length = end < 0 ? undefined : /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end))?.[1];
+  return length !== undefined && text.length - end - 4 >= Number(length);
 }
 
 /**
@@ -27,7 +34,14 @@ function exchange(
       socket.destroy();
       done({ text, ended: 'open' });
     }, options.waitMs ?? 1500);
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      // A keep-alive answer is done when its body is: waiting for the server to close it only waited out the timer.
+      if (!isWhole(text)) return;
+      clearTimeout(timer);
+      socket.destroy();
+      done({ text, ended: 'answered' });
+    });
     socket.on('error', () => undefined);
     socket.on('close', () => {
       clearTimeout(timer);
