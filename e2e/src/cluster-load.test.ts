@@ -90,6 +90,39 @@ describe('runLoad with overwriteIds, and findLostWrites', () => {
   });
 });
 
+describe('runLoad with afterFaultMs', () => {
+  it('ends soon after the fault settles, not at durationMs, and has sent through the whole fault', async () => {
+    let answered = 0;
+    let settle: () => void = () => undefined;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    // The fault lasts until the API has answered 30 calls: counted, not timed.
+    const server = await startPersonsApi((person, stored) => {
+      store(person, stored);
+      if (++answered === 30) settle();
+      return 200;
+    });
+    try {
+      const run = await runLoad(
+        {
+          baseUrl: baseOf(server),
+          ratePerSecond: 100,
+          durationMs: 600_000,
+          faultAtMs: 0,
+          fault: () => settled,
+          afterFaultMs: 100,
+        },
+        [],
+      );
+      const writes = run.outcomes.filter((outcome) => outcome.kind === 'write');
+      expect(writes.length).toBeGreaterThanOrEqual(30);
+      // At durationMs it would have sent 60,000.
+      expect(run.outcomes.length).toBeLessThan(6000);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('a request that got no answer', () => {
   it("is recorded with the socket error under fetch's own, so a failed run says why", async () => {
     // A server that takes each connection and closes it without a word: fetch fails with "fetch failed", whose cause

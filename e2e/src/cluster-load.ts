@@ -28,6 +28,11 @@ export interface LoadOptions {
   faultAtMs?: number;
   fault?: () => Promise<void>;
   /**
+   * The run ends this long after the fault's promise settled (a rolling restart done), or at durationMs if that comes
+   * first: the load covers the whole fault however long a loaded machine makes it, and stops soon after.
+   */
+  afterFaultMs?: number;
+  /**
    * Writes overwrite the persons `load-<run>-0` … `load-<run>-<n-1>` in turn instead of each storing a new person:
    * the data stays the same size however long the run (a soak measures memory), and each write's number is in what
    * it stores, so that the store can be checked against the last acknowledged write of every person.
@@ -100,14 +105,20 @@ export async function runLoad(options: LoadOptions, known: string[]): Promise<Lo
   const acknowledged = new Map<string, number>();
   const run: LoadRun = { outcomes, startedAt: started, acknowledged };
   let faultDone: Promise<void> | undefined;
+  let faultSettledAt: number | undefined;
   for (let i = 0; i < total; i++) {
     const due = started + i * interval;
     const wait = due - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (faultSettledAt !== undefined && Date.now() >= faultSettledAt + options.afterFaultMs!) break;
     const at = Date.now() - started;
     if (!faultDone && options.fault && at >= (options.faultAtMs ?? Infinity)) {
       run.faultAt = at;
       faultDone = options.fault();
+      if (options.afterFaultMs !== undefined) {
+        const settled = (): void => void (faultSettledAt = Date.now());
+        faultDone.then(settled, settled);
+      }
     }
     const write = i % 2 === 1;
     inFlight.push(
