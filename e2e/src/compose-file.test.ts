@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 interface ComposeService {
   restart?: string;
   profiles?: string[];
-  healthcheck?: unknown;
+  healthcheck?: { test: string[]; interval: string };
   environment?: Record<string, string>;
   volumes?: string[];
 }
@@ -22,8 +22,35 @@ function longRunningOf(compose: { services: Record<string, ComposeService> }): s
     .map(([name]) => name);
 }
 
+/** Seconds in a compose duration such as `10s`, `1m30s` or `500ms`. */
+function secondsOf(duration: string): number {
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001, us: 1e-6 };
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(h|ms|us|m|s)/g)];
+  if (parts.length === 0) throw new Error(`not a compose duration: ${duration}`);
+  return parts.reduce((sum, [, amount, unit]) => sum + Number(amount) * units[unit], 0);
+}
+
+/**
+ * Docker starts every check as a process in the container (some 0.13 CPU-s for the start alone), and a Node check
+ * costs 0.15-0.5 CPU-s more: at 2 s for every container an idle stack kept more than one of two cores busy (issue 45).
+ * Checks that start Node run at most every 10 s, and none loads fetch (undici, three times node:http's cost).
+ */
+function describeHealthCheckCost(file: string): void {
+  const compose = readCompose(file);
+  const checked = longRunningOf(compose).filter((name) => compose.services[name].healthcheck);
+
+  it.each(checked)("runs %s's health check no more often than its cost allows", (name) => {
+    const { test, interval } = compose.services[name].healthcheck!;
+    const startsNode = test[1] === 'node';
+    expect(secondsOf(interval)).toBeGreaterThanOrEqual(startsNode ? 10 : 2);
+    if (startsNode) expect(test.join(' ')).not.toMatch(/\bfetch\(/);
+  });
+}
+
 describe('the compose file', () => {
   const compose = readCompose('docker-compose.yml');
+
+  describeHealthCheckCost('docker-compose.yml');
 
   it('has the long-running services of the stack (NATS, two person services, systems, gateway, mock server)', () => {
     expect(longRunningOf(compose).sort()).toEqual([
@@ -64,6 +91,8 @@ describe('the cluster compose file', () => {
   it.each(longRunningOf(compose))('gives %s a health check', (name) => {
     expect(compose.services[name].healthcheck).toBeDefined();
   });
+
+  describeHealthCheckCost('docker-compose.cluster.yml');
 
   it.each(natsClients)('gives %s every NATS node, so that it can move when one leaves', (name) => {
     expect(compose.services[name].environment?.NATS_URL).toBe(

@@ -23,7 +23,10 @@ export interface ComposeStack {
   natsUrl(): string;
   /** Stops one service's container gracefully (SIGTERM, 10 s before SIGKILL) and removes it. */
   stopService(service: string): Promise<void>;
-  /** Kills and restarts one service's container, as a crash would (its volumes stay). */
+  /**
+   * Kills and restarts one service's container, as a crash would (its volumes stay), and resolves once it runs: the
+   * caller waits for what it needs (its answers), not for the health check, which runs every 10 s.
+   */
   restartService(service: string): Promise<void>;
   projectName: string;
   /** Stops and removes the containers, the network and the volumes. */
@@ -104,6 +107,7 @@ export async function startComposeStack(): Promise<ComposeStack> {
   const gateway = container('gateway');
   const nats = container('nats');
   const mock = container('mock-server');
+  let natsAddress = `${nats.getHost()}:${nats.getMappedPort(4222)}`;
   return {
     mockUrl: `http://${mock.getHost()}:${mock.getMappedPort(3008)}`,
     network: `${projectName}_default`,
@@ -118,13 +122,26 @@ export async function startComposeStack(): Promise<ComposeStack> {
         )
       ).stdout,
     gatewayUrl: `http://${gateway.getHost()}:${gateway.getMappedPort(3007)}`,
-    natsUrl: () => `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
+    natsUrl: () => `nats://${natsAddress}`,
     stopService: async (service) => {
       // testcontainers' default is `docker stop -t 0`, a SIGKILL: no chance to drain.
       await container(service).stop({ timeout: 10_000 });
     },
     restartService: async (service) => {
-      await container(service).restart({ timeout: 0 });
+      // Not testcontainers' restart, which waits for the next passing health check (up to 10 s for a Node program's).
+      const id = container(service).getId();
+      await execFileAsync('docker', ['restart', '-t', '0', id], { timeout: 60_000 });
+      if (service === 'nats') {
+        // A restarted container gets new host ports.
+        const published = await execFileAsync('docker', ['port', id, '4222/tcp'], {
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+        natsAddress = published.stdout
+          .split('\n')[0]
+          .trim()
+          .replace(/^0\.0\.0\.0:/, `${nats.getHost()}:`);
+      }
     },
     projectName,
     down: async () => {
