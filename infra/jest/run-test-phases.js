@@ -116,7 +116,13 @@ async function main() {
       { aside: true },
     ),
   ]);
-  const clusterPassed = await runJest('the cluster e2e suite, alone', ['--selectProjects', 'e2e', CLUSTER_E2E]);
+  // --testPathPattern, not a bare pattern: --selectProjects would take it for a project's name.
+  const clusterPassed = await runJest('the cluster e2e suite, alone', [
+    '--selectProjects',
+    'e2e',
+    '--testPathPattern',
+    CLUSTER_E2E,
+  ]);
   return packagesPassed && e2ePassed && clusterPassed;
 }
 
