@@ -137,10 +137,7 @@ export async function startComposeStack(): Promise<ComposeStack> {
           encoding: 'utf8',
           timeout: 20_000,
         });
-        natsAddress = published.stdout
-          .split('\n')[0]
-          .trim()
-          .replace(/^0\.0\.0\.0:/, `${nats.getHost()}:`);
+        natsAddress = `${nats.getHost()}:${published.stdout.split('\n')[0].trim().split(':').pop()}`;
       }
     },
     projectName,
