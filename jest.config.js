@@ -39,8 +39,8 @@ const projectFor = ([name, dir]) => ({
 module.exports = {
   globalSetup: '<rootDir>/infra/jest/build-before-tests.js',
   // One worker when jest is run by hand. `npm test` (infra/jest/run-test-phases.js) runs the packages' suites on two
-  // and then the e2e suites alone: three workers with the two Docker stacks beside the other suites starved the cluster
-  // stack until its elections and lame-duck restarts failed calls (issue 45).
+  // and, beside them, the e2e suites one at a time: three workers with the two Docker stacks beside the other suites
+  // starved the cluster stack until its elections and lame-duck restarts failed calls (issue 45).
   maxWorkers: Number(process.env.RESTBUS_TEST_WORKERS ?? 1),
   testSequencer: '<rootDir>/infra/jest/slow-first-sequencer.js',
   projects: packages.map(projectFor),
