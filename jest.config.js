@@ -30,6 +30,7 @@ const projectFor = ([name, dir]) => ({
     '^@restbus/project-format$': fromRoot('infra/project-format/src/index.ts'),
     '^@restbus/project-format/testing$': fromRoot('infra/project-format/src/testing/index.ts'),
     '^@restbus/openapi$': fromRoot('infra/openapi/src/index.ts'),
+    '^@restbus/openapi/paths$': fromRoot('infra/openapi/src/paths.ts'),
     '^@restbus/mock-server$': fromRoot('mock-server/src/index.ts'),
     '^@restbus/mock-server/check$': fromRoot('mock-server/src/check.ts'),
   },

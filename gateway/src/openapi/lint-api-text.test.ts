@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { createTextLinter } from './lint-api-text';
 
 const streamApi = (openapi: string): string =>
@@ -31,5 +33,27 @@ describe('the linter of API descriptions', () => {
     expect(diagnostics.map(({ path, line }) => `${line} ${path}`)).toContain(
       '12 paths./events.get.responses.200.content.text/event-stream.itemSchemas',
     );
+  });
+
+  // Counted, not timed: the modules the worker's linter loads. It starts in a thread at every gateway start and reload;
+  // the runtime library (NATS, pino) and Spectral's AsyncAPI and Arazzo rulesets were a third of that start.
+  it('loads neither the runtime library nor the rulesets of other formats than OpenAPI', () => {
+    const linter = join(__dirname, '../../dist/openapi/lint-api-text.js');
+    const loaded = JSON.parse(
+      execFileSync(
+        process.execPath,
+        ['-e', `require(${JSON.stringify(linter)}); console.log(JSON.stringify(Object.keys(require.cache)))`],
+        {
+          encoding: 'utf8',
+        },
+      ),
+    ) as string[];
+    const unwanted = loaded.filter((file) =>
+      /node_modules\/(nats|pino)\/|infra\/runtime\/|spectral-rulesets\/dist\/(asyncapi|arazzo)\//.test(file),
+    );
+    expect({ unwanted, spectral: loaded.some((file) => file.includes('spectral-rulesets/dist/oas/')) }).toEqual({
+      unwanted: [],
+      spectral: true,
+    });
   });
 });

@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { RestbusError } from '../errors/restbus-error';
 import { MAX_JSON_DEPTH, isNestedDeeperThan } from './find-json-depth';
 import { normalizeRequestMessage, type AcceptedRequestMessage } from './normalize-request-message';
@@ -6,13 +6,30 @@ import { JSON_SLICE_LENGTH, parseJsonInSlices } from './parse-json-in-slices';
 import { acceptedRequestMessageSchema, responseMessageSchema } from './schemas';
 import type { RequestMessage, ResponseMessage } from './types';
 
-// validateSchema off: the schemas are ours, and the tests check them against the meta-schema
-// (schemas.test.ts); checking them at every start compiled the meta-schema first, once per Ajv instance (issue 45).
-const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
-const validateRequest = ajv.compile<AcceptedRequestMessage>(acceptedRequestMessageSchema);
 // The message wraps the body (easer sent it parsed) and the query in a few levels of its own.
 const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;
-const validateResponse = ajv.compile<ResponseMessage>(responseMessageSchema);
+
+interface MessageValidators {
+  readonly request: ValidateFunction<AcceptedRequestMessage>;
+  readonly response: ValidateFunction<ResponseMessage>;
+}
+let validators: MessageValidators | undefined;
+
+/**
+ * Compiled at the first message, not when infra is loaded: most processes that load it never read one (the tool, the
+ * mock server, the gateway's lint worker and -m), and the two compiles were a tenth of their start (issue 45).
+ */
+function compileValidators(): MessageValidators {
+  if (validators) return validators;
+  // validateSchema off: the schemas are ours, and the tests check them against the meta-schema
+  // (schemas.test.ts); checking them at every start compiled the meta-schema first, once per Ajv instance (issue 45).
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
+  validators = {
+    request: ajv.compile<AcceptedRequestMessage>(acceptedRequestMessageSchema),
+    response: ajv.compile<ResponseMessage>(responseMessageSchema),
+  };
+  return validators;
+}
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
@@ -39,17 +56,18 @@ export function decodeRequestMessage(payload: Uint8Array): RequestMessage {
     throw new RestbusError('MESSAGE_INVALID', `the request message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
   }
   const value = parseJson(payload, 'MESSAGE_INVALID', 'the request message');
-  if (!validateRequest(value)) {
+  const { request } = compileValidators();
+  if (!request(value)) {
     throw new RestbusError(
       'MESSAGE_INVALID',
-      `the request message is malformed: ${describeSchemaErrors(validateRequest.errors)}`,
+      `the request message is malformed: ${describeSchemaErrors(request.errors)}`,
     );
   }
   return normalizeRequestMessage(value);
 }
 
 export function isResponseMessage(value: unknown): value is ResponseMessage {
-  return validateResponse(value);
+  return compileValidators().response(value);
 }
 
 export function decodeResponseMessage(payload: Uint8Array): ResponseMessage {
@@ -76,10 +94,11 @@ export async function decodeLargeResponseMessage(payload: Uint8Array): Promise<R
 }
 
 function toResponseMessage(value: unknown): ResponseMessage {
-  if (!validateResponse(value)) {
+  const { response } = compileValidators();
+  if (!response(value)) {
     throw new RestbusError(
       'BAD_REPLY',
-      `the reply is not a response message: ${describeSchemaErrors(validateResponse.errors)}`,
+      `the reply is not a response message: ${describeSchemaErrors(response.errors)}`,
     );
   }
   return value;
