@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { YamlFile } from './read-yaml-file';
 
 export interface SchemaProblem {
@@ -32,10 +32,13 @@ function describe(error: ErrorObject): { pointer: string; message: string } {
 /**
  * Compiles a JSON schema into a check of a YAML (or JSON) file that names, for every problem, the file, the line,
  * the JSON path and what is wrong. Shared by the mock server and rest-tool, so both word problems the same way.
+ * The schema is compiled at the first check, not here: the checks are made when a module loads, and a command that
+ * reads no project (`rest-tool --version`, `create`) paid a seventh of a second for them (issue 45).
  */
 export function createSchemaCheck(schema: object): (file: YamlFile) => SchemaProblem[] {
-  const validate = ajv.compile(schema);
+  let compiled: ValidateFunction | undefined;
   return (file) => {
+    const validate = (compiled ??= ajv.compile(schema));
     if (validate(file.value)) return [];
     const seen = new Set<string>();
     const problems: SchemaProblem[] = [];

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestbusError } from '@restbus/infra';
+import { countLoadCompiles } from '@restbus/infra/testing';
 import { writeProject } from './testing/write-project';
 import { loadProject } from './load-project';
 
@@ -94,6 +95,10 @@ afterAll(async () => {
 });
 
 describe('loadProject', () => {
+  it('compiles none of its schemas when the package loads, only when it checks a project', () => {
+    expect(countLoadCompiles(join(__dirname, '../dist/index.js'))).toBe(0);
+  });
+
   it('merges the default environment with the selected one, and lists the services', async () => {
     const dir = await createProject(validFiles);
     const project = await loadProject({ projectDir: dir });

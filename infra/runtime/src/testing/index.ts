@@ -17,6 +17,7 @@ export { storePersons } from './bench/store-persons';
 export { writePutScript } from './bench/write-put-script';
 export { startTestService } from './start-test-service';
 export { findInvalidSchemas } from './find-invalid-schemas';
+export { countLoadCompiles } from './count-load-compiles';
 export { waitFor } from './wait-for';
 export type { WaitForOptions } from './wait-for';
 export type { TestServiceOptions } from './start-test-service';

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { RestbusError } from '../errors/restbus-error';
 import { decodeRequestMessage, decodeResponseMessage, encodeMessage } from './codec';
+import { countLoadCompiles } from '../testing/count-load-compiles';
 import { EASER_CASES } from '../testing/easer-request-messages';
 import type { IncomingRequest, RequestMessage } from './types';
 
@@ -87,5 +89,11 @@ describe('response messages', () => {
 
   it('are refused as BAD_REPLY when the payload is a bare number', () => {
     expect(codeOf(() => decodeResponseMessage(bytes('42')))).toBe('BAD_REPLY');
+  });
+});
+
+describe('the library', () => {
+  it('compiles no schema when it loads: the message checks compile at the first message', () => {
+    expect(countLoadCompiles(join(__dirname, '../../dist/index.js'))).toBe(0);
   });
 });

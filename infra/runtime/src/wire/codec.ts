@@ -9,7 +9,7 @@ import type { RequestMessage, ResponseMessage } from './types';
 // The message wraps the body (easer sent it parsed) and the query in a few levels of its own.
 const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;
 
-interface MessageValidators {
+export interface MessageValidators {
   readonly request: ValidateFunction<AcceptedRequestMessage>;
   readonly response: ValidateFunction<ResponseMessage>;
 }
@@ -19,7 +19,7 @@ let validators: MessageValidators | undefined;
  * Compiled at the first message, not when infra is loaded: most processes that load it never read one (the tool, the
  * mock server, the gateway's lint worker and -m), and the two compiles were a tenth of their start (issue 45).
  */
-function compileValidators(): MessageValidators {
+export function compileMessageValidators(): MessageValidators {
   if (validators) return validators;
   // validateSchema off: the schemas are ours, and the tests check them against the meta-schema
   // (schemas.test.ts); checking them at every start compiled the meta-schema first, once per Ajv instance (issue 45).
@@ -56,7 +56,7 @@ export function decodeRequestMessage(payload: Uint8Array): RequestMessage {
     throw new RestbusError('MESSAGE_INVALID', `the request message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
   }
   const value = parseJson(payload, 'MESSAGE_INVALID', 'the request message');
-  const { request } = compileValidators();
+  const { request } = compileMessageValidators();
   if (!request(value)) {
     throw new RestbusError(
       'MESSAGE_INVALID',
@@ -67,7 +67,7 @@ export function decodeRequestMessage(payload: Uint8Array): RequestMessage {
 }
 
 export function isResponseMessage(value: unknown): value is ResponseMessage {
-  return compileValidators().response(value);
+  return compileMessageValidators().response(value);
 }
 
 export function decodeResponseMessage(payload: Uint8Array): ResponseMessage {
@@ -94,7 +94,7 @@ export async function decodeLargeResponseMessage(payload: Uint8Array): Promise<R
 }
 
 function toResponseMessage(value: unknown): ResponseMessage {
-  const { response } = compileValidators();
+  const { response } = compileMessageValidators();
   if (!response(value)) {
     throw new RestbusError(
       'BAD_REPLY',

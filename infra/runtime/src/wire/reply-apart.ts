@@ -1,9 +1,7 @@
 import type { MsgHdrs } from 'nats';
-import Ajv from 'ajv';
 import { RestbusError } from '../errors/restbus-error';
-import { describeSchemaErrors } from './codec';
+import { compileMessageValidators, describeSchemaErrors } from './codec';
 import { JsonText } from './json-text';
-import { responseMessageSchema } from './schemas';
 import type { HeaderValue, ResponseMessage } from './types';
 
 /**
@@ -54,11 +52,6 @@ export function encodeReplyApart(reply: ResponseMessage): ReplyApart {
   return { head: JSON.stringify({ status: reply.status ?? 200, headers }), payload };
 }
 
-// validateSchema off, as in codec.ts: the schema is ours, checked against the meta-schema in schemas.test.ts.
-const validateHead = new Ajv({ allErrors: true, strict: false, validateSchema: false }).compile<ResponseMessage>(
-  responseMessageSchema,
-);
-
 /**
  * The reply a `Restbus-Reply-Head` header describes, its body the payload's bytes (to be written as they are), or
  * undefined when the reply is an envelope.
@@ -72,10 +65,12 @@ export function decodeReplyApart(headers: MsgHdrs | undefined, payload: Uint8Arr
   } catch (err) {
     throw new RestbusError('BAD_REPLY', `the reply's ${REPLY_HEAD_HEADER} header is not JSON`, { cause: err });
   }
-  if (!validateHead(value) || (value as ResponseMessage).body !== undefined) {
+  // The head is a response message without its body: the codec's check of replies, and no body.
+  const { response } = compileMessageValidators();
+  if (!response(value) || value.body !== undefined) {
     throw new RestbusError(
       'BAD_REPLY',
-      `the reply's ${REPLY_HEAD_HEADER} header is not a status and headers: ${describeSchemaErrors(validateHead.errors) || '/body: must not be there'}`,
+      `the reply's ${REPLY_HEAD_HEADER} header is not a status and headers: ${describeSchemaErrors(response.errors) || '/body: must not be there'}`,
     );
   }
   return { ...value, body: payload.length > 0 || hasContentType(value.headers ?? {}) ? payload : undefined };
