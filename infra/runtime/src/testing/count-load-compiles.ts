@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { dirname } from 'node:path';
 
 /**
  * How many JSON schemas ajv compiles while a built module loads, in a fresh Node: counted, not timed (issue 45). A
@@ -14,7 +15,5 @@ export function countLoadCompiles(builtModule: string): number {
     `require(${JSON.stringify(builtModule)});`,
     'process.stdout.write(String(compiles));',
   ].join('\n');
-  return Number(
-    execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: builtModule.replace(/\/[^/]*$/, '') }),
-  );
+  return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: dirname(builtModule) }));
 }

@@ -9,27 +9,26 @@ import type { RequestMessage, ResponseMessage } from './types';
 // The message wraps the body (easer sent it parsed) and the query in a few levels of its own.
 const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;
 
-export interface MessageValidators {
-  readonly request: ValidateFunction<AcceptedRequestMessage>;
-  readonly response: ValidateFunction<ResponseMessage>;
-}
-let validators: MessageValidators | undefined;
+// Each check is compiled at its first message, not when infra loads: most processes that load it never read one kind
+// or the other (the tool, the mock server and the gateway's lint worker read none, a gateway no request, a service no
+// reply), and the compiles were a tenth of their start (issue 45). validateSchema off: the schemas are ours, and the
+// tests check them against the meta-schema (schemas.test.ts); checking them at every start compiled the meta-schema
+// first, once per Ajv instance (issue 45).
+const checks: {
+  request?: ValidateFunction<AcceptedRequestMessage>;
+  response?: ValidateFunction<ResponseMessage>;
+} = {};
+const createAjv = (): Ajv => new Ajv({ allErrors: true, strict: false, validateSchema: false });
 
-/**
- * Compiled at the first message, not when infra is loaded: most processes that load it never read one (the tool, the
- * mock server, the gateway's lint worker and -m), and the two compiles were a tenth of their start (issue 45).
- */
-export function compileMessageValidators(): MessageValidators {
-  if (validators) return validators;
-  // validateSchema off: the schemas are ours, and the tests check them against the meta-schema
-  // (schemas.test.ts); checking them at every start compiled the meta-schema first, once per Ajv instance (issue 45).
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
-  validators = {
-    request: ajv.compile<AcceptedRequestMessage>(acceptedRequestMessageSchema),
-    response: ajv.compile<ResponseMessage>(responseMessageSchema),
-  };
-  return validators;
+function compileRequestCheck(): ValidateFunction<AcceptedRequestMessage> {
+  return (checks.request ??= createAjv().compile<AcceptedRequestMessage>(acceptedRequestMessageSchema));
 }
+
+/** The check of a response message (a reply, or a reply's head without its body: see reply-apart). */
+export function compileResponseCheck(): ValidateFunction<ResponseMessage> {
+  return (checks.response ??= createAjv().compile<ResponseMessage>(responseMessageSchema));
+}
+
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
@@ -56,7 +55,7 @@ export function decodeRequestMessage(payload: Uint8Array): RequestMessage {
     throw new RestbusError('MESSAGE_INVALID', `the request message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
   }
   const value = parseJson(payload, 'MESSAGE_INVALID', 'the request message');
-  const { request } = compileMessageValidators();
+  const request = compileRequestCheck();
   if (!request(value)) {
     throw new RestbusError(
       'MESSAGE_INVALID',
@@ -67,7 +66,7 @@ export function decodeRequestMessage(payload: Uint8Array): RequestMessage {
 }
 
 export function isResponseMessage(value: unknown): value is ResponseMessage {
-  return compileMessageValidators().response(value);
+  return compileResponseCheck()(value);
 }
 
 export function decodeResponseMessage(payload: Uint8Array): ResponseMessage {
@@ -94,7 +93,7 @@ export async function decodeLargeResponseMessage(payload: Uint8Array): Promise<R
 }
 
 function toResponseMessage(value: unknown): ResponseMessage {
-  const { response } = compileMessageValidators();
+  const response = compileResponseCheck();
   if (!response(value)) {
     throw new RestbusError(
       'BAD_REPLY',

@@ -1,6 +1,6 @@
 import type { MsgHdrs } from 'nats';
 import { RestbusError } from '../errors/restbus-error';
-import { compileMessageValidators, describeSchemaErrors } from './codec';
+import { compileResponseCheck, describeSchemaErrors } from './codec';
 import { JsonText } from './json-text';
 import type { HeaderValue, ResponseMessage } from './types';
 
@@ -66,7 +66,7 @@ export function decodeReplyApart(headers: MsgHdrs | undefined, payload: Uint8Arr
     throw new RestbusError('BAD_REPLY', `the reply's ${REPLY_HEAD_HEADER} header is not JSON`, { cause: err });
   }
   // The head is a response message without its body: the codec's check of replies, and no body.
-  const { response } = compileMessageValidators();
+  const response = compileResponseCheck();
   if (!response(value) || value.body !== undefined) {
     throw new RestbusError(
       'BAD_REPLY',
