@@ -12,7 +12,7 @@ import {
 
 // The cluster tests of issue 33 (a node killed, cut off, slowed down …) run the programs as users run them (`npx
 // tsc -b gateway person-service` builds them): two person-service replicas and the gateway with the timeout of
-// docker-compose.cluster.yml, under the same mixed load, and print the same counts. No clock is read here (issue 45):
+// docker-compose.cluster.yml (a longer one where every call is to ride through an election), under the same mixed load, and print the same counts. No clock is read here (issue 45):
 // a call is placed by its turn among the calls sent and by the fault's phase when it was sent and answered; waits
 // are for events, with deadlines far beyond what they take. The figures (p99 through a failover, how long an
 // election took) are `npm run bench:failover`'s (person-service/src/bench/failover).
@@ -20,8 +20,16 @@ const PERSON_MAIN = resolve(__dirname, '../../dist/main.js');
 const GATEWAY_MAIN = resolve(__dirname, '../../../gateway/dist/main.js');
 const PERSON_API = resolve(__dirname, '../../person-api.yml');
 export const GATEWAY_TIMEOUT_MS = 12_000;
-// A client gives up later than the gateway would: a missing answer shows as status 0, not as a hang.
-const CLIENT_TIMEOUT_MS = GATEWAY_TIMEOUT_MS + 3000;
+/**
+ * The gateway's timeout where a test asserts that every call succeeds through an election (a leader killed or cut
+ * off). An election takes 3-9 s on a quiet machine (nats-server's election timers), and more than the 12 s above on
+ * one kept busy by a CPU hog beside the test run, where the writes sent into it answered 503: the test then measured
+ * the machine, not the ride-through. Whether the calls wait less than the election and 1 s is `npm run
+ * bench:failover`'s figure.
+ */
+export const RIDE_THROUGH_TIMEOUT_MS = 60_000;
+// A client gives up later than any gateway here would: a missing answer shows as status 0, not as a hang.
+const CLIENT_TIMEOUT_MS = RIDE_THROUGH_TIMEOUT_MS + 3000;
 
 /** What starting a program or the cluster may take: seconds on a quiet machine, far more on a loaded one. */
 export const STARTUP_DEADLINE_MS = 300_000;
@@ -82,6 +90,8 @@ export interface PersonStackOptions {
    * puts it on that node first (it learns the others from the node's gossip). Every node (`cluster.urls`) otherwise.
    */
   serversOf?: (program: string) => string | undefined;
+  /** The gateway's `--timeout`: GATEWAY_TIMEOUT_MS (docker-compose.cluster.yml's) unless given. */
+  gatewayTimeoutMs?: number;
 }
 
 /**
@@ -123,7 +133,7 @@ export async function startPersonStack(
     }
     const gateway = start('gateway', GATEWAY_MAIN, [
       ...['-r', PERSON_API, '-n', serversOf('gateway'), '-u', '-p', String(port)],
-      ...['--timeout', String(GATEWAY_TIMEOUT_MS)],
+      ...['--timeout', String(options.gatewayTimeoutMs ?? GATEWAY_TIMEOUT_MS)],
     ]);
     await waitForChild(
       gateway,
@@ -151,13 +161,19 @@ export interface ClusterUnderTest {
   readonly stack: PersonStack;
 }
 
-/** Starts a cluster (with `options`) and the person stack on it before the block's tests; stops both after. */
-export function usePersonStack(options: NatsClusterOptions = {}): ClusterUnderTest {
+/**
+ * Starts a cluster (with `options`) and the person stack on it (with `stackOptions`) before the block's tests; stops
+ * both after.
+ */
+export function usePersonStack(
+  options: NatsClusterOptions = {},
+  stackOptions: PersonStackOptions = {},
+): ClusterUnderTest {
   let cluster: TestNatsCluster | undefined;
   let stack: PersonStack | undefined;
   beforeAll(async () => {
     cluster = await startNatsCluster(options);
-    stack = await startPersonStack(cluster);
+    stack = await startPersonStack(cluster, stackOptions);
   }, STARTUP_DEADLINE_MS * 2);
   afterAll(async () => {
     stack?.stop();
