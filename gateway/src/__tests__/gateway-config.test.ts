@@ -1,4 +1,5 @@
 import { DEFAULT_HTTP_LIMITS, loadConfig } from '@restbus/infra';
+import { findInvalidSettings } from '@restbus/infra/testing';
 import { gatewayProgram, type GatewayConfig } from '../config';
 import { readSubjectList } from '../realtime/subject-list';
 
@@ -186,5 +187,11 @@ describe('the event stream settings of the gateway configuration', () => {
   ])('refuse %s, naming the option', (_what, argv, flag) => {
     expect(() => load(argv)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
     expect(() => load(argv)).toThrow(new RegExp(flag));
+  });
+});
+
+describe("the gateway's settings schema", () => {
+  it('is a valid JSON schema (loadConfig compiles it unchecked)', () => {
+    expect(findInvalidSettings(gatewayProgram)).toEqual([]);
   });
 });

@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '@restbus/infra';
+import { findInvalidSettings } from '@restbus/infra/testing';
 import { sampleFiles, writeProject } from '../__tests__/sample-project';
-import { mockProgram, type MockCommandLine } from './mock-program';
+import { mockProgram, recordProgram, type MockCommandLine } from './mock-program';
 import { MOCK_MAIN, runMockMain } from '../__tests__/run-mock-main';
 
 let project: string;
@@ -76,5 +77,11 @@ describe("restbus-mock's command line", () => {
     const help = await runMockMain(['--help']);
     // commander wraps the descriptions to the widest flag: read the help as words, not as its lines.
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('--strict answer 500 where an implementation cannot be loaded');
+  });
+});
+
+describe("restbus-mock's settings schemas", () => {
+  it('are valid JSON schemas, for serving and for recording (loadConfig compiles them unchecked)', () => {
+    expect([...findInvalidSettings(mockProgram), ...findInvalidSettings(recordProgram)]).toEqual([]);
   });
 });

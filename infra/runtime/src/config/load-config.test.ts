@@ -1,5 +1,16 @@
 import { RestbusError } from '../errors/restbus-error';
 import { isRestbusError } from '../errors/restbus-error';
+import { findInvalidSettings } from '../testing/find-invalid-schemas';
+import { handlerTimeoutSetting } from '../executive/create-executive';
+import { kvReplicasSetting, readsSetting, storeSetting } from '../store/open-store';
+import {
+  createHttpLimitSettings,
+  inboxPrefixSetting,
+  logFormatSetting,
+  logLevelSetting,
+  natsConnectionSettings,
+  topicPrefixSetting,
+} from './common-settings';
 import { loadConfig, type ProgramSpec } from './load-config';
 
 interface Config {
@@ -182,5 +193,37 @@ describe('loadConfig', () => {
       loadConfig<Config & { environment?: string }>(withArgument, { argv, env: {}, output: silent });
     expect(loadWith(['staging', '-p', '1']).environment).toBe('staging');
     expect(loadWith([]).environment).toBeUndefined();
+  });
+});
+
+describe('the settings schema a program is checked against', () => {
+  it('is reported when a setting declares a schema JSON Schema refuses, since loadConfig no longer checks it', () => {
+    const broken: ProgramSpec = {
+      ...spec,
+      settings: [{ key: 'port', flags: '-p, --port <port>', description: 'port', schema: { type: 'integr' } }],
+    };
+    expect(findInvalidSettings(broken)).toEqual([expect.stringContaining('demoSettingsSchema')]);
+    expect(findInvalidSettings(spec)).toEqual([]);
+  });
+
+  it('is a valid JSON schema for a NATS service: every common setting and the store settings', () => {
+    const service: ProgramSpec = {
+      name: 'service',
+      version: '0.0.0',
+      description: 'a service',
+      settings: [
+        ...natsConnectionSettings,
+        topicPrefixSetting,
+        inboxPrefixSetting,
+        logLevelSetting,
+        logFormatSetting,
+        handlerTimeoutSetting,
+        storeSetting,
+        kvReplicasSetting,
+        readsSetting,
+        ...createHttpLimitSettings('SERVICE'),
+      ],
+    };
+    expect(findInvalidSettings(service)).toEqual([]);
   });
 });

@@ -71,7 +71,7 @@ export interface Executive<C> {
   stop(): Promise<void>;
 }
 
-const handlerTimeoutSetting: SettingSpec = {
+export const handlerTimeoutSetting: SettingSpec = {
   key: 'handlerTimeout',
   flags: '--handlerTimeout <ms>',
   env: 'HANDLER_TIMEOUT_MS',

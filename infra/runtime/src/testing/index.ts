@@ -16,7 +16,7 @@ export { runWrk } from './bench/run-wrk';
 export { storePersons } from './bench/store-persons';
 export { writePutScript } from './bench/write-put-script';
 export { startTestService } from './start-test-service';
-export { findInvalidSchemas } from './find-invalid-schemas';
+export { findInvalidSchemas, findInvalidSettings } from './find-invalid-schemas';
 export { countLoadCompiles } from './count-load-compiles';
 export { waitFor } from './wait-for';
 export type { WaitForOptions } from './wait-for';
