@@ -97,10 +97,6 @@ function buildOnce() {
 }
 
 const CLUSTER_E2E = 'e2e/src/cluster\\.e2e\\.test\\.ts$';
-// The packages' suites on a three-node NATS cluster mostly wait (for elections, pings, restarts): one at a time in a
-// lane of their own, they fill the cores the other lanes leave idle while they wait, and are over before the cluster
-// e2e suite starts.
-const CLUSTER_SUITES = '\\.cluster\\.integration\\.test\\.ts$';
 
 async function main() {
   const extra = process.argv.slice(2);
@@ -125,22 +121,15 @@ async function main() {
     );
     return othersPassed && clusterPassed;
   };
-  const [packagesPassed, clusterPassed, e2ePassed] = await Promise.all([
-    runJest(`the packages' suites but the NATS-cluster ones, ${workers} workers`, [
+  const [packagesPassed, e2ePassed] = await Promise.all([
+    runJest(`the packages' suites, ${workers} workers`, [
       '--selectProjects',
       ...PACKAGE_PROJECTS,
       `--maxWorkers=${workers}`,
-      '--testPathIgnorePatterns',
-      CLUSTER_SUITES,
     ]),
-    runJest(
-      "the packages' NATS-cluster suites, one at a time, beside them",
-      ['--selectProjects', ...PACKAGE_PROJECTS, '--maxWorkers=1', '--testPathPattern', CLUSTER_SUITES],
-      { aside: true },
-    ),
     e2eLane(),
   ]);
-  return packagesPassed && clusterPassed && e2ePassed;
+  return packagesPassed && e2ePassed;
 }
 
 main().then((passed) => process.exit(passed ? 0 : 1));

@@ -363,10 +363,16 @@ describe('a KV collection whose server enters lame duck mode', () => {
     }
 
     expect(failures).toEqual([]);
-    // Its copy was started afresh on the new connection, not left to stall on the old one until a read saw it.
-    expect(log.lines.map((line) => line.msg)).toContain(
-      'started a fresh copy of moving (the connection moved to another server)',
-    );
+    // Its copy was started afresh on the new connection, not left to stall on the old one until a read saw it (a
+    // restart a read asked for just before the move, on the old connection, does not count: a loaded machine saw
+    // one take the move's place).
+    expect(
+      log.lines.filter(
+        (line) =>
+          line.msg.startsWith('started a fresh copy of moving (') &&
+          line.msg.includes('the connection moved to another server'),
+      ),
+    ).toHaveLength(1);
     // It follows: a write made by another replica after the old connection closed is in its next read.
     await elsewhere.create('late', { n: -1 });
     // (Within one process the read could overtake the announcement, which crosses the cluster: a client's next

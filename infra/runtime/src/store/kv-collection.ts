@@ -126,19 +126,22 @@ export async function openKvCollection<T>(
     });
   let copy = await retryWhileUnavailable(bucket, startCopy, undefined, OPEN_WAIT_MS);
   let restarting: Promise<void> | undefined;
+  // Why the restart under way was asked for, by each that joined it.
+  let restartReasons: string[] = [];
   let closed = false;
   let unconfirmed = false;
   const horizon = options.reads === 'announced' ? startReadHorizon(nc, bucket) : undefined;
   // The copy's watch stays on the connection it was started on, which is drained after a move: a fresh copy on the
   // new one takes over once loaded, while the old one answers (and follows) until then.
   const stopFollowing = onConnectionMove(nc, () =>
-    restartCopy('the connection moved to another server').catch((err: unknown) =>
+    restartAfterMove().catch((err: unknown) =>
       logger.warn({ err }, `could not start a copy of ${bucket} on the new connection; a read will try again`),
     ),
   );
 
   /** Replaces the copy with a fresh one; the old one answers until the new one has loaded. */
   function restartCopy(why: string): Promise<void> {
+    if (!restartReasons.includes(why)) restartReasons.push(why);
     restarting ??= (async () => {
       try {
         const fresh = await startCopy();
@@ -146,12 +149,24 @@ export async function openKvCollection<T>(
         const old = copy;
         copy = fresh;
         old.stop();
-        logger.info({ why, sequence: fresh.seen }, `started a fresh copy of ${bucket} (${why})`);
+        const reasons = restartReasons.join('; ');
+        logger.info({ why: reasons, sequence: fresh.seen }, `started a fresh copy of ${bucket} (${reasons})`);
       } finally {
         restarting = undefined;
+        restartReasons = [];
       }
     })();
     return restarting;
+  }
+
+  /**
+   * A fresh copy on the connection the link moved to. A restart already under way (a read found the copy behind a
+   * moment before the move) may have started its watch on the old connection, which is drained: this one starts
+   * after it, or joins one started since.
+   */
+  async function restartAfterMove(): Promise<void> {
+    await restarting?.catch(() => undefined);
+    await restartCopy('the connection moved to another server');
   }
 
   /** A stream deleted behind the service's back is made again (empty), with the replicas asked for. */
