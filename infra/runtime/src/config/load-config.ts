@@ -127,13 +127,6 @@ function describeProblem(spec: ProgramSpec, values: Record<string, unknown>, err
   return `${name}: ${message ?? 'is invalid'} (got ${JSON.stringify(values[key])})`;
 }
 
-/**
- * Reads a program's settings from its flags and environment (flags win), fills defaults, validates and
- * coerces them with ajv against each setting's schema, and returns them, with the positional arguments,
- * deep-frozen. Help and version requests surface as a `HELP_SHOWN` {@link RestbusError}, command lines that are
- * not understood as a `USAGE` one (exit {@link USAGE_EXIT_CODE}); invalid values as a `CONFIG_INVALID` one naming
- * the flag and the variable.
- */
 /** The JSON schema a program's settings (and arguments) are checked against, each under its key. */
 export function createSettingsSchema(spec: ProgramSpec): Record<string, unknown> {
   return {
@@ -147,6 +140,13 @@ export function createSettingsSchema(spec: ProgramSpec): Record<string, unknown>
   };
 }
 
+/**
+ * Reads a program's settings from its flags and environment (flags win), fills defaults, validates and
+ * coerces them with ajv against each setting's schema, and returns them, with the positional arguments,
+ * deep-frozen. Help and version requests surface as a `HELP_SHOWN` {@link RestbusError}, command lines that are
+ * not understood as a `USAGE` one (exit {@link USAGE_EXIT_CODE}); invalid values as a `CONFIG_INVALID` one naming
+ * the flag and the variable.
+ */
 export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Readonly<T> {
   const command = createCommand(spec, options);
   try {
