@@ -1,16 +1,9 @@
 import { RestbusError } from '../errors/restbus-error';
 import { isRestbusError } from '../errors/restbus-error';
 import { findInvalidSettings } from '../testing/find-invalid-schemas';
-import { handlerTimeoutSetting } from '../executive/create-executive';
+import { serviceSettings } from '../executive/create-executive';
 import { kvReplicasSetting, readsSetting, storeSetting } from '../store/open-store';
-import {
-  createHttpLimitSettings,
-  inboxPrefixSetting,
-  logFormatSetting,
-  logLevelSetting,
-  natsConnectionSettings,
-  topicPrefixSetting,
-} from './common-settings';
+import { createHttpLimitSettings } from './common-settings';
 import { loadConfig, type ProgramSpec } from './load-config';
 
 interface Config {
@@ -212,12 +205,7 @@ describe('the settings schema a program is checked against', () => {
       version: '0.0.0',
       description: 'a service',
       settings: [
-        ...natsConnectionSettings,
-        topicPrefixSetting,
-        inboxPrefixSetting,
-        logLevelSetting,
-        logFormatSetting,
-        handlerTimeoutSetting,
+        ...serviceSettings,
         storeSetting,
         kvReplicasSetting,
         readsSetting,

@@ -71,13 +71,23 @@ export interface Executive<C> {
   stop(): Promise<void>;
 }
 
-export const handlerTimeoutSetting: SettingSpec = {
+const handlerTimeoutSetting: SettingSpec = {
   key: 'handlerTimeout',
   flags: '--handlerTimeout <ms>',
   env: 'HANDLER_TIMEOUT_MS',
   description: 'a handler that has not called back by then is answered 500 (below the gateway timeout)',
   schema: { type: 'integer', minimum: 1, maximum: 600000, default: 1500 },
 };
+
+/** The settings every service has, before its own (`ExecutiveOptions.settings`). */
+export const serviceSettings: readonly SettingSpec[] = [
+  ...natsConnectionSettings,
+  topicPrefixSetting,
+  inboxPrefixSetting,
+  logLevelSetting,
+  logFormatSetting,
+  handlerTimeoutSetting,
+];
 
 /**
  * The application container of a restbus service, after the upstream npac executive: an ordered list of startup
@@ -99,15 +109,7 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
           name: options.name,
           version: options.version,
           description: options.description,
-          settings: [
-            ...natsConnectionSettings,
-            topicPrefixSetting,
-            inboxPrefixSetting,
-            logLevelSetting,
-            logFormatSetting,
-            handlerTimeoutSetting,
-            ...(options.settings ?? []),
-          ],
+          settings: [...serviceSettings, ...(options.settings ?? [])],
         },
         { argv: options.argv, env: options.env },
       );
