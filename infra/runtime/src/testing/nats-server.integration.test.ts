@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { connect } from 'nats';
+import { connect, Events } from 'nats';
 import { startNatsCluster, type TestNatsCluster } from './nats-server';
 
 /** A port another process holds: listening on it, as a parallel suite might after the harness found it free. */
@@ -44,5 +44,44 @@ describe('startNatsCluster', () => {
     } finally {
       held.server.close();
     }
+  });
+});
+
+describe('a test node entering lame duck mode', () => {
+  let cluster: TestNatsCluster | undefined;
+  afterEach(() => cluster?.dispose());
+
+  it('is stopped as soon as its clients have moved away, not after the rest of its grace period', async () => {
+    cluster = await startNatsCluster({ jetstream: false, size: 2 });
+    const [leaving] = cluster.nodes;
+    const client = await connect({ servers: leaving.url, reconnect: false });
+    // A client that moves: it leaves as soon as it hears the notice.
+    void (async () => {
+      for await (const status of client.status()) if (status.type === Events.LDM) await client.close();
+    })();
+
+    await leaving.enterLameDuck();
+
+    expect(leaving.pid).toBeUndefined();
+    expect(client.isClosed()).toBe(true);
+    expect(leaving.output()).toContain('Trapped "interrupt" signal');
+    expect(leaving.output()).not.toContain('Closing existing clients');
+  });
+
+  it('closes a client that stays only once its grace period is over, and then exits', async () => {
+    cluster = await startNatsCluster({ jetstream: false, size: 2, lameDuckGraceSeconds: 1 });
+    const [leaving] = cluster.nodes;
+    const client = await connect({ servers: leaving.url, reconnect: false });
+    const heard: string[] = [];
+    void (async () => {
+      for await (const status of client.status()) heard.push(status.type);
+    })();
+
+    await leaving.enterLameDuck();
+
+    expect(leaving.pid).toBeUndefined();
+    await client.closed();
+    expect(heard).toContain(Events.LDM);
+    expect(leaving.output()).toContain('Closing existing clients');
   });
 });

@@ -1,8 +1,9 @@
-import { connect, type NatsConnection } from 'nats';
+import { connect, Events, type NatsConnection } from 'nats';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startFaultProxy, type FaultMode, type FaultProxy } from './fault-proxy';
@@ -17,7 +18,10 @@ export interface TestNatsServer {
   stop(): Promise<void>;
   /** Kills the server (SIGKILL): no goodbye to clients or peers. */
   kill(): Promise<void>;
-  /** Puts the server in lame duck mode (SIGUSR2) and resolves once it has closed every client and exited. */
+  /**
+   * Puts the server in lame duck mode (SIGUSR2) and resolves once it has exited: stopped as soon as its clients have
+   * left (see endOnceClientsLeft), or after it closed those that stayed past its grace period.
+   */
   enterLameDuck(): Promise<void>;
   /** Puts the server in lame duck mode (SIGUSR2) and returns at once, while it still holds its clients. */
   signalLameDuck(): void;
@@ -36,22 +40,33 @@ export interface ClusterMembership {
   routePort: number;
   routes: string[];
   lameDuckSeconds?: number;
+  /** How long lame duck mode lets clients move before it closes them (nats-server's default 10 s). */
+  lameDuckGraceSeconds?: number;
   /** The route address this member gossips to its peers (`cluster.advertise`), when not its own. */
   advertise?: string;
 }
+
+// nats-server's own default: how long a server in lame duck mode lets its clients move before it closes them.
+const LAME_DUCK_GRACE_SECONDS = 10;
 
 const NOT_FOUND =
   "nats-server could not be started: the integration tests need a real NATS server, the images' version " +
   '(run infra/scripts/prepare-docker.sh as root, or name one in RESTBUS_NATS_SERVER).';
 
-async function waitForPortsFile(dir: string, child: ChildProcess, output: () => string): Promise<number> {
+/** The ports a started server reports: its client port, and its monitoring port (for enterLameDuck). */
+interface ServerPorts {
+  client: number;
+  monitoring: number;
+}
+
+async function waitForPortsFile(dir: string, child: ChildProcess, output: () => string): Promise<ServerPorts> {
   const file = join(dir, `nats-server_${child.pid}.ports`);
   for (let attempt = 0; attempt < 200; attempt++) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}: ${output()}`);
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text) {
-      const url = (JSON.parse(text) as { nats: string[] }).nats[0];
-      return Number(new URL(url).port);
+      const ports = JSON.parse(text) as { nats: string[]; monitoring: string[] };
+      return { client: Number(new URL(ports.nats[0]).port), monitoring: Number(new URL(ports.monitoring[0]).port) };
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -111,6 +126,53 @@ async function waitForJetStream(url: string, output: () => string): Promise<void
   }
 }
 
+/**
+ * Ends a lame duck mode once the server's clients have left it. nats-server waits out its whole grace period before
+ * it closes the clients still there, and exits only after that, even when every client moved at once: the tests give
+ * clients nats-server's default 10 s to move (a move a busy machine makes slow is not a lost call), and do not wait
+ * for the rest of it. With a `witness` (a client of ours) the notice is known to be out; then the server is stopped
+ * (SIGINT, which lame duck mode does not ignore, unlike SIGTERM) once the witness is its only client. Resolves when
+ * the signal is sent, or never when the server exits first (closing its clients itself).
+ */
+async function endOnceClientsLeft(
+  child: ChildProcess,
+  monitoringPort: number,
+  witness?: NatsConnection,
+): Promise<void> {
+  if (witness) {
+    for await (const status of witness.status()) if (status.type === Events.LDM) break;
+  }
+  const others = witness ? 1 : 0;
+  for (;;) {
+    const varz = await readVarz(monitoringPort);
+    if (child.exitCode !== null || child.signalCode !== null) return new Promise<never>(() => undefined);
+    if (varz?.connections !== undefined && varz.connections <= others) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGINT');
+}
+
+/** The server's /varz (undefined when it does not answer): one request on a connection of its own. */
+function readVarz(port: number): Promise<{ connections?: number } | undefined> {
+  return new Promise((resolve) => {
+    const request = get({ host: '127.0.0.1', port, path: '/varz', agent: false, timeout: 2000 }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => {
+        try {
+          resolve(JSON.parse(body) as { connections?: number });
+        } catch {
+          resolve(undefined);
+        }
+      });
+      response.on('error', () => resolve(undefined));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(undefined));
+  });
+}
+
 /** A deadline `ms` from now, kept by a timer (unref'd: it holds no process open), not by reading a clock. */
 function startDeadline(ms: number): { passed(): boolean } {
   let passed = false;
@@ -155,7 +217,7 @@ export async function startNatsServer(
     // One route per pair of nodes, as the cluster stack's config has it (infra/nats/nats-cluster.conf says why).
     await writeFile(
       config,
-      `listen: "127.0.0.1:${port}"\nports_file_dir: "${dir}"\n` +
+      `listen: "127.0.0.1:${port}"\nhttp: "127.0.0.1:-1"\nports_file_dir: "${dir}"\n` +
         (options.jetstream === false ? '' : `jetstream { store_dir: "${store}" }\n`) +
         (options.name ? `server_name: "${options.name}"\n` : '') +
         (options.maxPayload ? `max_payload: ${options.maxPayload}\n` : '') +
@@ -164,19 +226,25 @@ export async function startNatsServer(
               .map((route) => `"${route}"`)
               .join(
                 ', ',
-              )}]${cluster.advertise ? `, advertise: "${cluster.advertise}"` : ''}, pool_size: -1 }\nlame_duck_duration: "${cluster.lameDuckSeconds ?? 30}s"\nlame_duck_grace_period: "1s"\n`
+              )}]${cluster.advertise ? `, advertise: "${cluster.advertise}"` : ''}, pool_size: -1 }\nlame_duck_duration: "${cluster.lameDuckSeconds ?? 30}s"\nlame_duck_grace_period: "${cluster.lameDuckGraceSeconds ?? LAME_DUCK_GRACE_SECONDS}s"\n`
           : '') +
         (options.extraConfig ? `${options.extraConfig}\n` : ''),
     );
     return config;
   };
   let child: ChildProcess | undefined;
+  let monitoringPort = 0;
+  // Set by signalLameDuck: the lame-duck notice may have gone out already, so enterLameDuck cannot watch for it.
+  let lameDuckSignalled = false;
   let output = (): string => '';
   const start = async ({ waitForJetStream: wait = true } = {}): Promise<void> => {
+    lameDuckSignalled = false;
     const spawned = await spawnServer(await writeConfig(), options.binary);
     child = spawned.child;
     output = spawned.output;
-    port = await waitForPortsFile(dir, spawned.child, spawned.output);
+    const ports = await waitForPortsFile(dir, spawned.child, spawned.output);
+    port = ports.client;
+    monitoringPort = ports.monitoring;
     if (wait && options.jetstream !== false) await waitForJetStream(`nats://127.0.0.1:${port}`, spawned.output);
   };
   try {
@@ -200,12 +268,22 @@ export async function startNatsServer(
     kill: () => stopChild(child, 'SIGKILL'),
     async enterLameDuck() {
       if (!child || child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child?.once('exit', resolve));
-      child.kill('SIGUSR2');
+      const running = child;
+      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+      // A client of our own hears the notice the clients get, after the server has handed its JetStream leaders on.
+      const witness = lameDuckSignalled
+        ? undefined
+        : await connect({ servers: `nats://127.0.0.1:${port}`, reconnect: false }).catch(() => undefined);
+      running.kill('SIGUSR2');
+      await Promise.race([exited, endOnceClientsLeft(running, monitoringPort, witness)]);
+      await witness?.close();
       await exited;
     },
     signalLameDuck() {
-      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGUSR2');
+      if (child && child.exitCode === null && child.signalCode === null) {
+        lameDuckSignalled = true;
+        child.kill('SIGUSR2');
+      }
     },
     output: () => output(),
     start: () => start(),
@@ -253,6 +331,8 @@ export interface TestNatsCluster {
 export interface NatsClusterOptions {
   size?: number;
   lameDuckSeconds?: number;
+  /** How long lame duck mode lets clients move before it closes them: nats-server's default 10 s. */
+  lameDuckGraceSeconds?: number;
   maxPayload?: number;
   /**
    * Puts a fault proxy on every route (one per ordered pair of nodes, so that a node can be cut off from its peers
@@ -339,6 +419,7 @@ async function startNatsClusterOnce(options: NatsClusterOptions): Promise<TestNa
           routePort: ports[size + i],
           routes: routesOf(i),
           lameDuckSeconds: options.lameDuckSeconds,
+          lameDuckGraceSeconds: options.lameDuckGraceSeconds,
           // Every route is dialled explicitly through its proxy: a peer that learns this node's address from the
           // gossip must not route around the proxy. An address nobody listens on makes such an implicit route fail.
           ...(options.faults ? { advertise: `127.0.0.1:${ports[2 * size + i]}` } : {}),
