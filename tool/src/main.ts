@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // rest-tool: the one file with side effects (process arguments, streams, exit code).
 import { readPackageVersion } from '@restbus/infra';
+import { commandModules } from './cli/load-command-modules';
 import { runCli } from './cli/run-cli';
-import { generateDocs } from './docs';
-import { generateTests } from './testgen';
 
 /**
  * Writes to a stream until its reader goes away (`rest-tool … | head -1`): then the rest of the output has nobody
@@ -27,8 +26,8 @@ void runCli(process.argv.slice(2), {
   env: process.env,
   stdout: createWriter(process.stdout),
   stderr: createWriter(process.stderr),
-  generateDocs,
-  generateTests,
+  generateDocs: (options) => commandModules.docs().generateDocs(options),
+  generateTests: (options) => commandModules.testgen().generateTests(options),
 }).then((code) => {
   process.exitCode = code;
 });

@@ -8,7 +8,8 @@ import { describeFileError } from '../project/describe-file-error';
 import { showPath } from '../project/show-path';
 import { siblingTempPath } from '@restbus/project-format';
 import { renderProjectFile } from './render-project-file';
-import { DEFAULT_SERVICE_PORT, setProjectPort } from './set-project-port';
+import { DEFAULT_SERVICE_PORT } from './default-service-port';
+import { setProjectPort } from './set-project-port';
 
 export interface CreateProjectOptions {
   cwd: string;

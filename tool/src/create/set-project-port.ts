@@ -4,9 +4,6 @@ import { isMap, isScalar, parseDocument, type Document, type Scalar } from 'yaml
 import { RestbusError } from '@restbus/infra';
 import { stringifyYaml } from '../project/render-yaml-template';
 
-/** A new project's servicePort when `create` is given none: the specification's. */
-export const DEFAULT_SERVICE_PORT = 3007;
-
 function readDocument(text: string, name: string): Document {
   const document = parseDocument(text);
   if (document.errors.length) {

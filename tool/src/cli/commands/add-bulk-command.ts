@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { addServices } from '../../add/add-services';
-import { readBulkFile } from '../../add/read-bulk-file';
 import { assertConfigFolder } from '../../project/project-config';
 import { count, requireOptions, withConfigOption, type CommandContext } from '../command-context';
+import { commandModules } from '../load-command-modules';
 
 export function addAddBulkCommand(program: Command, context: CommandContext): void {
   const { deps, say, verboseFor } = context;
@@ -18,8 +17,8 @@ export function addAddBulkCommand(program: Command, context: CommandContext): vo
       requireOptions(self, { services: '-s, --services' });
       // Outside a project, say that first: the list's own problems would not matter there.
       await assertConfigFolder(deps.cwd, options.config);
-      const bulk = await readBulkFile(deps.cwd, options.services as string);
-      const added = await addServices({
+      const bulk = await commandModules.readBulkFile().readBulkFile(deps.cwd, options.services as string);
+      const added = await commandModules.addServices().addServices({
         cwd: deps.cwd,
         configFile: options.config,
         specs: bulk.specs,

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { addServices } from '../../add/add-services';
 import {
   DEFAULT_DESCRIPTION,
   HTTP_METHODS,
@@ -8,6 +7,7 @@ import {
   type ServiceType,
 } from '../../add/service-spec';
 import { requireOptions, withConfigOption, type CommandContext } from '../command-context';
+import { commandModules } from '../load-command-modules';
 
 function parseType(value: string): ServiceType {
   const type = value.toUpperCase();
@@ -60,7 +60,7 @@ export function addAddCommand(program: Command, context: CommandContext): void {
     .option('-v, --verbose', 'list every file written')
     .action(async (options: AddOptions, self: Command) => {
       requireOptions(self, { path: '-p, --path', uriTemplate: '-u, --uriTemplate', name: '-n, --name' });
-      const [service] = await addServices({
+      const [service] = await commandModules.addServices().addServices({
         cwd: deps.cwd,
         configFile: options.config,
         specs: [

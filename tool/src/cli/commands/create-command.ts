@@ -1,8 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { createProject } from '../../create/create-project';
 import { describeNextSteps } from '../../create/describe-next-steps';
-import { DEFAULT_SERVICE_PORT } from '../../create/set-project-port';
+import { DEFAULT_SERVICE_PORT } from '../../create/default-service-port';
 import type { CommandContext } from '../command-context';
+import { commandModules } from '../load-command-modules';
 
 /** A --port value: a port a server can be reached on (0, "any free port", cannot be called by tests or docs). */
 function parsePort(text: string): number {
@@ -27,7 +27,7 @@ export function addCreateCommand(program: Command, context: CommandContext): voi
     )
     .option('-v, --verbose', 'list every file written')
     .action(async (name: string, options: { port?: number; verbose?: boolean }) => {
-      const { dir, port } = await createProject({
+      const { dir, port } = await commandModules.createProject().createProject({
         cwd: deps.cwd,
         name,
         port: options.port,

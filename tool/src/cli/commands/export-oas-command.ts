@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { exportOpenApi } from '../../export-oas/export-openapi';
 import { count, withConfigOption, withStrictOption, type CommandContext } from '../command-context';
+import { commandModules } from '../load-command-modules';
 
 export function addExportOasCommand(program: Command, context: CommandContext): void {
   const { deps, say, warn } = context;
@@ -10,7 +10,7 @@ export function addExportOasCommand(program: Command, context: CommandContext): 
     .option('-o, --output <file>', 'the file to write, JSON if it ends in .json, else YAML (default: standard output)');
   withStrictOption(withConfigOption(command)).action(
     async (options: { output?: string; config: string; strict?: boolean }) => {
-      const result = await exportOpenApi({
+      const result = await commandModules.exportOpenApi().exportOpenApi({
         cwd: deps.cwd,
         configFile: options.config,
         output: options.output,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { quoteForShell } from '../../create/describe-next-steps';
-import { generateService, HANDLERS_FILE } from '../../generate-service/generate-service';
 import { count, type CommandContext } from '../command-context';
+import { commandModules } from '../load-command-modules';
 
 export function addGenerateServiceCommand(program: Command, context: CommandContext): void {
   const { deps, say, show, warn } = context;
@@ -17,6 +17,7 @@ export function addGenerateServiceCommand(program: Command, context: CommandCont
       "let $refs read local files outside the API file's folder (the gateway's --allowOutsideRefs)",
     )
     .action(async (file: string, folder: string | undefined, flags: { allowOutsideRefs?: boolean }) => {
+      const { generateService, HANDLERS_FILE } = commandModules.generateService();
       const result = await generateService({ cwd: deps.cwd, file, folder, allowOutsideRefs: flags.allowOutsideRefs });
       for (const line of result.warnings) warn(line);
       say(`generated ${show(result.dir)} from ${file}: ${count(result.operations, 'operation')}`);

@@ -1,14 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { SERVICE_TYPES, type ServiceType } from '../../add/service-spec';
 import { quoteForShell } from '../../create/describe-next-steps';
-import { importOpenApi } from '../../import-oas/import-openapi';
-import { parseStyle } from '../../import-oas/name-services';
 import { count, type CommandContext } from '../command-context';
+import { commandModules } from '../load-command-modules';
 
 /** `--style /pets/{petId}=RESOURCE`, repeated: the styles by OpenAPI path. */
 function collectStyle(value: string, previous: Map<string, ServiceType> | undefined): Map<string, ServiceType> {
   const at = value.lastIndexOf('=');
-  const style = at > 0 ? parseStyle(value.slice(at + 1)) : undefined;
+  const style = at > 0 ? commandModules.nameServices().parseStyle(value.slice(at + 1)) : undefined;
   if (!style || !value.startsWith('/')) {
     throw new InvalidArgumentError(
       `must be <path>=<STYLE>, the path as the OpenAPI file has it and one of ${SERVICE_TYPES.join(', ')}.`,
@@ -39,7 +38,7 @@ export function addImportOasCommand(program: Command, context: CommandContext): 
     )
     .option('-v, --verbose', 'list every file written')
     .action(async (file: string, folder: string | undefined, options: ImportOasOptions) => {
-      const result = await importOpenApi({
+      const result = await commandModules.importOpenApi().importOpenApi({
         cwd: deps.cwd,
         file,
         folder,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { validateProject } from '../../validate/validate-project';
 import { count, withConfigOption, withStrictOption, type CommandContext } from '../command-context';
+import { commandModules } from '../load-command-modules';
 
 export function addValidateCommand(program: Command, context: CommandContext): void {
   const { deps, say, show, warn } = context;
@@ -10,7 +10,9 @@ export function addValidateCommand(program: Command, context: CommandContext): v
       'check a project as restbus-mock --check does: configs, descriptors, referenced files, implementation modules (exit 0 or 1)',
     );
   withStrictOption(withConfigOption(command)).action(async (options: { config: string; strict?: boolean }) => {
-    const report = await validateProject({ cwd: deps.cwd, configFile: options.config, strict: options.strict });
+    const report = await commandModules
+      .validateProject()
+      .validateProject({ cwd: deps.cwd, configFile: options.config, strict: options.strict });
     report.warnings.forEach(warn);
     const where = show(report.root);
     say(`the project${where === '.' ? '' : ` in ${where}`} is valid: ${count(report.services, 'service')}`);
