@@ -290,7 +290,10 @@ describe("restbus-gateway -w (easer's WebSocket gateway), without -u", () => {
     expect(await metric(gateway!, 'restbus_gateway_websocket_clients_cut_total')).toBe(1);
     expect(received).toBe(sent);
     expect(healthy.connected).toBe(true);
-    const cut = gateway!.lines.find((line) => String(line.msg).includes('more was queued for it'));
+    // The metric counts the cut as it happens; the log line comes over the gateway's stdout, maybe a moment later.
+    const findCut = () => gateway!.lines.find((line) => String(line.msg).includes('more was queued for it'));
+    await waitFor('the log line of the cut', () => findCut() !== undefined);
+    const cut = findCut();
     expect(cut).toMatchObject({ level: 40, limit: 1024 * 1024 });
     expect(Number(cut!.queuedBytes)).toBeGreaterThan(1024 * 1024);
   }, 300_000);
