@@ -23,7 +23,9 @@ const projectFor = ([name, dir]) => ({
   testMatch: ['<rootDir>/src/**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: fromRoot('tsconfig.test.json') }],
+    '/node_modules/jose/.+\\.js$': fromRoot('infra/jest/esm-to-cjs.js'),
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     '^@restbus/infra$': fromRoot('infra/runtime/src/index.ts'),
     '^@restbus/infra/testing$': fromRoot('infra/runtime/src/testing/index.ts'),

@@ -78,10 +78,27 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   streamHeartbeat?: number;
   /** With -m: milliseconds between the example events a mocked stream sends. */
   mockEventInterval?: number;
+  /**
+   * Each operation's `security`: verified (`verify`), checked for presence as Prism does (`presence`), or not at all
+   * (`off`). Left out: `-m` checks presence on what it mocks, forwarded calls are not checked.
+   */
+  auth?: AuthMode;
+  /** With --auth verify: issuers (discovery, key sets) on plain HTTP beyond this machine. */
+  authAllowHttp?: boolean;
+  /** With --auth verify: the `Authorization` header of a verified call is not sent on to the service. */
+  authDropCredentials?: boolean;
+  /** With --auth verify: seconds at least between two fetches of a key set for tokens naming a key it lacks. */
+  authKeyCooldown?: number;
+  /** With --auth verify: seconds between the fetches of each key set ahead of use. */
+  authKeyRefresh?: number;
 }
 
 export const STREAM_OVERFLOW_POLICIES = ['gap', 'close'] as const;
 export type StreamOverflow = (typeof STREAM_OVERFLOW_POLICIES)[number];
+
+/** `--auth`: verify credentials for real, check only that they are there (Prism's mock), or check nothing. */
+export const AUTH_MODES = ['verify', 'presence', 'off'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
 
 export const REPLY_CHECK_MODES = ['off', 'report', 'enforce'] as const;
 export type ReplyCheckMode = (typeof REPLY_CHECK_MODES)[number];
@@ -207,6 +224,49 @@ export const gatewayProgram: ProgramSpec = {
       description:
         'with -u -m, mock POST, PUT, PATCH and DELETE too when no service is there (otherwise they answer 503: a mocked write would confirm one that never happened)',
       schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'auth',
+      flags: '--auth <mode>',
+      env: 'GATEWAY_AUTH',
+      description:
+        "each operation's OpenAPI security: verify (JWTs of the scheme's issuer: openIdConnect by discovery, oauth2 and http bearer by x-restbus-jwt), presence (credentials must be there, as Prism checks), or off; left out, -m checks presence on what it mocks and forwarded calls are not checked",
+      schema: { enum: [...AUTH_MODES] },
+    },
+    {
+      key: 'authAllowHttp',
+      flags: '--authAllowHttp',
+      aliases: ['--auth-allow-http'],
+      env: 'GATEWAY_AUTH_ALLOW_HTTP',
+      description:
+        'with --auth verify, fetch discovery documents and key sets over plain HTTP from hosts other than this machine (https only otherwise)',
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'authDropCredentials',
+      flags: '--authDropCredentials',
+      aliases: ['--auth-drop-credentials'],
+      env: 'GATEWAY_AUTH_DROP_CREDENTIALS',
+      description:
+        'with --auth verify, keep the Authorization header of a verified call at the gateway (the service reads who called at request.user)',
+      schema: { type: 'boolean', default: false },
+    },
+    {
+      key: 'authKeyCooldown',
+      flags: '--authKeyCooldown <seconds>',
+      aliases: ['--auth-key-cooldown'],
+      env: 'GATEWAY_AUTH_KEY_COOLDOWN_S',
+      description:
+        "with --auth verify, a token naming a key the issuer's set lacks fetches the set again, at most once in this many seconds (a flood of made-up key ids cannot hammer the issuer)",
+      schema: { type: 'integer', minimum: 1, maximum: 3600, default: 30 },
+    },
+    {
+      key: 'authKeyRefresh',
+      flags: '--authKeyRefresh <seconds>',
+      aliases: ['--auth-key-refresh'],
+      env: 'GATEWAY_AUTH_KEY_REFRESH_S',
+      description: "with --auth verify, seconds between the fetches of each issuer's key set ahead of use",
+      schema: { type: 'integer', minimum: 10, maximum: 86400, default: 600 },
     },
     {
       key: 'useCompression',

@@ -15,6 +15,7 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type RouteTable } from '../routing/route-table';
 import type { StaticContent } from '../static/create-static-content';
 import { createCorsPolicy, type CorsPolicy } from '../http/cors-policy';
+import type { CallPolicy } from '../security/call-policy';
 import { streamKeyOf, type StreamService } from '../streams/create-stream-service';
 
 // Loaded when first used, not at every start: Express for the reserved paths (their first call), compression (-s),
@@ -64,6 +65,12 @@ export interface GatewayOptions {
   validate?: boolean;
   /** --validateUnchecked: operations --validate serves unchecked when their schemas cannot be compiled. */
   validateUnchecked?: readonly string[];
+  /** --auth: each secured endpoint's policy (compileSecurity), checked before its calls are answered. */
+  policies?: ReadonlyMap<ApiEndpoint, CallPolicy>;
+  /** Whether the mock checks credentials are present itself (Prism's check): when --auth is left out. */
+  mockChecksCredentials?: boolean;
+  /** --authDropCredentials: a verified call's `Authorization` header stays at the gateway. */
+  dropCredentials?: boolean;
   /** The event streams (`x-restbus-stream` operations, SSE and WebSocket); without it they answer as any operation. */
   streams?: StreamService;
   /** -w: upgrades under `/socket.io/` are socket.io's, left alone here. */
@@ -86,7 +93,7 @@ export interface Gateway {
    * Replaces the served endpoints at once (SIGHUP reload); a call already routed finishes on the old ones. Throws,
    * changing nothing, when an `x-static` folder leads outside the static base path.
    */
-  setEndpoints(endpoints: readonly ApiEndpoint[]): void;
+  setEndpoints(endpoints: readonly ApiEndpoint[], policies?: ReadonlyMap<ApiEndpoint, CallPolicy>): void;
   /** From now on every response asks the client to close its connection. */
   beginShutdown(): void;
   /** Requests being served. */
@@ -166,6 +173,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         forward: options.forward,
         mock: options.mock === true,
         mockWrites: options.mockWrites === true,
+        mockChecksCredentials: options.mockChecksCredentials,
+        dropCredentials: options.dropCredentials,
         metrics,
         logger,
       })
@@ -174,7 +183,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     const ordinary = callAnswers(endpoint);
     return streamAnswers ? streamAnswers.forCalls(endpoint, ordinary) : ordinary;
   };
-  const compile = (endpoints: readonly ApiEndpoint[]): { table: RouteTable; statics: StaticContent } => {
+  const compile = (
+    endpoints: readonly ApiEndpoint[],
+    policies: ReadonlyMap<ApiEndpoint, CallPolicy> | undefined,
+  ): { table: RouteTable; statics: StaticContent } => {
     // x-static operations are served from their folders, never forwarded.
     const forwarded = endpoints.filter((endpoint) => !endpoint.model.static);
     const validation = options.validate
@@ -183,7 +195,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     for (const reason of validation?.skipped ?? []) logger.warn({ reason }, 'operation left unvalidated');
     return {
       // Routes and their checks in one object: a reload swaps both at once.
-      table: createRouteTable(forwarded, { ...options, checks: validation?.checks, answerFor }),
+      table: createRouteTable(forwarded, { ...options, checks: validation?.checks, policies, answerFor }),
       // serve-static and serve-index are loaded for `x-static` folders, or to check a base path given for them.
       statics:
         options.staticContentBasePath !== undefined || endpoints.some((endpoint) => endpoint.model.static)
@@ -195,7 +207,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           : NO_STATIC_CONTENT,
     };
   };
-  let { table, statics } = compile(options.endpoints);
+  let { table, statics } = compile(options.endpoints, options.policies);
   const recorder = createCallRecorder({ metrics, logger });
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
@@ -325,9 +337,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     get app() {
       return reservedPaths();
     },
-    setEndpoints(endpoints) {
+    setEndpoints(endpoints, policies) {
       // One assignment: a call is routed and checked either on the old table or on the new one, never on a mix.
-      ({ table, statics } = compile(endpoints));
+      ({ table, statics } = compile(endpoints, policies));
       mock?.clear();
       // Streams of operations the reload removed (or whose subject or stream changed) end; the others stay open.
       const kept = new Set<string>();

@@ -23,6 +23,9 @@ import type { ReplyChecker } from '../replies/create-reply-checks';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
 import { readSubjectList } from '../realtime/subject-list';
 import { createStreamService } from '../streams/create-stream-service';
+import { compileSecurity, isSecured, type CompiledSecurity } from '../security/compile-security';
+import type { VerifySettings } from '../security/compile-verified-security';
+import { DEFAULT_ISSUER_KEY_TIMING } from '../security/issuer-keys';
 
 // Loaded when a mode needs them, not at every start (see startGateway): the reply checks' compilers (-m's warnings,
 // --validateReplies), -m's warnings, and socket.io (-w).
@@ -59,6 +62,20 @@ export interface RunningGateway {
 
 const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${port}`;
 
+/**
+ * Said at start and on each reload when forwarded calls of secured operations go unchecked because --auth was left
+ * out (today's behaviour, kept so that easer's users upgrade without surprise): the services must check them.
+ */
+function warnOfUncheckedSecurity(config: Readonly<GatewayConfig>, endpoints: readonly ApiEndpoint[], logger: Logger) {
+  if (!config.useMessaging || config.auth !== undefined) return;
+  const secured = endpoints.filter(isSecured).length;
+  if (secured === 0) return;
+  logger.warn(
+    { secured },
+    'the API declares security, but forwarded calls are not checked: the services must check them (--auth verify checks them here; --auth off says this is meant)',
+  );
+}
+
 /** What startGateway takes beside its settings; tests pass their own. */
 export interface GatewayParts {
   /** Lints the API files (Spectral in a worker thread, createApiLinter's, by default). */
@@ -69,6 +86,8 @@ export interface GatewayParts {
 interface LoadedEndpoints {
   endpoints: ApiEndpoint[];
   checkers: ReadonlyMap<ApiEndpoint, ReplyChecker>;
+  /** --auth: the endpoints' policies, and the issuers' key sets they verify with. */
+  security: CompiledSecurity;
   /** The warnings left to say once the endpoints serve: none unless the load was told to serve first. */
   later: Promise<Diagnostic[]>;
 }
@@ -93,6 +112,18 @@ export async function startGateway(
     strict: config.strict,
     topicPrefix: config.topicPrefix,
     linter,
+  };
+  const metrics = createMetrics();
+  const securitySettings: VerifySettings = {
+    allowHttp: config.authAllowHttp === true,
+    timing: {
+      ...DEFAULT_ISSUER_KEY_TIMING,
+      cooldownMs: (config.authKeyCooldown ?? 30) * 1000,
+      refreshMs: (config.authKeyRefresh ?? 600) * 1000,
+    },
+    logger,
+    onKeyFetch: (outcome) => metrics.keySetFetched(outcome),
+    onTokenLookup: (result) => metrics.tokenLookup(result),
   };
   const replyMode = config.validateReplies ?? 'off';
   const checkReplies = config.useMessaging && replyMode !== 'off';
@@ -142,7 +173,8 @@ export async function startGateway(
     reportDiagnostics(config.strict ? [] : loaded.diagnostics.filter(({ severity }) => severity === 'warning'), logger);
     const endpoints = assertServable(loaded, config.strict);
     for (const reason of compiled?.skipped ?? []) logger.warn({ reason }, 'replies of an operation are not checked');
-    return { endpoints, checkers: compiled?.checkers ?? new Map(), later: later ?? Promise.resolve([]) };
+    const security = await compileSecurity(endpoints, config.auth, securitySettings, createSourceLocator());
+    return { endpoints, checkers: compiled?.checkers ?? new Map(), security, later: later ?? Promise.resolve([]) };
   };
   const loaded = await loadEndpoints(true);
   const endpoints = loaded.endpoints;
@@ -152,7 +184,7 @@ export async function startGateway(
     config.useMessaging || config.useWebsocket
       ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
       : undefined;
-  const metrics = createMetrics();
+  let security = loaded.security;
   const forwarder =
     link && config.useMessaging
       ? createForwarder({ link, timeoutMs: config.timeout, inboxPrefix: config.inboxPrefix })
@@ -199,6 +231,9 @@ export async function startGateway(
     validateUnchecked: config.validateUnchecked,
     mock: config.enableMocking,
     mockWrites: config.mockWrites,
+    policies: security.policies,
+    mockChecksCredentials: config.auth === undefined,
+    dropCredentials: config.authDropCredentials,
     compress: config.useCompression,
     streams,
     socketIo: link !== undefined && config.useWebsocket === true,
@@ -234,11 +269,14 @@ export async function startGateway(
           logger,
         })
       : undefined;
+  security.start();
+  warnOfUncheckedSecurity(config, endpoints, logger);
   server.listen(config.port);
   try {
     await once(server, 'listening');
   } catch (err) {
     stopped = true;
+    security.stop();
     linter.close?.();
     await link?.drain();
     throw describeListenError(err, { port: config.port, howToChoose: choosePort }) ?? err;
@@ -277,8 +315,17 @@ export async function startGateway(
     try {
       const reloaded = await loadEndpoints(false);
       // The gateway first: it refuses (changing nothing) what it cannot serve.
-      gateway.setEndpoints(reloaded.endpoints);
+      try {
+        gateway.setEndpoints(reloaded.endpoints, reloaded.security.policies);
+      } catch (err) {
+        reloaded.security.stop();
+        throw err;
+      }
       checkers = reloaded.checkers;
+      security.stop();
+      security = reloaded.security;
+      security.start();
+      warnOfUncheckedSecurity(config, reloaded.endpoints, logger);
       logger.info({ endpoints: reloaded.endpoints.length }, 'API reloaded');
       return true;
     } catch (err) {
@@ -293,6 +340,7 @@ export async function startGateway(
     reload,
     async stop() {
       stopped = true;
+      security.stop();
       // A lint under way is no reason to wait: its worker ends now.
       linter.close?.();
       logger.info({ inFlight: gateway.inFlight() }, 'shutting down');

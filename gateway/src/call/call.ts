@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { CallerIdentity } from '@restbus/infra';
 import type { TraceContext } from '../observability/trace-context';
 import type { CompiledEndpoint } from '../routing/route-table';
 
@@ -14,6 +15,8 @@ export interface Call {
   /** What every answer to this call carries: the request id, CORS, `connection: close` while shutting down. */
   headers: OutgoingHttpHeaders;
   trace: TraceContext;
+  /** Who called, once the endpoint's policy verified it (--auth verify): the service finds it at `request.user`. */
+  user?: CallerIdentity;
 }
 
 /** How the calls of one endpoint are answered, chosen when the routes are built (see createCallAnswers). */

@@ -16,9 +16,11 @@ import { readBody } from '../http/read-body';
 import { sendReply, writeHttpAnswer } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
 import type { MockAnswers } from '../mock/create-mock-answers';
-import { findUnmetSecurity } from '../mock/find-unmet-security';
+import { findUnmetSecurity } from '../security/find-unmet-security';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { RequestCheck } from '../validation/create-request-validator';
+import { admitCall, attachCaller } from '../security/admit-call';
+import type { CallPolicy } from '../security/call-policy';
 import type { AnsweredEndpoint, Call, CallAnswer } from './call';
 
 export interface CallAnswerDeps {
@@ -34,6 +36,16 @@ export interface CallAnswerDeps {
    * 201 or 204 tells the client a write happened that nothing stored.
    */
   mockWrites?: boolean;
+  /**
+   * Whether the mock checks that credentials are present before it answers, as Prism does: when `--auth` is left
+   * out. With `--auth`, each endpoint's policy checks every call, mocked or forwarded, before it is answered.
+   */
+  mockChecksCredentials?: boolean;
+  /**
+   * `--authDropCredentials`: the `Authorization` header of a call its policy verified is not sent on to the service
+   * (which is told who called at `request.user`).
+   */
+  dropCredentials?: boolean;
   /** The largest body accepted now (it can change on reload). */
   bodyLimit(): number;
   metrics: GatewayMetrics;
@@ -127,6 +139,7 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
 
   /** Answers 401 when the operation's security requirements are not met (the mock checks them; a service its own). */
   function refuseUnauthenticated(call: Call): boolean {
+    if (deps.mockChecksCredentials === false) return false;
     const challenges = findUnmetSecurity(call.endpoint.source, { headers: call.req.headers, query: call.query });
     if (!challenges) return false;
     const refusal = refuseRequest('credentialsMissing', 'the operation needs credentials the request does not carry', {
@@ -173,6 +186,7 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
   async function readRequest(call: Call, validate: RequestCheck | undefined): Promise<IncomingRequest | undefined> {
     const { req, query, params } = call;
     const request = toIncomingRequest(req, query, params, await readBody(req, deps.bodyLimit()));
+    attachCaller(request, call, deps.dropCredentials === true);
     const refusal = validate ? await validate(request) : undefined;
     if (!refusal) return request;
     answerError(call, refuseRequest('notAsDescribed', refusal.message, { details: { problems: refusal.problems } }));
@@ -226,17 +240,32 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
       answerReply(call, reply);
     };
 
+  /** Runs the endpoint's policy first: a call it refuses is answered so, and never reaches NATS or the mock. */
+  const guard =
+    (policy: CallPolicy, answer: CallAnswer): CallAnswer =>
+    async (call) => {
+      const refusal = await admitCall(policy, call, { metrics, logger, reqId: call.trace.requestId });
+      if (refusal) answerError(call, refusal);
+      else await answer(call);
+    };
+
   const settings = {
     forwarding: forward !== undefined,
     mock: mock !== undefined,
     mockWrites: deps.mockWrites === true,
   };
-  return (endpoint) => {
+  const chooseAnswer = (endpoint: AnsweredEndpoint): CallAnswer | undefined => {
     const { validate } = endpoint;
     const kind = chooseAnswerKind(settings, endpoint.source.model.method);
     if (kind === 'mock' && mock) return answerWithMock(mock, validate);
     if (kind === 'forward' && forward) return answerByForwarding(forward, validate);
     if (kind === 'forward-then-mock' && forward && mock) return answerByForwarding(forward, validate, mock);
+    return undefined;
+  };
+  return (endpoint) => {
+    const answer = chooseAnswer(endpoint);
+    if (answer) return endpoint.policy ? guard(endpoint.policy, answer) : answer;
+    // The specification's 501, whatever the credentials: there is nothing behind it to protect.
     return async function answerNotImplemented(call) {
       sendNotImplemented(call.res, call.headers);
     };

@@ -8,6 +8,7 @@ import {
   refuseRequest,
   RestbusError,
   sendError,
+  type CallerIdentity,
   type ErrorCode,
   type Logger,
   type ResponseMessage,
@@ -17,7 +18,8 @@ import { sendReply, toHttpAnswer } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
 import { buildMockEvents } from '../mock/build-mock-events';
 import { createSchemaSampler } from '../mock/create-schema-sampler';
-import { findUnmetSecurity } from '../mock/find-unmet-security';
+import { admitCall, attachCaller } from '../security/admit-call';
+import { findUnmetSecurity } from '../security/find-unmet-security';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -54,6 +56,10 @@ export interface StreamAnswerDeps {
   forward?: Forwarder;
   mock: boolean;
   mockWrites: boolean;
+  /** Whether the mock checks that credentials are present (when `--auth` is left out), as for ordinary calls. */
+  mockChecksCredentials?: boolean;
+  /** `--authDropCredentials`: a verified call's `Authorization` header is not sent on. */
+  dropCredentials?: boolean;
   metrics: GatewayMetrics;
   logger: Logger;
 }
@@ -78,6 +84,7 @@ interface StreamCall {
   req: IncomingMessage;
   headers: OutgoingHttpHeaders;
   trace: TraceContext;
+  user?: CallerIdentity;
 }
 
 /** Failures that mean no service is there to answer: with -u -m the mock streams instead. */
@@ -193,7 +200,10 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
 
   const openMock = async (call: StreamCall, target: StreamTarget, answer: Answerer, since?: number): Promise<void> => {
     const { endpoint, req, query } = call;
-    const challenges = findUnmetSecurity(endpoint.source, { headers: req.headers, query });
+    const challenges =
+      deps.mockChecksCredentials === false
+        ? undefined
+        : findUnmetSecurity(endpoint.source, { headers: req.headers, query });
     if (challenges) {
       answer.error(
         refuseRequest('credentialsMissing', 'the operation needs credentials the request does not carry', {
@@ -213,6 +223,12 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
     const { model } = endpoint.source;
     const declared = model.stream!;
     let since: number | undefined;
+    const refusal =
+      endpoint.policy && (await admitCall(endpoint.policy, call, { metrics, logger, reqId: trace.requestId }));
+    if (refusal) {
+      answer.error(refusal);
+      return;
+    }
     try {
       since = declared.stream ? readResumePoint(req.headers, query) : undefined;
       const spec = { subject: expandStreamSubject(declared.subject, params), stream: declared.stream, since };
@@ -221,6 +237,7 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
         return;
       }
       const request = toIncomingRequest(req, query, params, NO_BODY);
+      attachCaller(request, call, deps.dropCredentials === true);
       const refusal = endpoint.validate ? await endpoint.validate(request) : undefined;
       if (refusal) {
         answer.error(refuseRequest('notAsDescribed', refusal.message, { details: { problems: refusal.problems } }));

@@ -4,7 +4,7 @@ import { testEndpoint } from '../__tests__/start-test-gateway';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { buildMockResponse } from './build-mock-response';
 import { SAMPLE_LIMITS } from './create-schema-sampler';
-import { findUnmetSecurity } from './find-unmet-security';
+import { findUnmetSecurity } from '../security/find-unmet-security';
 import { readPrefer } from './read-prefer';
 
 const ok = (content: Record<string, unknown>, headers?: Record<string, unknown>) => ({

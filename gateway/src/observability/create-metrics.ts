@@ -14,6 +14,12 @@ export interface GatewayMetrics {
   answered(route: string, method: string, by: 'service' | 'mock'): void;
   /** Counts a way a service's reply broke its operation's contract (--validateReplies), by operation and kind. */
   replyViolation(operation: string, kind: string): void;
+  /** Counts a call its endpoint's policy refused (--auth), by the refusal's code. */
+  refused(code: string): void;
+  /** Counts a fetch of an issuer's key set (--auth verify), by how it went. */
+  keySetFetched(outcome: 'ok' | 'failed'): void;
+  /** Counts a bearer token looked up among those verified before (--auth verify): found (`hit`) or checked (`miss`). */
+  tokenLookup(result: 'hit' | 'miss'): void;
   inFlight: Gauge;
 }
 
@@ -53,6 +59,24 @@ export function createMetrics(): GatewayMetrics {
     name: 'restbus_reply_violations_total',
     help: "Ways services' replies broke their operation's contract, by operation (operationId or its made name) and kind (status, content-type, header, body)",
     labelNames: ['operation', 'kind'] as const,
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'restbus_gateway_auth_refused_total',
+    help: "Calls refused by their operation's security (--auth), by code",
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+  const keySetFetches = new Counter({
+    name: 'restbus_gateway_auth_key_set_fetches_total',
+    help: "Fetches of issuers' key sets (--auth verify), by outcome",
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const tokenLookups = new Counter({
+    name: 'restbus_gateway_auth_token_cache_total',
+    help: 'Bearer tokens found verified already (hit) or checked anew (miss), --auth verify',
+    labelNames: ['result'] as const,
     registers: [registry],
   });
   new Gauge({
@@ -97,6 +121,15 @@ export function createMetrics(): GatewayMetrics {
     },
     replyViolation(operation, kind) {
       replyViolations.labels(operation, kind).inc();
+    },
+    refused(code) {
+      refusals.labels(code).inc();
+    },
+    keySetFetched(outcome) {
+      keySetFetches.labels(outcome).inc();
+    },
+    tokenLookup(result) {
+      tokenLookups.labels(result).inc();
     },
   };
 }

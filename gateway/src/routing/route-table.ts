@@ -3,6 +3,7 @@ import type { AnsweredEndpoint, CallAnswer } from '../call/call';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { PathTree, splitPath } from './path-tree';
 import type { RequestCheck } from '../validation/create-request-validator';
+import type { CallPolicy } from '../security/call-policy';
 
 /** An endpoint with everything a call needs computed once, at load. */
 export interface CompiledEndpoint {
@@ -16,6 +17,8 @@ export interface CompiledEndpoint {
   messagePrefix: string;
   /** With --validate: the check of its calls against the operation (absent when its schemas did not compile). */
   validate?: RequestCheck;
+  /** With --auth: what a call must pass before it is answered (its operation's security), absent when nothing. */
+  policy?: CallPolicy;
   /** The loaded operation it was compiled from: its model is what the mock (-m) answers from. */
   source: ApiEndpoint;
   /** How its calls are answered (not implemented, mock, forward, forward then mock), chosen once, here. */
@@ -47,6 +50,8 @@ export interface RouteTableOptions {
   basePath: string;
   /** With --validate: the check of each endpoint's calls (compileRequestChecks). */
   checks?: ReadonlyMap<ApiEndpoint, RequestCheck>;
+  /** With --auth: each secured endpoint's policy (compileSecurity). */
+  policies?: ReadonlyMap<ApiEndpoint, CallPolicy>;
   /** How an endpoint's calls are answered (createCallAnswers), chosen once per endpoint. */
   answerFor(endpoint: AnsweredEndpoint): CallAnswer;
 }
@@ -58,6 +63,7 @@ function compile(endpoint: ApiEndpoint, options: RouteTableOptions): CompiledEnd
   const topic = endpoint.model.subject;
   const compiled: AnsweredEndpoint = {
     validate: options.checks?.get(endpoint),
+    policy: options.policies?.get(endpoint),
     desc: endpoint.desc,
     source: endpoint,
     file: endpoint.file,

@@ -113,6 +113,14 @@ export interface ApiSecurityScheme {
   in?: string;
   /** `http`: the scheme (`basic`, `bearer` …), lower case. */
   scheme?: string;
+  /** `http` bearer: what the token is, as written (`JWT`); a hint, never checked by the document's readers. */
+  bearerFormat?: string;
+  /** `openIdConnect`: the discovery document's URL, as written. */
+  openIdConnectUrl?: string;
+  /** The scheme's own `x-` members (`x-restbus-jwt` says how the gateway verifies its tokens). */
+  extensions: Record<string, unknown>;
+  /** Where it is declared: the document's file and the path to the scheme in it, to place messages at a line. */
+  source: { file: string; pointer: Array<string | number> };
 }
 
 /** One scheme of a requirement: its name, its declaration (undefined when the document does not declare it), scopes. */

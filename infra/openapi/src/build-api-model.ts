@@ -352,10 +352,12 @@ function readResponse(
   return response;
 }
 
-function readSecuritySchemes(document: Json): Record<string, ApiSecurityScheme> {
-  const declared = isObject(asObject(document.components).securitySchemes)
+function readSecuritySchemes(document: Json, file: string): Record<string, ApiSecurityScheme> {
+  const inComponents = isObject(asObject(document.components).securitySchemes);
+  const declared = inComponents
     ? asObject(asObject(document.components).securitySchemes)
     : asObject(document.securityDefinitions);
+  const at: string[] = inComponents ? ['components', 'securitySchemes'] : ['securityDefinitions'];
   return Object.fromEntries(
     Object.entries(declared).flatMap(([name, raw]): Array<[string, ApiSecurityScheme]> => {
       if (!isObject(raw) || typeof raw.type !== 'string') return [];
@@ -364,6 +366,10 @@ function readSecuritySchemes(document: Json): Record<string, ApiSecurityScheme> 
         ...(typeof raw.name === 'string' && { name: raw.name }),
         ...(typeof raw.in === 'string' && { in: raw.in }),
         ...(typeof raw.scheme === 'string' && { scheme: raw.scheme.toLowerCase() }),
+        ...(typeof raw.bearerFormat === 'string' && { bearerFormat: raw.bearerFormat }),
+        ...(typeof raw.openIdConnectUrl === 'string' && { openIdConnectUrl: raw.openIdConnectUrl }),
+        extensions: Object.fromEntries(Object.entries(raw).filter(([key]) => key.startsWith('x-'))),
+        source: { file, pointer: [...at, name] },
       };
       return [[name, scheme]];
     }),
@@ -444,7 +450,7 @@ function readOperation(
  * can be routed or a subject carried is the loader's to say; this only describes.
  */
 export function buildApiModel(document: Json, options: BuildOptions): ApiModel {
-  const schemes = readSecuritySchemes(document);
+  const schemes = readSecuritySchemes(document, options.file);
   const read: Array<Omit<ApiOperation, 'name'>> = [];
   for (const [path, item] of Object.entries(asObject(document.paths))) {
     if (!isObject(item)) continue;

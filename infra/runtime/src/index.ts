@@ -48,6 +48,7 @@ export { jsonText, type JsonText } from './wire/json-text';
 export { BODY_APART, REPLY_FORM_HEADER, decodeReplyApart, defaultContentType } from './wire/reply-apart';
 export { createMessagePrefix, encodeRequestMessage } from './wire/encode-request-message';
 export type {
+  CallerIdentity,
   EndpointDesc,
   HeaderValue,
   HttpMethod,

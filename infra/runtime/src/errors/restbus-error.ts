@@ -12,8 +12,15 @@ export const ErrorCodes = {
   REQUEST_TIMEOUT: 408,
   EXPECTATION_FAILED: 417,
   BAD_REQUEST: 400,
+  // No credentials an operation's security accepts (WWW-Authenticate names what would do).
   UNAUTHORIZED: 401,
+  // A token or key was sent but cannot be trusted: forged, malformed, from another issuer or audience, revoked.
+  TOKEN_INVALID: 401,
+  // A token that was valid and has expired: the client gets a new one.
+  TOKEN_EXPIRED: 401,
   FORBIDDEN: 403,
+  // Verified credentials without every scope the operation asks for (WWW-Authenticate names them).
+  INSUFFICIENT_SCOPE: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   // What the request asks for contradicts what is stored (e.g. creating what exists).
@@ -42,6 +49,8 @@ export const ErrorCodes = {
   STORE_UNAVAILABLE: 503,
   // The gateway serves its maximum of open event streams (--streamMaxOpen); answered with Retry-After.
   STREAMS_FULL: 503,
+  // The gateway cannot verify credentials just now (the issuer's keys were never fetched); answered with Retry-After.
+  AUTH_UNAVAILABLE: 503,
   UPSTREAM_TIMEOUT: 504,
   // A program that cannot listen on its port; it stops at start, so the status is never sent.
   PORT_UNAVAILABLE: 500,

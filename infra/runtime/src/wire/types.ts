@@ -40,6 +40,25 @@ export interface IncomingRequest {
   /** The exact request text, `""` when there is none; base64 when `bodyEncoding` says so. */
   body: string;
   bodyEncoding?: 'utf8' | 'base64';
+  /**
+   * Who called, as the gateway verified it (`--auth verify`): a {@link CallerIdentity}, which readCallerIdentity
+   * reads. Absent when the operation is public or the gateway checks nothing. easer put passport's user here.
+   */
+  user?: unknown;
+}
+
+/** Who made a call, as the gateway verified it: what a service finds at `request.user` (readCallerIdentity). */
+export interface CallerIdentity {
+  /** The token's `sub`; an API key's name. */
+  subject: string;
+  /** The security schemes (as the document names them) whose credentials were verified, in requirement order. */
+  schemes: string[];
+  /** What the credentials grant: a token's `scope` (or `scp`, or the scheme's scopes claim); [] for an API key. */
+  scopes: string[];
+  /** The issuer of the verified token, when a token was verified. */
+  issuer?: string;
+  /** The token's claims its scheme passes on (`claims` in `x-restbus-jwt`), as the token has them. */
+  claims: Record<string, unknown>;
 }
 
 /** What the gateway sends to `<topicPrefix>.<method>_<uri>`. */

@@ -1,0 +1,36 @@
+import { isRestbusError, RestbusError, type IncomingRequest, type Logger } from '@restbus/infra';
+import type { GatewayMetrics } from '../observability/create-metrics';
+import type { CallPolicy, PolicyCall } from './call-policy';
+
+/**
+ * Runs an endpoint's policy on a call: undefined when it is admitted, else the refusal to answer it with (counted by
+ * code). A policy that fails in an unforeseen way refuses with INTERNAL, logged with its cause: it never lets a call by.
+ */
+export async function admitCall(
+  policy: CallPolicy,
+  call: PolicyCall,
+  deps: { metrics: GatewayMetrics; logger: Logger; reqId: string },
+): Promise<RestbusError | undefined> {
+  try {
+    await policy.admit(call);
+    return undefined;
+  } catch (err) {
+    if (!isRestbusError(err)) deps.logger.error({ err, reqId: deps.reqId }, 'the credentials could not be checked');
+    const refusal = isRestbusError(err) ? err : new RestbusError('INTERNAL', 'the credentials could not be checked');
+    deps.metrics.refused(refusal.code);
+    return refusal;
+  }
+}
+
+/**
+ * The request message's part the service reads of the caller: `request.user`, the identity the policy verified;
+ * without the `Authorization` header when `dropCredentials` (the raw token then stays at the edge).
+ */
+export function attachCaller(request: IncomingRequest, call: PolicyCall, dropCredentials: boolean): void {
+  if (!call.user) return;
+  request.user = call.user;
+  if (!dropCredentials || request.headers.authorization === undefined) return;
+  // A copy: the headers are Node's own object until here.
+  const { authorization: _dropped, ...kept } = request.headers;
+  request.headers = kept;
+}

@@ -1,0 +1,383 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { connect, type NatsConnection } from 'nats';
+import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { createTestCertificate, TestIssuer } from './__tests__/test-issuer';
+
+// The program as users run it; jest's global setup builds it.
+const MAIN = resolve(__dirname, '../../dist/main.js');
+
+type Dialect = '2.0' | '3.0' | '3.1';
+
+/**
+ * The same secured API in each dialect: `primary` is an OpenID Connect scheme (an oauth2 one with x-restbus-jwt in
+ * Swagger 2.0, which has no openIdConnect), `partner` a bearer scheme whose tokens must be meant for `pets-api` and
+ * whose `email` claim is passed on. The document's own security applies where an operation has none.
+ */
+function securedApi(dialect: Dialect, issuer: TestIssuer): object {
+  const jwt = { issuer: issuer.url, jwksUri: issuer.jwksUrl };
+  const partnerJwt = { ...jwt, audience: 'pets-api', claims: ['email'] };
+  const ok = {
+    description: 'ok',
+    ...(dialect === '2.0' ? {} : { content: { 'application/json': { schema: { type: 'object' } } } }),
+  };
+  const operation = (security?: object[]) => ({ responses: { '200': ok }, ...(security && { security }) });
+  const paths = {
+    '/public': { get: operation([]) },
+    '/read': { get: operation([{ primary: ['pets:read'] }]) },
+    '/scoped': { get: operation([{ primary: ['pets:read', 'pets:write'] }]) },
+    '/either': { get: operation([{ primary: ['admin'] }, { partner: [] }]) },
+    '/both': { get: operation([{ primary: [], partner: [] }]) },
+    '/default': { get: operation() },
+  };
+  const security = [{ primary: [] }];
+  if (dialect === '2.0') {
+    const oauth2 = (extension: object) => ({
+      type: 'oauth2',
+      flow: 'implicit',
+      authorizationUrl: `${issuer.url}/authorize`,
+      scopes: { 'pets:read': 'read', 'pets:write': 'write', admin: 'all' },
+      'x-restbus-jwt': extension,
+    });
+    return {
+      swagger: '2.0',
+      info: { title: 'pets', version: '1' },
+      produces: ['application/json'],
+      securityDefinitions: { primary: oauth2(jwt), partner: oauth2(partnerJwt) },
+      security,
+      paths,
+    };
+  }
+  return {
+    openapi: dialect === '3.0' ? '3.0.3' : '3.1.0',
+    info: { title: 'pets', version: '1' },
+    components: {
+      securitySchemes: {
+        primary: { type: 'openIdConnect', openIdConnectUrl: issuer.discoveryUrl },
+        partner: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', 'x-restbus-jwt': partnerJwt },
+      },
+    },
+    security,
+    paths,
+  };
+}
+
+interface Running {
+  url: string;
+  child: ChildProcess;
+  log: string[];
+}
+
+let dir: string;
+let certFile: string;
+let tlsDir: string;
+let issuer: TestIssuer;
+let nats: TestNatsServer;
+let nc: NatsConnection;
+/** Every request message a service got: what refused calls must never add to. */
+const received: Array<{ user?: unknown; headers: Record<string, unknown> }> = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'restbus-auth-verify-'));
+  const tls = await createTestCertificate();
+  ({ certFile, dir: tlsDir } = tls);
+  issuer = await TestIssuer.start({ tls });
+  await issuer.addKey();
+  nats = await startNatsServer();
+  nc = await connect({ servers: nats.url });
+  // The service: answers with who the gateway said called, and the Authorization header it got.
+  nc.subscribe('easer.>', {
+    callback: (_err, msg) => {
+      const { request } = msg.json<{ request: { user?: unknown; headers: Record<string, unknown> } }>();
+      received.push(request);
+      const body = { user: request.user ?? null, authorization: request.headers.authorization ?? null };
+      msg.respond(JSON.stringify({ status: 200, headers: { 'content-type': 'application/json' }, body }));
+    },
+  });
+  await nc.flush();
+});
+afterAll(async () => {
+  await nc?.close();
+  await nats?.dispose();
+  await issuer?.close();
+  await rm(dir, { recursive: true, force: true });
+  await rm(tlsDir, { recursive: true, force: true });
+});
+
+/** Starts `restbus-gateway -r <file> -u --auth verify` trusting the issuer's certificate; resolves once it listens. */
+async function startGateway(file: string, extra: string[] = []): Promise<Running> {
+  const args = [
+    MAIN,
+    '-r',
+    file,
+    '-u',
+    '-n',
+    nats.url,
+    '-p',
+    '0',
+    '--log-format',
+    'json',
+    '--auth',
+    'verify',
+    ...extra,
+  ];
+  const child = spawn(process.execPath, args, { env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile } });
+  const log: string[] = [];
+  let url: string | undefined;
+  const lines = createInterface({ input: child.stdout! });
+  for await (const line of lines) {
+    log.push(line);
+    const entry = JSON.parse(line) as { msg?: string; port?: number };
+    if (entry.msg === 'gateway listening') {
+      url = `http://127.0.0.1:${entry.port}`;
+      break;
+    }
+  }
+  lines.on('line', (line) => log.push(line));
+  if (!url) throw new Error(`the gateway stopped before it listened:\n${log.join('\n')}`);
+  for (let tries = 0; ; tries++) {
+    const ready = (await (await fetch(`${url}/-/ready`)).json()) as { nats?: string };
+    if (ready.nats === 'connected') break;
+    if (tries === 200) throw new Error('the gateway did not connect to NATS');
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  return { url, child, log };
+}
+
+async function stop(running: Running | undefined): Promise<void> {
+  if (!running || running.child.exitCode !== null) return;
+  const exited = new Promise((done) => running.child.once('exit', done));
+  running.child.kill('SIGTERM');
+  await exited;
+}
+
+interface Seen {
+  status: number;
+  challenges: string | null;
+  body: { code?: string; error?: string; user?: unknown; authorization?: string | null };
+}
+
+async function call(
+  running: Running,
+  path: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Seen> {
+  const response = await fetch(`${running.url}${path}`, {
+    headers: { ...headers, ...(token !== undefined && { authorization: `Bearer ${token}` }) },
+  });
+  return {
+    status: response.status,
+    challenges: response.headers.get('www-authenticate'),
+    body: (await response.json()) as Seen['body'],
+  };
+}
+
+async function writeApi(name: string, document: object): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(file, JSON.stringify(document));
+  return file;
+}
+
+describe.each<Dialect>(['2.0', '3.0', '3.1'])('restbus-gateway --auth verify on an OpenAPI %s document', (dialect) => {
+  let gateway: Running | undefined;
+  beforeAll(async () => {
+    gateway = await startGateway(await writeApi(`pets-${dialect}.json`, securedApi(dialect, issuer)));
+  });
+  afterAll(() => stop(gateway));
+
+  const token = (claims: Record<string, unknown> = {}) => issuer.sign({ sub: 'alice', ...claims });
+
+  it('forwards a public operation without credentials, telling the service of no caller', async () => {
+    expect(await call(gateway!, '/public')).toMatchObject({ status: 200, body: { user: null } });
+  });
+
+  it('refuses a secured operation without credentials with 401 UNAUTHORIZED and a Bearer challenge', async () => {
+    const before = received.length;
+    const seen = await call(gateway!, '/read');
+    expect(seen).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+    expect(seen.challenges).toBe('Bearer realm="restbus"');
+    expect(Object.keys(seen.body).sort()).toEqual(['code', 'error']);
+    expect(received.length).toBe(before);
+  });
+
+  it('forwards a call whose token grants the scope, with the verified identity at request.user', async () => {
+    const seen = await call(gateway!, '/read', await token({ scope: 'pets:read' }));
+    expect(seen).toMatchObject({
+      status: 200,
+      body: { user: { subject: 'alice', schemes: ['primary'], scopes: ['pets:read'], issuer: issuer.url, claims: {} } },
+    });
+  });
+
+  it('answers 403 INSUFFICIENT_SCOPE naming the scopes when the token lacks one, and needs every listed scope', async () => {
+    const readOnly = await token({ scope: 'pets:read' });
+    const seen = await call(gateway!, '/scoped', readOnly);
+    expect(seen).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
+    expect(seen.challenges).toBe('Bearer realm="restbus", error="insufficient_scope", scope="pets:read pets:write"');
+    expect(await call(gateway!, '/scoped', await token({ scope: 'pets:write pets:read' }))).toMatchObject({
+      status: 200,
+    });
+  });
+
+  it('admits by any one requirement (OR): the partner scheme alone, with the claim it passes on', async () => {
+    const noAdmin = await token({ scope: 'pets:read' });
+    expect(await call(gateway!, '/either', noAdmin)).toMatchObject({
+      status: 403,
+      body: { code: 'INSUFFICIENT_SCOPE' },
+    });
+    const partner = await token({ aud: 'pets-api', email: 'alice@example.com' });
+    expect(await call(gateway!, '/either', partner)).toMatchObject({
+      status: 200,
+      body: { user: { subject: 'alice', schemes: ['partner'], claims: { email: 'alice@example.com' } } },
+    });
+  });
+
+  it('needs every scheme of a requirement (AND): a token meant for no audience passes one and is refused', async () => {
+    const seen = await call(gateway!, '/both', await token());
+    expect(seen).toMatchObject({ status: 401, body: { code: 'TOKEN_INVALID' } });
+    expect(seen.challenges).toContain('error="invalid_token"');
+    expect(await call(gateway!, '/both', await token({ aud: 'pets-api' }))).toMatchObject({
+      status: 200,
+      body: { user: { schemes: ['primary', 'partner'] } },
+    });
+  });
+
+  it("applies the document's security to an operation without its own", async () => {
+    expect(await call(gateway!, '/default')).toMatchObject({ status: 401 });
+    expect(await call(gateway!, '/default', await token())).toMatchObject({ status: 200 });
+  });
+
+  it('answers 401 TOKEN_EXPIRED for an expired token and TOKEN_INVALID for a forged one, without saying which check failed', async () => {
+    const expired = await issuer.sign({ sub: 'alice' }, { expiresIn: -300 });
+    expect(await call(gateway!, '/default', expired)).toMatchObject({ status: 401, body: { code: 'TOKEN_EXPIRED' } });
+    const [head, , sig] = (await token()).split('.');
+    const claims = Buffer.from(JSON.stringify({ sub: 'root', iss: issuer.url, exp: 9_999_999_999 })).toString(
+      'base64url',
+    );
+    const forged = await call(gateway!, '/default', `${head}.${claims}.${sig}`);
+    expect(forged).toEqual({
+      status: 401,
+      challenges: 'Bearer realm="restbus", error="invalid_token"',
+      body: { error: 'the credentials are not valid', code: 'TOKEN_INVALID' },
+    });
+  });
+});
+
+describe('restbus-gateway --auth verify, beyond the requirements', () => {
+  it('gives the service no identity a client wrote itself, and drops Authorization with --authDropCredentials', async () => {
+    const file = await writeApi('pets-spoof.json', securedApi('3.1', issuer));
+    const gateway = await startGateway(file, ['--authDropCredentials']);
+    try {
+      const spoof = { user: '{"subject":"root"}', 'x-restbus-user': 'root', cookie: 'user=root' };
+      expect(await call(gateway, '/public?user=root', undefined, spoof)).toMatchObject({
+        status: 200,
+        body: { user: null },
+      });
+      const seen = await call(gateway, '/default', await issuer.sign({ sub: 'alice' }), spoof);
+      expect(seen).toMatchObject({ status: 200, body: { user: { subject: 'alice' }, authorization: null } });
+    } finally {
+      await stop(gateway);
+    }
+  });
+
+  it('uses a key the issuer publishes later, once the cooldown has passed since the last fetch (rotation)', async () => {
+    const file = await writeApi('pets-rotation.json', securedApi('3.0', issuer));
+    const gateway = await startGateway(file, ['--authKeyCooldown', '1']);
+    try {
+      const old = await issuer.sign({ sub: 'alice' });
+      expect(await call(gateway, '/default', old)).toMatchObject({ status: 200 });
+      const kid = await issuer.addKey({ alg: 'ES256', publish: false });
+      issuer.publish([kid, 'key-1']);
+      await new Promise((done) => setTimeout(done, 1100));
+      const rotated = await issuer.sign({ sub: 'bob' }, { kid });
+      expect(await call(gateway, '/default', rotated)).toMatchObject({
+        status: 200,
+        body: { user: { subject: 'bob' } },
+      });
+      expect(await call(gateway, '/default', old)).toMatchObject({ status: 200 });
+    } finally {
+      issuer.publish(['key-1']);
+      await stop(gateway);
+    }
+  });
+
+  it('answers 503 AUTH_UNAVAILABLE with Retry-After while the issuer was never reached, then verifies once it is', async () => {
+    const file = await writeApi('pets-down.json', securedApi('3.0', issuer));
+    issuer.behaviour.discovery = 'down';
+    const gateway = await startGateway(file);
+    try {
+      const token = await issuer.sign({ sub: 'alice' });
+      const response = await fetch(`${gateway.url}/default`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(await response.json()).toEqual({
+        error: 'the credentials cannot be checked just now',
+        code: 'AUTH_UNAVAILABLE',
+      });
+      issuer.behaviour.discovery = 'normal';
+      await new Promise((done) => setTimeout(done, 1100));
+      expect(await call(gateway, '/default', token)).toMatchObject({ status: 200 });
+    } finally {
+      issuer.behaviour.discovery = 'normal';
+      await stop(gateway);
+    }
+  });
+
+  it('refuses to start on a scheme it cannot verify, naming the scheme, its file and line', async () => {
+    const document = {
+      openapi: '3.0.3',
+      info: { title: 'keys', version: '1' },
+      components: {
+        securitySchemes: {
+          basicAuth: { type: 'http', scheme: 'basic' },
+          bare: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      paths: {
+        '/a': { get: { security: [{ basicAuth: [] }, { bare: [] }], responses: { '200': { description: 'ok' } } } },
+      },
+    };
+    const file = join(dir, 'unverifiable.yaml');
+    await writeFile(file, JSON.stringify(document, null, 2));
+    const run = spawn(process.execPath, [MAIN, '-r', file, '-u', '-n', nats.url, '-p', '0', '--auth', 'verify']);
+    let output = '';
+    run.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    run.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise((done) => run.on('close', done));
+    expect(code).not.toBe(0);
+    expect(output).toMatch(
+      new RegExp(`unverifiable\\.yaml:9:7 +error +components\\.securitySchemes\\.basicAuth: .*http basic`),
+    );
+    expect(output).toMatch(/unverifiable\.yaml:13:7 +error +components\.securitySchemes\.bare: .*needs x-restbus-jwt/);
+    expect(output).not.toMatch(/\n\s+at /);
+  });
+
+  it('without --auth, forwards calls unchecked as before and says so at start', async () => {
+    const file = await writeApi('pets-unchecked.json', securedApi('3.0', issuer));
+    const args = [MAIN, '-r', file, '-u', '-n', nats.url, '-p', '0', '--log-format', 'json'];
+    const child = spawn(process.execPath, args);
+    const log: string[] = [];
+    let url = '';
+    for await (const line of createInterface({ input: child.stdout! })) {
+      log.push(line);
+      const entry = JSON.parse(line) as { msg?: string; port?: number };
+      if (entry.msg === 'gateway listening') {
+        url = `http://127.0.0.1:${entry.port}`;
+        break;
+      }
+    }
+    try {
+      expect(log.join('\n')).toMatch(/the API declares security, but forwarded calls are not checked/);
+      const gateway = { url, child, log };
+      for (let tries = 0; (await call(gateway, '/read')).status !== 200 && tries < 200; tries++) {
+        await new Promise((done) => setTimeout(done, 25));
+      }
+      expect(await call(gateway, '/read')).toMatchObject({ status: 200, body: { user: null } });
+    } finally {
+      await stop({ url, child, log });
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import type { PolicyCall } from './call-policy';
+import type { JwtVerifier } from './jwt-verifier';
+import { quoteHeaderValue, type SchemeCheck, type SchemeOutcome } from './scheme-check';
+
+/** RFC 6750 §2.1's `Bearer` credentials: the scheme (any case), one or more spaces, a token68. */
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** The bearer token of a call (`Authorization: Bearer …`), `''` when it sends other credentials or malformed ones. */
+export function readBearerToken(call: PolicyCall): string | undefined {
+  const header = call.req.headers.authorization;
+  if (header === undefined) return undefined;
+  if (!/^bearer(?: |$)/i.test(header)) return undefined;
+  return BEARER.exec(header)?.[1] ?? '';
+}
+
+/**
+ * An `oauth2`, `openIdConnect` or `http` bearer scheme whose tokens are JWTs of a known issuer. The token is read from
+ * the `Authorization` header only: one in the query (RFC 6750 §2.3) ends up in every access log on the way.
+ */
+export class BearerCheck implements SchemeCheck {
+  constructor(
+    readonly name: string,
+    private readonly verifier: JwtVerifier,
+  ) {}
+
+  async check(call: PolicyCall): Promise<SchemeOutcome> {
+    const token = readBearerToken(call);
+    if (token === undefined) return { kind: 'absent' };
+    if (token === '') return { kind: 'invalid', code: 'TOKEN_INVALID', reason: 'malformed Bearer credentials' };
+    const outcome = await this.verifier.verify(token);
+    if (outcome.kind !== 'verified') return outcome;
+    const { subject, scopes, issuer, claims } = outcome.token;
+    return { kind: 'verified', subject, scopes, issuer, claims };
+  }
+
+  challenge(refusal?: { error: 'invalid_token' | 'insufficient_scope'; scopes?: readonly string[] }): string {
+    let challenge = 'Bearer realm="restbus"';
+    if (refusal) challenge += `, error="${refusal.error}"`;
+    if (refusal?.scopes?.length) challenge += `, scope=${quoteHeaderValue(refusal.scopes.join(' '))}`;
+    return challenge;
+  }
+}

@@ -1,0 +1,20 @@
+import type { IncomingMessage } from 'node:http';
+import type { CallerIdentity } from '@restbus/infra';
+
+/** What a policy sees of a call (an ordinary call or a stream's), and where it leaves what it learned. */
+export interface PolicyCall {
+  req: IncomingMessage;
+  /** The query string without its `?`. */
+  query: string;
+  /** Who called, once a policy verified it: the service finds it at `request.user`. */
+  user?: CallerIdentity;
+}
+
+/**
+ * A step every call of an endpoint passes before it is answered, chosen once per endpoint at load as the answer is
+ * (the operation's security today; a rate limit can be another): it admits the call, leaving what it learned on it
+ * (`call.user`), or refuses it by rejecting with the RestbusError the client gets. A refused call never reaches NATS.
+ */
+export interface CallPolicy {
+  admit(call: PolicyCall): Promise<void>;
+}
