@@ -1,10 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { connect, type NatsConnection } from 'nats';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import {
+  callGateway as call,
+  launchGateway,
+  stopGateway as stop,
+  type RunningGateway as Running,
+} from './__tests__/run-auth-gateway';
 import { createTestCertificate, TestIssuer } from './__tests__/test-issuer';
 
 // The program as users run it; jest's global setup builds it.
@@ -65,12 +70,6 @@ function securedApi(dialect: Dialect, issuer: TestIssuer): object {
   };
 }
 
-interface Running {
-  url: string;
-  child: ChildProcess;
-  log: string[];
-}
-
 let dir: string;
 let certFile: string;
 let tlsDir: string;
@@ -108,73 +107,11 @@ afterAll(async () => {
 });
 
 /** Starts `restbus-gateway -r <file> -u --auth verify` trusting the issuer's certificate; resolves once it listens. */
-async function startGateway(file: string, extra: string[] = []): Promise<Running> {
-  const args = [
-    MAIN,
-    '-r',
-    file,
-    '-u',
-    '-n',
-    nats.url,
-    '-p',
-    '0',
-    '--log-format',
-    'json',
-    '--auth',
-    'verify',
-    ...extra,
-  ];
-  const child = spawn(process.execPath, args, { env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile } });
-  const log: string[] = [];
-  let url: string | undefined;
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) {
-    log.push(line);
-    const entry = JSON.parse(line) as { msg?: string; port?: number };
-    if (entry.msg === 'gateway listening') {
-      url = `http://127.0.0.1:${entry.port}`;
-      break;
-    }
-  }
-  lines.on('line', (line) => log.push(line));
-  if (!url) throw new Error(`the gateway stopped before it listened:\n${log.join('\n')}`);
-  for (let tries = 0; ; tries++) {
-    const ready = (await (await fetch(`${url}/-/ready`)).json()) as { nats?: string };
-    if (ready.nats === 'connected') break;
-    if (tries === 200) throw new Error('the gateway did not connect to NATS');
-    await new Promise((done) => setTimeout(done, 25));
-  }
-  return { url, child, log };
+function startGateway(file: string, extra: string[] = []): Promise<Running> {
+  return launch(['-r', file, '-u', '-n', nats.url, '--auth', 'verify', ...extra], true);
 }
 
-async function stop(running: Running | undefined): Promise<void> {
-  if (!running || running.child.exitCode !== null) return;
-  const exited = new Promise((done) => running.child.once('exit', done));
-  running.child.kill('SIGTERM');
-  await exited;
-}
-
-interface Seen {
-  status: number;
-  challenges: string | null;
-  body: { code?: string; error?: string; user?: unknown; authorization?: string | null };
-}
-
-async function call(
-  running: Running,
-  path: string,
-  token?: string,
-  headers: Record<string, string> = {},
-): Promise<Seen> {
-  const response = await fetch(`${running.url}${path}`, {
-    headers: { ...headers, ...(token !== undefined && { authorization: `Bearer ${token}` }) },
-  });
-  return {
-    status: response.status,
-    challenges: response.headers.get('www-authenticate'),
-    body: (await response.json()) as Seen['body'],
-  };
-}
+const launch = (args: string[], linked: boolean): Promise<Running> => launchGateway(args, { certFile, linked });
 
 async function writeApi(name: string, document: object): Promise<string> {
   const file = join(dir, name);
@@ -357,27 +294,73 @@ describe('restbus-gateway --auth verify, beyond the requirements', () => {
 
   it('without --auth, forwards calls unchecked as before and says so at start', async () => {
     const file = await writeApi('pets-unchecked.json', securedApi('3.0', issuer));
-    const args = [MAIN, '-r', file, '-u', '-n', nats.url, '-p', '0', '--log-format', 'json'];
-    const child = spawn(process.execPath, args);
-    const log: string[] = [];
-    let url = '';
-    for await (const line of createInterface({ input: child.stdout! })) {
-      log.push(line);
-      const entry = JSON.parse(line) as { msg?: string; port?: number };
-      if (entry.msg === 'gateway listening') {
-        url = `http://127.0.0.1:${entry.port}`;
-        break;
-      }
-    }
+    const gateway = await launch(['-r', file, '-u', '-n', nats.url], true);
     try {
-      expect(log.join('\n')).toMatch(/the API declares security, but forwarded calls are not checked/);
-      const gateway = { url, child, log };
-      for (let tries = 0; (await call(gateway, '/read')).status !== 200 && tries < 200; tries++) {
-        await new Promise((done) => setTimeout(done, 25));
-      }
+      expect(gateway.log.join('\n')).toMatch(/the API declares security, but forwarded calls are not checked/);
       expect(await call(gateway, '/read')).toMatchObject({ status: 200, body: { user: null } });
     } finally {
-      await stop({ url, child, log });
+      await stop(gateway);
+    }
+  });
+});
+
+/** A mocked API whose document-wide security covers an event stream too. */
+function mockedApi(): object {
+  const api = securedApi('3.1', issuer) as { paths: Record<string, unknown> };
+  api.paths['/events'] = {
+    get: {
+      'x-restbus-stream': { subject: 'pets.events' },
+      responses: {
+        '200': {
+          description: 'the events',
+          content: { 'text/event-stream': { itemSchema: { type: 'object' }, example: { n: 1 } } },
+        },
+      },
+    },
+  };
+  api.paths['/read'] = {
+    get: {
+      ...(api.paths['/read'] as { get: object }).get,
+      responses: { '200': { description: 'ok', content: { 'application/json': { example: { pet: 'Rex' } } } } },
+    },
+  };
+  return api;
+}
+
+describe('restbus-gateway -m with --auth', () => {
+  it('verifies the calls it mocks with --auth verify, event streams included', async () => {
+    const gateway = await launch(
+      ['-r', await writeApi('pets-mocked.json', mockedApi()), '-m', '--auth', 'verify'],
+      false,
+    );
+    try {
+      const present = await issuer.sign({ sub: 'alice', scope: 'pets:read' });
+      expect(await call(gateway, '/read', 'not-a-jwt')).toMatchObject({ status: 401, body: { code: 'TOKEN_INVALID' } });
+      expect(await call(gateway, '/read', present)).toEqual({ status: 200, challenges: null, body: { pet: 'Rex' } });
+      const refused = await fetch(`${gateway.url}/events`, { headers: { accept: 'text/event-stream' } });
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+      const stream = await fetch(`${gateway.url}/events`, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${present}` },
+      });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      await stream.body?.cancel();
+    } finally {
+      await stop(gateway);
+    }
+  });
+
+  it('checks nothing with --auth off, where -m alone checks that credentials are there, as Prism does', async () => {
+    const file = await writeApi('pets-mocked-off.json', mockedApi());
+    const off = await launch(['-r', file, '-m', '--auth', 'off'], false);
+    const prism = await launch(['-r', file, '-m'], false);
+    try {
+      expect(await call(off, '/read')).toMatchObject({ status: 200, body: { pet: 'Rex' } });
+      expect(await call(prism, '/read')).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+      expect(await call(prism, '/read', 'anything')).toMatchObject({ status: 200, body: { pet: 'Rex' } });
+    } finally {
+      await Promise.all([stop(off), stop(prism)]);
     }
   });
 });
