@@ -10,6 +10,7 @@ import {
   type LogFormat,
   type NatsConnectionConfig,
   type ProgramSpec,
+  type SettingSpec,
 } from '@restbus/infra';
 import { checkSubjectList } from './realtime/subject-list';
 
@@ -91,10 +92,23 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   authKeyCooldown?: number;
   /** With --auth verify: seconds between the fetches of each key set ahead of use. */
   authKeyRefresh?: number;
+  /** With --auth verify: the NATS key-value bucket of the API keys (`restbus-gateway keys` writes it). */
+  authKeyBucket?: string;
 }
 
 export const STREAM_OVERFLOW_POLICIES = ['gap', 'close'] as const;
 export type StreamOverflow = (typeof STREAM_OVERFLOW_POLICIES)[number];
+
+/** The API key bucket: the gateway reads it, `restbus-gateway keys` writes it. */
+export const authKeyBucketSetting: SettingSpec = {
+  key: 'authKeyBucket',
+  flags: '--authKeyBucket <bucket>',
+  aliases: ['--auth-key-bucket'],
+  env: 'GATEWAY_AUTH_KEY_BUCKET',
+  description:
+    'with --auth verify, the NATS key-value bucket of the API keys apiKey schemes accept (restbus-gateway keys writes it)',
+  schema: { type: 'string', pattern: '^[-_A-Za-z0-9]{1,64}$', default: 'restbus_api_keys' },
+};
 
 /** `--auth`: verify credentials for real, check only that they are there (Prism's mock), or check nothing. */
 export const AUTH_MODES = ['verify', 'presence', 'off'] as const;
@@ -268,6 +282,7 @@ export const gatewayProgram: ProgramSpec = {
       description: "with --auth verify, seconds between the fetches of each issuer's key set ahead of use",
       schema: { type: 'integer', minimum: 10, maximum: 86400, default: 600 },
     },
+    authKeyBucketSetting,
     {
       key: 'useCompression',
       flags: '-s, --useCompression',

@@ -26,6 +26,8 @@ import { createStreamService } from '../streams/create-stream-service';
 import { compileSecurity, isSecured, type CompiledSecurity } from '../security/compile-security';
 import type { VerifySettings } from '../security/compile-verified-security';
 import { DEFAULT_ISSUER_KEY_TIMING } from '../security/issuer-keys';
+import { DEFAULT_API_KEY_BUCKET } from '../security/api-keys/api-key-record';
+import { ApiKeyStore } from '../security/api-keys/api-key-store';
 
 // Loaded when a mode needs them, not at every start (see startGateway): the reply checks' compilers (-m's warnings,
 // --validateReplies), -m's warnings, and socket.io (-w).
@@ -114,6 +116,12 @@ export async function startGateway(
     linter,
   };
   const metrics = createMetrics();
+  // -w relays over NATS even without -u, as easer's does. Made before the first load: the API key bucket needs it.
+  const link =
+    config.useMessaging || config.useWebsocket
+      ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
+      : undefined;
+  let apiKeys: ApiKeyStore | undefined;
   const securitySettings: VerifySettings = {
     allowHttp: config.authAllowHttp === true,
     timing: {
@@ -124,6 +132,10 @@ export async function startGateway(
     logger,
     onKeyFetch: (outcome) => metrics.keySetFetched(outcome),
     onTokenLookup: (result) => metrics.tokenLookup(result),
+    apiKeys: () =>
+      link && config.useMessaging
+        ? (apiKeys ??= new ApiKeyStore({ link, bucket: config.authKeyBucket ?? DEFAULT_API_KEY_BUCKET, logger }))
+        : undefined,
   };
   const replyMode = config.validateReplies ?? 'off';
   const checkReplies = config.useMessaging && replyMode !== 'off';
@@ -176,14 +188,15 @@ export async function startGateway(
     const security = await compileSecurity(endpoints, config.auth, securitySettings, createSourceLocator());
     return { endpoints, checkers: compiled?.checkers ?? new Map(), security, later: later ?? Promise.resolve([]) };
   };
-  const loaded = await loadEndpoints(true);
+  let loaded: LoadedEndpoints;
+  try {
+    loaded = await loadEndpoints(true);
+  } catch (err) {
+    await link?.drain();
+    throw err;
+  }
   const endpoints = loaded.endpoints;
   let checkers: ReadonlyMap<ApiEndpoint, ReplyChecker> = loaded.checkers;
-  // -w relays over NATS even without -u, as easer's does.
-  const link =
-    config.useMessaging || config.useWebsocket
-      ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
-      : undefined;
   let security = loaded.security;
   const forwarder =
     link && config.useMessaging
@@ -277,6 +290,7 @@ export async function startGateway(
   } catch (err) {
     stopped = true;
     security.stop();
+    apiKeys?.stop();
     linter.close?.();
     await link?.drain();
     throw describeListenError(err, { port: config.port, howToChoose: choosePort }) ?? err;
@@ -341,6 +355,7 @@ export async function startGateway(
     async stop() {
       stopped = true;
       security.stop();
+      apiKeys?.stop();
       // A lint under way is no reason to wait: its worker ends now.
       linter.close?.();
       logger.info({ inFlight: gateway.inFlight() }, 'shutting down');

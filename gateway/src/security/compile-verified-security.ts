@@ -8,6 +8,8 @@ import {
   type SourceLocator,
 } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import { ApiKeyCheck, type ApiKeyPlace } from './api-key-check';
+import type { ApiKeyStore } from './api-keys/api-key-store';
 import { BearerCheck } from './bearer-check';
 import type { CallPolicy } from './call-policy';
 import { describeUnusableIssuerUrl, DEFAULT_ISSUER_FETCH_LIMITS, type IssuerFetchLimits } from './fetch-issuer-json';
@@ -31,6 +33,8 @@ export interface VerifySettings {
   onKeyFetch?: (outcome: 'ok' | 'failed') => void;
   /** Counts tokens found verified already, or checked anew (the metrics). */
   onTokenLookup?: (result: 'hit' | 'miss') => void;
+  /** The API key bucket's reader, made on first use; undefined without NATS (no -u). */
+  apiKeys?: () => ApiKeyStore | undefined;
 }
 
 /** The endpoints' security, compiled for `--auth verify`: a policy per secured endpoint, and the issuers' keys. */
@@ -47,6 +51,11 @@ interface Unverifiable {
   pointer: Array<string | number>;
   message: string;
 }
+
+/** An HTTP token (RFC 9110 §5.6.2): what a header name must be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const isPlace = (where: string): where is ApiKeyPlace['in'] =>
+  where === 'header' || where === 'query' || where === 'cookie';
 
 let checkExtension: ((value: unknown) => value is JwtExtension) | undefined;
 const compileExtensionCheck = () =>
@@ -144,7 +153,24 @@ export async function compileVerifiedSecurity(
       return bearer({ kind: 'fixed', location: { issuer: extension.issuer, jwksUri: extension.jwksUri } });
     }
     if (scheme.type === 'apiKey') {
-      return refuse(`security scheme "${name}" (apiKey) cannot be verified by this gateway yet: use --auth presence`);
+      const where = scheme.in ?? 'header';
+      if (
+        scheme.name === undefined ||
+        scheme.name === '' ||
+        !isPlace(where) ||
+        (where === 'header' && !TOKEN.test(scheme.name))
+      ) {
+        return refuse(
+          `security scheme "${name}" (apiKey) names no header, query parameter or cookie a key can be read from`,
+        );
+      }
+      const keys = settings.apiKeys?.();
+      if (!keys) {
+        return refuse(
+          `security scheme "${name}" (apiKey) is verified against the API keys kept in NATS: it needs -u (--useMessaging)`,
+        );
+      }
+      return new ApiKeyCheck(name, { in: where, name: scheme.name }, keys);
     }
     if (scheme.type === 'basic' || (scheme.type === 'http' && scheme.scheme === 'basic')) {
       return refuse(
@@ -202,9 +228,13 @@ export async function compileVerifiedSecurity(
       },
     );
   }
+  const usesApiKeys = [...checks.values()].some((check) => check instanceof ApiKeyCheck);
   return {
     policies,
-    start: () => issuers.forEach((keys) => keys.start()),
+    start: () => {
+      issuers.forEach((keys) => keys.start());
+      if (usesApiKeys) settings.apiKeys?.()?.start();
+    },
     stop: () => issuers.forEach((keys) => keys.stop()),
   };
 }

@@ -71,6 +71,7 @@ export type {
 export { runExecutive } from './executive/run-executive';
 export type { Collection, Page, PageRequest, Read } from './store/collection';
 export { kvReplicasSetting, openStore, readsSetting, storeSetting } from './store/open-store';
+export { openBucket } from './store/open-bucket';
 export type { StoreSettings } from './store/open-store';
 export { STALE_HEADER, describePage, measureReplyRoom, readPageRequest } from './store/page-query';
 export { describeInvalidId } from './store/record-id';
