@@ -123,7 +123,8 @@ export const MAX_BODY_LIMIT = 64 * 1024 * 1024;
 export const gatewayProgram: ProgramSpec = {
   name: 'restbus-gateway',
   version: readPackageVersion(__dirname),
-  description: 'Serves the endpoints of an OpenAPI file and, with -u, forwards every call over NATS.',
+  description:
+    'Serves the endpoints of an OpenAPI file and, with -u, forwards every call over NATS. restbus-gateway keys --help: the API keys --auth verify accepts.',
   settings: [
     {
       key: 'restApiPath',

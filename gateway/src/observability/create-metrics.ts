@@ -97,6 +97,7 @@ export function createMetrics(): GatewayMetrics {
   const counters = new Map<string, { inc(): void }>();
   const histograms = new Map<string, { observe(value: number): void }>();
   const answerCounters = new Map<string, { inc(): void }>();
+  const lookupCounters = { hit: tokenLookups.labels('hit'), miss: tokenLookups.labels('miss') };
   return {
     registry,
     inFlight,
@@ -129,7 +130,7 @@ export function createMetrics(): GatewayMetrics {
       keySetFetches.labels(outcome).inc();
     },
     tokenLookup(result) {
-      tokenLookups.labels(result).inc();
+      lookupCounters[result].inc();
     },
   };
 }

@@ -10,7 +10,7 @@ import {
   stopGateway as stop,
   type RunningGateway as Running,
 } from './__tests__/run-auth-gateway';
-import { createTestCertificate, TestIssuer } from './__tests__/test-issuer';
+import { createTestCertificate, TestIssuer } from '../testing/test-issuer';
 
 // The program as users run it; jest's global setup builds it.
 const MAIN = resolve(__dirname, '../../dist/main.js');

@@ -1,5 +1,6 @@
 import type { PolicyCall } from './call-policy';
 import type { JwtVerifier } from './jwt-verifier';
+import type { VerifiedToken } from './verified-tokens';
 import { quoteHeaderValue, type SchemeCheck, type SchemeOutcome } from './scheme-check';
 
 /** RFC 6750 §2.1's `Bearer` credentials: the scheme (any case), one or more spaces, a token68. */
@@ -18,6 +19,9 @@ export function readBearerToken(call: PolicyCall): string | undefined {
  * the `Authorization` header only: one in the query (RFC 6750 §2.3) ends up in every access log on the way.
  */
 export class BearerCheck implements SchemeCheck {
+  /** One outcome object per verified token, so that what is derived from it can be kept with it (SecurityPolicy). */
+  private readonly outcomes = new WeakMap<VerifiedToken, SchemeOutcome>();
+
   constructor(
     readonly name: string,
     private readonly verifier: JwtVerifier,
@@ -29,8 +33,13 @@ export class BearerCheck implements SchemeCheck {
     if (token === '') return { kind: 'invalid', code: 'TOKEN_INVALID', reason: 'malformed Bearer credentials' };
     const outcome = await this.verifier.verify(token);
     if (outcome.kind !== 'verified') return outcome;
-    const { subject, scopes, issuer, claims } = outcome.token;
-    return { kind: 'verified', subject, scopes, issuer, claims };
+    let verified = this.outcomes.get(outcome.token);
+    if (!verified) {
+      const { subject, scopes, issuer, claims } = outcome.token;
+      verified = { kind: 'verified', subject, scopes, issuer, claims };
+      this.outcomes.set(outcome.token, verified);
+    }
+    return verified;
   }
 
   challenge(refusal?: { error: 'invalid_token' | 'insufficient_scope'; scopes?: readonly string[] }): string {

@@ -5,7 +5,7 @@ import { connect, type NatsConnection } from 'nats';
 import { createSeededRandom, recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { loadJose } from './jose';
 import { launchGateway, stopGateway, type RunningGateway } from './__tests__/run-auth-gateway';
-import { createTestCertificate, TestIssuer } from './__tests__/test-issuer';
+import { createTestCertificate, TestIssuer } from '../testing/test-issuer';
 
 const jose = loadJose();
 // A stack frame, a source position, Node's internals or a path of this machine: none belongs in an answer.

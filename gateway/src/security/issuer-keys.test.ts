@@ -5,7 +5,7 @@ import { IssuerKeys, type IssuerSource } from './issuer-keys';
 import { describeUnusableIssuerUrl, fetchIssuerJson, type IssuerFetchLimits } from './fetch-issuer-json';
 import { JwtVerifier } from './jwt-verifier';
 import { VerifiedTokens } from './verified-tokens';
-import { TestIssuer } from './__tests__/test-issuer';
+import { TestIssuer } from '../testing/test-issuer';
 
 const jose = loadJose();
 const logger = pino({ level: 'silent' });

@@ -4,7 +4,7 @@ import { IssuerKeys } from './issuer-keys';
 import { DEFAULT_ISSUER_FETCH_LIMITS } from './fetch-issuer-json';
 import { JwtVerifier, MAX_TOKEN_LENGTH, type JwtCheckSettings } from './jwt-verifier';
 import { VerifiedTokens } from './verified-tokens';
-import { TestIssuer } from './__tests__/test-issuer';
+import { TestIssuer } from '../testing/test-issuer';
 
 const jose = loadJose();
 const logger = pino({ level: 'silent' });

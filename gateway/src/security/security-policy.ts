@@ -34,6 +34,8 @@ function toIdentity(requirement: Requirement, outcomes: readonly Verified[]): Ca
  */
 export class SecurityPolicy implements CallPolicy {
   private readonly requirements: readonly Requirement[];
+  /** The identity a verified credential of the first requirement gives, made once per credential (a busy client). */
+  private readonly identities = new WeakMap<Verified, CallerIdentity>();
 
   /**
    * An empty requirement (`{}`: credentials optional) is tried last, wherever it is written: a caller who sends
@@ -47,6 +49,19 @@ export class SecurityPolicy implements CallPolicy {
     if (this.requirements.length === 0) return;
     // Each scheme is checked once a call, whichever requirements name it.
     const outcomes = new Map<SchemeCheck, Promise<SchemeOutcome>>();
+    // The common case, one scheme alone (`[{oidc: [read]}]`), admitted without the general path's lists.
+    const [first] = this.requirements;
+    if (first.length === 1) {
+      const [{ check, scopes }] = first;
+      const outcome = await check.check(call);
+      if (outcome.kind === 'verified' && scopes.every((scope) => outcome.scopes.has(scope))) {
+        let identity = this.identities.get(outcome);
+        if (!identity) this.identities.set(outcome, (identity = toIdentity(first, [outcome])));
+        call.user = identity;
+        return;
+      }
+      outcomes.set(check, Promise.resolve(outcome));
+    }
     const outcomeOf = (check: SchemeCheck): Promise<SchemeOutcome> => {
       let outcome = outcomes.get(check);
       if (!outcome) outcomes.set(check, (outcome = check.check(call)));

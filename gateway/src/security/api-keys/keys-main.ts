@@ -21,7 +21,7 @@ export async function runKeys(
           reject(
             new RestbusError(
               'NATS_UNAVAILABLE',
-              `NATS cannot be reached at ${String(config.natsUri)} (--natsUri, NATS_URI)`,
+              `NATS cannot be reached within ${CONNECT_WAIT_MS / 1000} s (see -n, --natsUri)`,
             ),
           ),
         CONNECT_WAIT_MS,

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadJose, type Jose } from '../jose';
+import { loadJose, type Jose } from '../security/jose';
 
 const jose = loadJose();
 
