@@ -47,6 +47,7 @@ export { replyError, replyJson } from './wire/replies';
 export { jsonText, type JsonText } from './wire/json-text';
 export { BODY_APART, REPLY_FORM_HEADER, decodeReplyApart, defaultContentType } from './wire/reply-apart';
 export { createMessagePrefix, encodeRequestMessage } from './wire/encode-request-message';
+export { readCallerIdentity } from './wire/read-caller-identity';
 export type {
   CallerIdentity,
   EndpointDesc,

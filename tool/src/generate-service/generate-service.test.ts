@@ -97,6 +97,23 @@ describe('rest-tool generate-service on person-api.yml', () => {
     );
   });
 
+  it("types who called (the gateway's verified identity) in each handler's input: read as a string, never as another type", async () => {
+    const reads = await compileWith((stubs) =>
+      stubs.replace(
+        '"getPersons": async () => notImplemented("getPersons")',
+        '"getPersons": async ({ caller }) => (caller?.scopes.includes("persons:read") && caller.subject.length > 0 ? notImplemented("getPersons") : notImplemented(caller?.issuer ?? "anonymous"))',
+      ),
+    );
+    expect(reads).toBe('');
+    const misread = await compileWith((stubs) =>
+      stubs.replace(
+        '"getPersons": async () => notImplemented("getPersons")',
+        '"getPersons": async ({ caller }) => notImplemented(String(caller?.subject.toFixed(2)))',
+      ),
+    );
+    expect(misread).toContain("Property 'toFixed' does not exist on type 'string'");
+  });
+
   it('never overwrites the handlers file, and after an operation is added the only compile error is its handler', async () => {
     const handlers = join(dir, HANDLERS_FILE);
     const mine = (await readFile(handlers, 'utf8')).replace('// Your handlers', '// My handlers');

@@ -54,6 +54,25 @@ describe('compileInputChecks', () => {
     });
   });
 
+  it('hands the handler who called when the gateway verified it, and nothing for a user it did not write', () => {
+    const caller = {
+      subject: 'alice',
+      schemes: ['oidc'],
+      scopes: ['things:write'],
+      issuer: 'https://id.test',
+      claims: {},
+    };
+    const verified = check(message({ user: caller }));
+    expect(verified.ok && verified.input.caller).toEqual(caller);
+    // easer's passport user, or anything else of another shape, is no verified identity.
+    for (const user of [{ id: 'u1', username: 'admin' }, 'root', { subject: 'root' }, { ...caller, scopes: 'all' }]) {
+      const result = check(message({ user }));
+      expect(result.ok && Object.hasOwn(result.input, 'caller')).toBe(false);
+    }
+    const anonymous = check(message({}));
+    expect(anonymous.ok && Object.hasOwn(anonymous.input, 'caller')).toBe(false);
+  });
+
   it('takes a request that leaves out optional parameters named after Object.prototype properties', () => {
     const names = ['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__'];
     const optional = names.map((name) => ({ name, required: false, schema: { type: 'string' } }));

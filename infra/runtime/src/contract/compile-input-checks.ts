@@ -7,7 +7,8 @@ import { createSchemaCompilers, type SchemaCompilers, type SchemaDialect } from 
 import { describeRequestProblems, findSchemaErrors, type ValidatorPair } from '../validation/find-schema-errors';
 import { MAX_JSON_DEPTH, isNestedDeeperThan } from '../wire/find-json-depth';
 import { parseJsonInSlices } from '../wire/parse-json-in-slices';
-import type { IncomingRequest, RequestMessage } from '../wire/types';
+import { readCallerIdentity } from '../wire/read-caller-identity';
+import type { CallerIdentity, IncomingRequest, RequestMessage } from '../wire/types';
 import { CONTRACT_SCHEMA_ROOT_ID, type Contract, type ContractOperation } from './contract';
 
 const LOCATIONS = ['path', 'query', 'header'] as const;
@@ -19,6 +20,8 @@ export interface CheckedInput {
   query: Record<string, unknown>;
   headers: Record<string, unknown>;
   body: unknown;
+  /** Who called, as the gateway verified it (--auth verify): see readCallerIdentity. */
+  caller?: CallerIdentity;
   message: RequestMessage;
 }
 
@@ -256,7 +259,9 @@ export function compileInputChecks(contract: Contract): Map<string, InputCheck> 
         operation.name,
         (message) => {
           const result = check(message.request);
-          return result.ok ? { ok: true, input: { ...result.input, message } } : result;
+          if (!result.ok) return result;
+          const caller = readCallerIdentity(message.request);
+          return { ok: true, input: { ...result.input, ...(caller && { caller }), message } };
         },
       ];
     }),

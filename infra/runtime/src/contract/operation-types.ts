@@ -1,4 +1,4 @@
-import type { HeaderValue, RequestMessage } from '../wire/types';
+import type { CallerIdentity, HeaderValue, RequestMessage } from '../wire/types';
 import type { JsonTextOf } from './json-text-of';
 import type { NotImplementedReply } from './not-implemented';
 
@@ -31,6 +31,11 @@ export interface OperationInput<Op> {
   /** Declared header parameters, by the name the document gives them. */
   headers: ParametersIn<Op, 'header'>;
   body: BodyOf<Op>;
+  /**
+   * Who called, as the gateway verified the operation's security (`--auth verify`): subject, schemes, scopes,
+   * issuer, the claims passed on. Undefined for a public operation, or when the gateway checks nothing.
+   */
+  caller?: CallerIdentity;
   /** The request message as the gateway sent it: cookies, undeclared headers, the raw body. */
   message: RequestMessage;
 }
@@ -81,7 +86,7 @@ export type OperationHandler<Op> = (
 ) => HandlerReply<Op> | NotImplementedReply | Promise<HandlerReply<Op> | NotImplementedReply>;
 
 /** What a caller passes: the parts of the input it has (the service checks them against the same schemas). */
-export type CallInput<Op> = Partial<Omit<OperationInput<Op>, 'message'>>;
+export type CallInput<Op> = Partial<Omit<OperationInput<Op>, 'message' | 'caller'>>;
 
 /** The handlers of a service: one per operation of `Ops` (generated: `{getPersons: paths['/persons']['get'], …}`). */
 export type ContractHandlers<Ops> = { [K in keyof Ops]: OperationHandler<Ops[K]> };
