@@ -364,3 +364,59 @@ describe('restbus-gateway -m with --auth', () => {
     }
   });
 });
+
+describe('restbus-gateway --auth verify, hybrid and reloaded', () => {
+  it('checks a call before either path of -u -m: the mock standing in for a missing service is verified too', async () => {
+    const api = mockedApi() as { paths: Record<string, { get: object }> };
+    // An operation no service answers (the test's service listens on easer.> only for the other documents' paths
+    // too, so this one is sent to a subject of its own that nobody serves).
+    api.paths['/read'] = { get: { ...api.paths['/read'].get, 'x-restbus-subject': 'nobody.serves.this' } };
+    const gateway = await launch(
+      ['-r', await writeApi('pets-hybrid.json', api), '-u', '-m', '-n', nats.url, '--auth', 'verify'],
+      true,
+    );
+    try {
+      expect(await call(gateway, '/read')).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+      expect(await call(gateway, '/read', await issuer.sign({ sub: 'a', scope: 'other' }))).toMatchObject({
+        status: 403,
+      });
+      const token = await issuer.sign({ sub: 'alice', scope: 'pets:read' });
+      const mocked = await fetch(`${gateway.url}/read`, { headers: { authorization: `Bearer ${token}` } });
+      expect(mocked.status).toBe(200);
+      expect(mocked.headers.get('x-restbus-mocked')).toBe('true');
+    } finally {
+      await stop(gateway);
+    }
+  });
+
+  it('applies the security of the document a reload (SIGHUP) brings, and keeps the old one when the new cannot be verified', async () => {
+    const file = join(dir, 'pets-reloaded.json');
+    const open = securedApi('3.0', issuer) as { security: object[]; paths: Record<string, unknown> };
+    await writeFile(file, JSON.stringify({ ...open, security: [] }));
+    const gateway = await startGateway(file);
+    const reloaded = async (): Promise<void> => {
+      const before = gateway.log.filter((line) => /API reload/.test(line)).length;
+      gateway.child.kill('SIGHUP');
+      for (let tries = 0; gateway.log.filter((line) => /API reload/.test(line)).length === before; tries++) {
+        if (tries === 400) throw new Error('the gateway did not reload');
+        await new Promise((done) => setTimeout(done, 25));
+      }
+    };
+    try {
+      expect(await call(gateway, '/default')).toMatchObject({ status: 200 });
+      await writeFile(file, JSON.stringify(open));
+      await reloaded();
+      expect(await call(gateway, '/default')).toMatchObject({ status: 401 });
+      expect(await call(gateway, '/default', await issuer.sign({ sub: 'alice' }))).toMatchObject({ status: 200 });
+      const unverifiable = { ...open, components: { securitySchemes: { primary: { type: 'http', scheme: 'basic' } } } };
+      await writeFile(file, JSON.stringify(unverifiable));
+      await reloaded();
+      expect(
+        gateway.log.filter((line) => line.includes('API reload failed') && line.includes('http basic')),
+      ).toHaveLength(1);
+      expect(await call(gateway, '/default', await issuer.sign({ sub: 'alice' }))).toMatchObject({ status: 200 });
+    } finally {
+      await stop(gateway);
+    }
+  });
+});
