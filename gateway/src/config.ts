@@ -13,6 +13,7 @@ import {
   type SettingSpec,
 } from '@restbus/infra';
 import { checkSubjectList } from './realtime/subject-list';
+import { readAuthSchemes } from './security/read-auth-schemes';
 
 export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionConfig {
   restApiPath: string[];
@@ -94,6 +95,8 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   authKeyRefresh?: number;
   /** With --auth verify: the NATS key-value bucket of the API keys (`restbus-gateway keys` writes it). */
   authKeyBucket?: string;
+  /** With --auth verify: JSON, per scheme name, what `x-restbus-jwt` says (issuer, jwksUri, audience …), winning. */
+  authSchemes?: string;
 }
 
 export const STREAM_OVERFLOW_POLICIES = ['gap', 'close'] as const;
@@ -284,6 +287,19 @@ export const gatewayProgram: ProgramSpec = {
       schema: { type: 'integer', minimum: 10, maximum: 86400, default: 600 },
     },
     authKeyBucketSetting,
+    {
+      key: 'authSchemes',
+      flags: '--authSchemes <json>',
+      aliases: ['--auth-schemes'],
+      env: 'GATEWAY_AUTH_SCHEMES',
+      description:
+        'with --auth verify, JSON keyed by security scheme name: what x-restbus-jwt says of it (issuer, jwksUri, audience, scopesClaim, claims), for deployments that keep it out of the contract; wins field by field',
+      schema: { type: 'string', minLength: 2, maxLength: 1024 * 1024 },
+      check: (value) => {
+        const read = readAuthSchemes(String(value));
+        return read.ok ? undefined : read.problem;
+      },
+    },
     {
       key: 'useCompression',
       flags: '-s, --useCompression',

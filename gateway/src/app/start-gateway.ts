@@ -28,6 +28,7 @@ import type { VerifySettings } from '../security/compile-verified-security';
 import { DEFAULT_ISSUER_KEY_TIMING } from '../security/issuer-keys';
 import { DEFAULT_API_KEY_BUCKET } from '../security/api-keys/api-key-record';
 import { ApiKeyStore } from '../security/api-keys/api-key-store';
+import { readAuthSchemes, type AuthSchemeSettings } from '../security/read-auth-schemes';
 
 // Loaded when a mode needs them, not at every start (see startGateway): the reply checks' compilers (-m's warnings,
 // --validateReplies), -m's warnings, and socket.io (-w).
@@ -63,6 +64,13 @@ export interface RunningGateway {
 }
 
 const choosePort = (port: number): string => `--port ${port} or GATEWAY_PORT=${port}`;
+
+/** `--authSchemes` as the load takes it; its text was checked with the other settings (loadConfig). */
+function readAuthSchemeSetting(text: string | undefined): AuthSchemeSettings | undefined {
+  if (text === undefined) return undefined;
+  const read = readAuthSchemes(text);
+  return read.ok ? read.schemes : undefined;
+}
 
 /**
  * Said at start and on each reload when forwarded calls of secured operations go unchecked because --auth was left
@@ -124,6 +132,7 @@ export async function startGateway(
   let apiKeys: ApiKeyStore | undefined;
   const securitySettings: VerifySettings = {
     allowHttp: config.authAllowHttp === true,
+    schemes: readAuthSchemeSetting(config.authSchemes),
     timing: {
       ...DEFAULT_ISSUER_KEY_TIMING,
       cooldownMs: (config.authKeyCooldown ?? 30) * 1000,

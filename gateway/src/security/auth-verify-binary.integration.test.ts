@@ -420,3 +420,70 @@ describe('restbus-gateway --auth verify, hybrid and reloaded', () => {
     }
   });
 });
+
+describe('restbus-gateway --auth verify --authSchemes', () => {
+  const bareApi = () => {
+    const api = securedApi('3.1', issuer) as { components: { securitySchemes: Record<string, object> } };
+    api.components.securitySchemes.partner = { type: 'http', scheme: 'bearer' };
+    return api;
+  };
+
+  it('verifies a scheme the contract leaves unconfigured with the settings given by its name', async () => {
+    const schemes = { partner: { issuer: issuer.url, jwksUri: issuer.jwksUrl } };
+    const gateway = await startGateway(await writeApi('pets-bare.json', bareApi()), [
+      '--authSchemes',
+      JSON.stringify(schemes),
+    ]);
+    try {
+      const token = await issuer.sign({ sub: 'alice' });
+      expect(await call(gateway, '/either', token)).toMatchObject({
+        status: 200,
+        body: { user: { schemes: ['partner'] } },
+      });
+    } finally {
+      await stop(gateway);
+    }
+  });
+
+  it("wins over the contract's x-restbus-jwt field by field: another audience, the same issuer", async () => {
+    const schemes = JSON.stringify({ partner: { audience: 'deployment-api' } });
+    const gateway = await startGateway(await writeApi('pets-overridden.json', securedApi('3.1', issuer)), [
+      '--authSchemes',
+      schemes,
+    ]);
+    try {
+      const meant = await issuer.sign({ sub: 'alice', aud: 'deployment-api' });
+      expect(await call(gateway, '/either', meant)).toMatchObject({
+        status: 200,
+        body: { user: { schemes: ['partner'] } },
+      });
+      const contractAudience = await issuer.sign({ sub: 'alice', aud: 'pets-api' });
+      expect(await call(gateway, '/both', contractAudience)).toMatchObject({
+        status: 401,
+        body: { code: 'TOKEN_INVALID' },
+      });
+    } finally {
+      await stop(gateway);
+    }
+  });
+
+  it.each([
+    ['{not json', /--authSchemes.*is not JSON/],
+    ['{"partner": {"issuer": 7}}', /--authSchemes.*partner\.issuer must be string/],
+    ['{"partner": {"jwks": "x"}}', /--authSchemes.*must NOT have additional properties/],
+  ])('refuses %s at start with exit 2 and what is wrong', async (value, message) => {
+    const run = spawn(process.execPath, [
+      MAIN,
+      '-r',
+      join(dir, 'pets-bare.json'),
+      '--auth',
+      'verify',
+      '--authSchemes',
+      value,
+    ]);
+    let stderr = '';
+    run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((done) => run.on('close', done))).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+});

@@ -16,6 +16,7 @@ import { describeUnusableIssuerUrl, DEFAULT_ISSUER_FETCH_LIMITS, type IssuerFetc
 import { IssuerKeys, type IssuerKeyTiming, type IssuerSource } from './issuer-keys';
 import { loadJose } from './jose';
 import { JWT_EXTENSION, jwtExtensionSchema, type JwtExtension } from './jwt-extension';
+import type { AuthSchemeSettings } from './read-auth-schemes';
 import { JwtVerifier } from './jwt-verifier';
 import type { SchemeCheck } from './scheme-check';
 import { SecurityPolicy, type Requirement } from './security-policy';
@@ -33,6 +34,8 @@ export interface VerifySettings {
   onKeyFetch?: (outcome: 'ok' | 'failed') => void;
   /** Counts tokens found verified already, or checked anew (the metrics). */
   onTokenLookup?: (result: 'hit' | 'miss') => void;
+  /** `--authSchemes`: per scheme name, what wins over the scheme's own `x-restbus-jwt`, field by field. */
+  schemes?: AuthSchemeSettings;
   /** The API key bucket's reader, made on first use; undefined without NATS (no -u). */
   apiKeys?: () => ApiKeyStore | undefined;
 }
@@ -115,8 +118,10 @@ export async function compileVerifiedSecurity(
       pointer: at,
       message,
     });
-    const extension = readJwtExtension(scheme);
-    if (typeof extension === 'string') return refuse(extension, [...pointer, JWT_EXTENSION]);
+    const declared = readJwtExtension(scheme);
+    if (typeof declared === 'string') return refuse(declared, [...pointer, JWT_EXTENSION]);
+    const set = settings.schemes && Object.hasOwn(settings.schemes, name) ? settings.schemes[name] : undefined;
+    const extension: JwtExtension | undefined = declared || set ? { ...declared, ...set } : undefined;
     const bearer = (source: IssuerSource): SchemeCheck => {
       const verifier = new JwtVerifier(
         issuerKeys(source),
