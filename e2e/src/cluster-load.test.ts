@@ -11,7 +11,9 @@ interface Person {
  * A persons API of the shape the gateway serves: PUT and GET of one person, and the list in pages linked by
  * `Link: <?…>; rel="next"`. `answerWrite` decides what a PUT answers after (or instead of) storing.
  */
-function startPersonsApi(answerWrite: (person: Person, stored: Map<string, Person>) => number): Promise<Server> {
+function startPersonsApi(
+  answerWrite: (person: Person, stored: Map<string, Person>) => number | Promise<number>,
+): Promise<Server> {
   const stored = new Map<string, Person>();
   const readBody = async (req: IncomingMessage): Promise<string> => {
     let body = '';
@@ -23,7 +25,7 @@ function startPersonsApi(answerWrite: (person: Person, stored: Map<string, Perso
       const url = new URL(req.url ?? '/', 'http://localhost');
       const id = /^\/persons\/(.+)$/.exec(url.pathname)?.[1];
       if (req.method === 'PUT' && id) {
-        const status = answerWrite(JSON.parse(await readBody(req)) as Person, stored);
+        const status = await answerWrite(JSON.parse(await readBody(req)) as Person, stored);
         res.writeHead(status, status === 503 ? { 'retry-after': '1' } : {}).end();
       } else if (id) {
         const person = stored.get(id);
@@ -44,7 +46,11 @@ function startPersonsApi(answerWrite: (person: Person, stored: Map<string, Perso
 }
 
 const baseOf = (server: Server): string => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const store = (person: Person, stored: Map<string, Person>): void => void stored.set(person.id, person);
+/** Keeps the newest write of each person (by its number): the store of a service that orders its writes. */
+const store = (person: Person, stored: Map<string, Person>): void => {
+  const kept = stored.get(person.id);
+  if (!kept || Number(kept.givenName) < Number(person.givenName)) stored.set(person.id, person);
+};
 
 describe('runLoad with overwriteIds, and findLostWrites', () => {
   const servers: Server[] = [];
@@ -63,6 +69,22 @@ describe('runLoad with overwriteIds, and findLostWrites', () => {
     expect(known).toHaveLength(3);
     // The last write of each person is one of the last three writes of the run (numbers 95, 97 and 99).
     expect([...run.acknowledged.values()].every((write) => write >= 95)).toBe(true);
+    expect(await findLostWrites(baseOf(server), run.acknowledged)).toEqual([]);
+  });
+
+  it("counts a person's newest acknowledged write, also when an older write's answer comes after it", async () => {
+    // The first write of the one person is answered only once the run's last write was: its answer comes last.
+    let lastAnswered!: () => void;
+    const last = new Promise<void>((resolve) => (lastAnswered = resolve));
+    const server = await startPersonsApi(async (person, stored) => {
+      store(person, stored);
+      if (person.givenName === '1') await last;
+      if (person.givenName === '9') setTimeout(lastAnswered, 50);
+      return 200;
+    });
+    servers.push(server);
+    const run = await runLoad({ baseUrl: baseOf(server), ratePerSecond: 100, durationMs: 100, overwriteIds: 1 }, []);
+    expect([...run.acknowledged.values()]).toEqual([9]);
     expect(await findLostWrites(baseOf(server), run.acknowledged)).toEqual([]);
   });
 
