@@ -10,8 +10,9 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 export function readBearerToken(call: PolicyCall): string | undefined {
   const header = call.req.headers.authorization;
   if (header === undefined) return undefined;
-  if (!/^bearer(?: |$)/i.test(header)) return undefined;
-  return BEARER.exec(header)?.[1] ?? '';
+  const token = BEARER.exec(header)?.[1];
+  if (token !== undefined) return token;
+  return /^bearer(?: |$)/i.test(header) ? '' : undefined;
 }
 
 /**
