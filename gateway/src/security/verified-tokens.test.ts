@@ -8,17 +8,21 @@ const grant = (expiresAt: number, claims: Record<string, unknown> = {}): Verifie
   expiresAt,
 });
 
+/** The tests' clock: fixed, and moved by the tests that need time to pass. */
+const NOW = 1_800_000_000_000;
+const LIMITS = { maxEntries: 10_000, maxBytes: 1e6, maxAgeMs: 60_000 };
+
 describe('the verified tokens kept', () => {
   it('are found by the whole token only: a token that shares a prefix or a signature is another entry', () => {
-    const tokens = new VerifiedTokens();
-    tokens.add('aaa.bbb.sig', grant(Date.now() + 60_000));
+    const tokens = new VerifiedTokens(LIMITS, () => NOW);
+    tokens.add('aaa.bbb.sig', grant(NOW + 60_000));
     expect(tokens.get('aaa.bbb.sig')?.subject).toBe('alice');
     expect(tokens.get('aaa.bbb.si')).toBeUndefined();
     expect(tokens.get('aaa.ccc.sig')).toBeUndefined();
   });
 
   it('are never trusted past their exp, nor past the longest age allowed', () => {
-    let now = 1_000_000;
+    let now = NOW;
     const tokens = new VerifiedTokens({ maxEntries: 10, maxBytes: 1e6, maxAgeMs: 60_000 }, () => now);
     tokens.add('short', grant(now + 5_000));
     tokens.add('long', grant(now + 3_600_000));
@@ -31,8 +35,8 @@ describe('the verified tokens kept', () => {
   });
 
   it('keep at most maxEntries, dropping the oldest first', () => {
-    const tokens = new VerifiedTokens({ maxEntries: 3, maxBytes: 1e6, maxAgeMs: 60_000 });
-    const later = Date.now() + 60_000;
+    const tokens = new VerifiedTokens({ ...LIMITS, maxEntries: 3 }, () => NOW);
+    const later = NOW + 60_000;
     for (const token of ['a', 'b', 'c']) tokens.add(token, grant(later));
     tokens.add('d', grant(later));
     expect(['a', 'b', 'c', 'd'].map((token) => tokens.get(token) !== undefined)).toEqual([false, true, true, true]);
@@ -40,8 +44,8 @@ describe('the verified tokens kept', () => {
   });
 
   it('keep at most maxBytes whatever the number of distinct clients, and never one token larger than that', () => {
-    const tokens = new VerifiedTokens({ maxEntries: 1_000_000, maxBytes: 64 * 1024, maxAgeMs: 60_000 });
-    const later = Date.now() + 60_000;
+    const tokens = new VerifiedTokens({ maxEntries: 1_000_000, maxBytes: 64 * 1024, maxAgeMs: 60_000 }, () => NOW);
+    const later = NOW + 60_000;
     for (let i = 0; i < 5000; i++) tokens.add(`token-${i}-${'x'.repeat(200)}`, grant(later, { n: i }));
     expect(tokens.byteSize).toBeLessThanOrEqual(64 * 1024);
     expect(tokens.size).toBeLessThan(5000);
