@@ -15,6 +15,7 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type RouteTable } from '../routing/route-table';
 import type { StaticContent } from '../static/create-static-content';
 import { createCorsPolicy, type CorsPolicy } from '../http/cors-policy';
+import { admitCall } from '../security/admit-call';
 import type { CallPolicy } from '../security/call-policy';
 import { streamKeyOf, type StreamService } from '../streams/create-stream-service';
 
@@ -186,7 +187,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const compile = (
     endpoints: readonly ApiEndpoint[],
     policies: ReadonlyMap<ApiEndpoint, CallPolicy> | undefined,
-  ): { table: RouteTable; statics: StaticContent } => {
+  ): { table: RouteTable; statics: StaticContent; policies?: ReadonlyMap<ApiEndpoint, CallPolicy> } => {
     // x-static operations are served from their folders, never forwarded.
     const forwarded = endpoints.filter((endpoint) => !endpoint.model.static);
     const validation = options.validate
@@ -194,6 +195,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       : undefined;
     for (const reason of validation?.skipped ?? []) logger.warn({ reason }, 'operation left unvalidated');
     return {
+      policies,
       // Routes and their checks in one object: a reload swaps both at once.
       table: createRouteTable(forwarded, { ...options, checks: validation?.checks, policies, answerFor }),
       // serve-static and serve-index are loaded for `x-static` folders, or to check a base path given for them.
@@ -207,7 +209,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           : NO_STATIC_CONTENT,
     };
   };
-  let { table, statics } = compile(options.endpoints, options.policies);
+  let { table, statics, policies } = compile(options.endpoints, options.policies);
   const recorder = createCallRecorder({ metrics, logger });
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
@@ -248,15 +250,31 @@ export function createGateway(options: GatewayOptions): Gateway {
       trace,
       started,
     });
-    if (mount) {
-      statics.serve(mount, req, res, headers);
-      return;
-    }
     /** A client's mistake, answered from the shared table and logged as the call server logs its own. */
     const refuse = (error: RestbusError): void => {
       logRequestFailure(logger, error, { method, route, path, reqId: trace.requestId });
       sendError(res, error.code, error.message, { ...headers, ...error.headers });
     };
+    if (mount) {
+      // An x-static folder is its operation's: with --auth its security is checked first, as a forwarded call's is.
+      const policy = policies?.get(mount.endpoint);
+      if (!policy) {
+        statics.serve(mount, req, res, headers);
+        return;
+      }
+      const served = statics;
+      void admitCall(
+        policy,
+        { req, query: mark < 0 ? '' : url.slice(mark + 1) },
+        { metrics, logger, reqId: trace.requestId },
+      )
+        .then((refusal) => (refusal ? refuse(refusal) : served.serve(mount, req, res, headers)))
+        .catch((err: unknown) => {
+          logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+          sendError(res, 'INTERNAL', 'internal error', headers);
+        });
+      return;
+    }
 
     switch (lookup.kind) {
       case 'found':
@@ -337,9 +355,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     get app() {
       return reservedPaths();
     },
-    setEndpoints(endpoints, policies) {
+    setEndpoints(endpoints, newPolicies) {
       // One assignment: a call is routed and checked either on the old table or on the new one, never on a mix.
-      ({ table, statics } = compile(endpoints, policies));
+      ({ table, statics, policies } = compile(endpoints, newPolicies));
       mock?.clear();
       // Streams of operations the reload removed (or whose subject or stream changed) end; the others stay open.
       const kept = new Set<string>();

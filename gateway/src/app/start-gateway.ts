@@ -132,6 +132,7 @@ export async function startGateway(
   let apiKeys: ApiKeyStore | undefined;
   const securitySettings: VerifySettings = {
     allowHttp: config.authAllowHttp === true,
+    issuers: new Map(),
     schemes: readAuthSchemeSetting(config.authSchemes),
     timing: {
       ...DEFAULT_ISSUER_KEY_TIMING,
@@ -337,14 +338,13 @@ export async function startGateway(
   const reload = coalesceRuns(async () => {
     try {
       const reloaded = await loadEndpoints(false);
+      // Stopped while it loaded: nothing of it starts (no key refresh, no bucket watch on a draining link). A load's
+      // security runs nothing until started, so a load not taken needs no stop (its key sets may be the served ones).
+      if (stopped) return false;
       // The gateway first: it refuses (changing nothing) what it cannot serve.
-      try {
-        gateway.setEndpoints(reloaded.endpoints, reloaded.security.policies);
-      } catch (err) {
-        reloaded.security.stop();
-        throw err;
-      }
+      gateway.setEndpoints(reloaded.endpoints, reloaded.security.policies);
       checkers = reloaded.checkers;
+      // The key sets both loads share are stopped and started again: kept, with their keys, and fetched anew.
       security.stop();
       security = reloaded.security;
       security.start();

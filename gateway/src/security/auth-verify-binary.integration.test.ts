@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
@@ -446,7 +446,7 @@ describe('restbus-gateway --auth verify --authSchemes', () => {
   });
 
   it("wins over the contract's x-restbus-jwt field by field: another audience, the same issuer", async () => {
-    const schemes = JSON.stringify({ partner: { audience: 'deployment-api' } });
+    const schemes = JSON.stringify({ partner: { audience: 'deployment-api' }, partnr: { audience: 'typo' } });
     const gateway = await startGateway(await writeApi('pets-overridden.json', securedApi('3.1', issuer)), [
       '--authSchemes',
       schemes,
@@ -462,6 +462,9 @@ describe('restbus-gateway --auth verify --authSchemes', () => {
         status: 401,
         body: { code: 'TOKEN_INVALID' },
       });
+      // A name no operation uses is said at start: a misspelt scheme would otherwise keep the contract's settings.
+      const unknown = gateway.log.filter((line) => line.includes('--authSchemes names schemes no operation uses'));
+      expect(unknown.map((line) => (JSON.parse(line) as { schemes: string[] }).schemes)).toEqual([['partnr']]);
     } finally {
       await stop(gateway);
     }
@@ -485,5 +488,56 @@ describe('restbus-gateway --auth verify --authSchemes', () => {
     run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await new Promise((done) => run.on('close', done))).toBe(2);
     expect(stderr).toMatch(message);
+  });
+});
+
+describe('restbus-gateway --auth verify, the edges of the contract', () => {
+  it("checks an x-static folder's security before serving a file from it", async () => {
+    const site = join(dir, 'site');
+    await mkdir(site, { recursive: true });
+    await writeFile(join(site, 'index.html'), '<h1>pets</h1>');
+    const api = securedApi('3.0', issuer) as { paths: Record<string, unknown> };
+    api.paths['/docs'] = {
+      get: { 'x-static': { contentPath: 'site' }, responses: { '200': { description: 'the docs' } } },
+    };
+    const file = await writeApi('pets-static.json', api);
+    const gateway = await startGateway(file, ['--staticContentBasePath', dir]);
+    try {
+      const refused = await fetch(`${gateway.url}/docs/`);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+      const token = await issuer.sign({ sub: 'alice' });
+      const served = await fetch(`${gateway.url}/docs/`, { headers: { authorization: `Bearer ${token}` } });
+      expect(served.status).toBe(200);
+      expect(await served.text()).toBe('<h1>pets</h1>');
+    } finally {
+      await stop(gateway);
+    }
+  });
+
+  it('keeps the last good keys across a reload while the issuer is down, and says which schemes take any audience', async () => {
+    const file = await writeApi('pets-reload-down.json', securedApi('3.0', issuer));
+    const gateway = await startGateway(file);
+    try {
+      expect(await call(gateway, '/default', await issuer.sign({ sub: 'before' }))).toMatchObject({ status: 200 });
+      issuer.behaviour = { discovery: 'down', jwks: 'down' };
+      const reloads = () => gateway.log.filter((line) => line.includes('"API reloaded"')).length;
+      const before = reloads();
+      gateway.child.kill('SIGHUP');
+      for (let tries = 0; reloads() === before; tries++) {
+        if (tries === 400) throw new Error('the gateway did not reload');
+        await new Promise((done) => setTimeout(done, 25));
+      }
+      // A token never seen: checked with the keys fetched before the reload.
+      expect(await call(gateway, '/default', await issuer.sign({ sub: 'after' }))).toMatchObject({
+        status: 200,
+        body: { user: { subject: 'after' } },
+      });
+      const warned = gateway.log.filter((line) => line.includes('whatever its audience'));
+      expect((JSON.parse(warned[0]) as { schemes: string[] }).schemes).toEqual(['primary']);
+    } finally {
+      issuer.behaviour = { discovery: 'normal', jwks: 'normal' };
+      await stop(gateway);
+    }
   });
 });

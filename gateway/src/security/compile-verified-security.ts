@@ -36,6 +36,8 @@ export interface VerifySettings {
   onTokenLookup?: (result: 'hit' | 'miss') => void;
   /** `--authSchemes`: per scheme name, what wins over the scheme's own `x-restbus-jwt`, field by field. */
   schemes?: AuthSchemeSettings;
+  /** The issuers' key sets by source, kept from one load to the next (a reload keeps the last good keys). */
+  issuers?: Map<string, IssuerKeys>;
   /** The API key bucket's reader, made on first use; undefined without NATS (no -u). */
   apiKeys?: () => ApiKeyStore | undefined;
 }
@@ -99,8 +101,12 @@ export async function compileVerifiedSecurity(
     allowHttp: settings.allowHttp,
   };
   const logger = settings.logger.child({ component: 'auth' });
-  const issuers = new Map<string, IssuerKeys>();
+  // Shared with the loads before and after (settings.issuers): a reload keeps each issuer's last good keys.
+  const issuers = settings.issuers ?? new Map<string, IssuerKeys>();
+  const used = new Set<IssuerKeys>();
   const checks = new Map<string, SchemeCheck | Unverifiable>();
+  /** Schemes whose tokens are accepted whatever their audience: said once a load. */
+  const anyAudience: string[] = [];
   const issuerKeys = (source: IssuerSource): IssuerKeys => {
     const key = source.kind === 'fixed' ? `${source.location.issuer}\n${source.location.jwksUri}` : source.url;
     let keys = issuers.get(key);
@@ -108,6 +114,7 @@ export async function compileVerifiedSecurity(
       keys = new IssuerKeys({ source, jose, limits, timing: settings.timing, logger, onFetch: settings.onKeyFetch });
       issuers.set(key, keys);
     }
+    used.add(keys);
     return keys;
   };
 
@@ -123,6 +130,7 @@ export async function compileVerifiedSecurity(
     const set = settings.schemes && Object.hasOwn(settings.schemes, name) ? settings.schemes[name] : undefined;
     const extension: JwtExtension | undefined = declared || set ? { ...declared, ...set } : undefined;
     const bearer = (source: IssuerSource): SchemeCheck => {
+      if (audiencesOf(extension) === undefined) anyAudience.push(name);
       const verifier = new JwtVerifier(
         issuerKeys(source),
         { audiences: audiencesOf(extension), scopesClaim: extension?.scopesClaim, claims: extension?.claims ?? [] },
@@ -233,13 +241,24 @@ export async function compileVerifiedSecurity(
       },
     );
   }
+  if (anyAudience.length > 0) {
+    logger.warn(
+      { schemes: anyAudience },
+      'these schemes accept a token of their issuer whatever its audience (an ID token issued to another application included): set audience in x-restbus-jwt or --authSchemes',
+    );
+  }
+  const declared = new Set([...checks.keys()].map((key) => key.slice(key.indexOf('\n') + 1)));
+  const unknown = Object.keys(settings.schemes ?? {}).filter((name) => !declared.has(name));
+  if (unknown.length > 0) {
+    logger.warn({ schemes: unknown }, '--authSchemes names schemes no operation uses: check their spelling');
+  }
   const usesApiKeys = [...checks.values()].some((check) => check instanceof ApiKeyCheck);
   return {
     policies,
     start: () => {
-      issuers.forEach((keys) => keys.start());
+      used.forEach((keys) => keys.start());
       if (usesApiKeys) settings.apiKeys?.()?.start();
     },
-    stop: () => issuers.forEach((keys) => keys.stop()),
+    stop: () => used.forEach((keys) => keys.stop()),
   };
 }

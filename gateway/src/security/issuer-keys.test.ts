@@ -109,8 +109,10 @@ describe("an issuer's key set", () => {
     for (const behaviour of ['down', 'garbage', 'not-a-key-set', 'redirect'] as const) {
       issuer.behaviour.jwks = behaviour;
       clock.now += TIMING.cooldownMs;
-      // A made-up kid makes it fetch again; the fetch fails, and the known key still verifies.
-      await verifier.verify(await issuer.sign({ sub: 'a' }, { kid, header: { kid: 'unknown' } }));
+      // A made-up kid makes it fetch again; the fetch fails, so whether the kid is new cannot be told (unavailable,
+      // not invalid), and the known key still verifies.
+      const unknownKid = await issuer.sign({ sub: 'a' }, { kid, header: { kid: 'unknown' } });
+      expect(await verifier.verify(unknownKid)).toMatchObject({ kind: 'unavailable' });
       expect(await verifier.verify(await issuer.sign({ sub: 'a' }, { kid }))).toMatchObject({ kind: 'verified' });
     }
     expect(outcomes).toEqual(['ok', 'failed', 'failed', 'failed', 'failed']);

@@ -123,6 +123,8 @@ export class IssuerKeys {
       const unknownKey = err instanceof this.options.jose.errors.JWKSNoMatchingKey;
       if (!unknownKey || !(this.loading || this.now() - this.lastAttemptAt >= this.timing.cooldownMs)) throw err;
       await this.load().catch(() => undefined);
+      // The set could not be fetched again: whether the key is new cannot be told, so the token cannot be checked.
+      if (this.lastFailure) throw this.lastFailure;
       if (!this.known || this.known === known) throw err;
       return this.known.select(header, token);
     }

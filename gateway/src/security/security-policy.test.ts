@@ -102,6 +102,11 @@ describe("an operation's security requirements", () => {
     expect(await admit([[], [use(none)]])).toEqual({ admitted: true, user: undefined });
   });
 
+  it('answer credentials that were sent and refused as refused, also where they are optional ({})', async () => {
+    expect(await admit([[use(new FixedCheck('bearer', EXPIRED))], []])).toMatchObject({ code: 'TOKEN_EXPIRED' });
+    expect(await admit([[], [use(new FixedCheck('bearer', INVALID))]])).toMatchObject({ code: 'TOKEN_INVALID' });
+  });
+
   it('check a scheme named by several requirements once per call', async () => {
     const shared = new FixedCheck('shared', verified('alice', []));
     const other = new FixedCheck('other', ABSENT);

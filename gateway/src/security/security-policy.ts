@@ -71,7 +71,10 @@ export class SecurityPolicy implements CallPolicy {
     const refused: Array<Extract<SchemeOutcome, { kind: 'invalid' }>> = [];
     let unavailable: RestbusError | undefined;
     for (const requirement of this.requirements) {
-      if (requirement.length === 0) return;
+      // Credentials are optional here, but ones that were sent and refused are answered as refused (RFC 6750 §3.1):
+      // a client whose token expired learns it rather than being served as nobody.
+      if (requirement.length === 0 && refused.length === 0) return;
+      if (requirement.length === 0) continue;
       const found = await Promise.all(requirement.map((use) => outcomeOf(use.check)));
       const verified = found.filter((outcome): outcome is Verified => outcome.kind === 'verified');
       for (const outcome of found) {

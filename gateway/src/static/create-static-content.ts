@@ -8,7 +8,9 @@ import type { ApiEndpoint } from '../openapi/endpoint';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
-interface StaticMount {
+export interface StaticMount {
+  /** The operation that describes it: its security (--auth) is checked before a file is served. */
+  endpoint: ApiEndpoint;
   /** The path as described, lower case and without a trailing slash ('' for `/`). */
   prefix: string;
   files: Middleware;
@@ -78,6 +80,7 @@ export function createStaticContent(options: StaticContentOptions): StaticConten
     if (mounts.some((mount) => mount.prefix === prefix)) continue; // GET and HEAD of one path: one mount
     const root = resolveRoot(endpoint, content.contentPath, base, logger);
     mounts.push({
+      endpoint,
       prefix,
       files: serveStatic(root, { index: ['index.html'], redirect: true, fallthrough: true }),
       // Typed as Express middleware, it reads only what Node's own request and response have.

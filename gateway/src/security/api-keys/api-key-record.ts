@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import Ajv from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
 
 /** The NATS key-value bucket the keys are kept in, unless `--authKeyBucket` names another. */
@@ -38,4 +39,18 @@ export function hashApiKey(key: string): string {
 /** A new key: `rbk_` and 32 random bytes, base64url. The prefix lets secret scanners recognise a leaked one. */
 export function createApiKey(): string {
   return `rbk_${randomBytes(32).toString('base64url')}`;
+}
+
+let checkRecord: ((value: unknown) => value is ApiKeyRecord) | undefined;
+
+/** The record a bucket value holds, or undefined when it is none of ours (too large, not JSON, another shape). */
+export function readApiKeyRecord(value: Uint8Array): ApiKeyRecord | undefined {
+  if (value.length > MAX_RECORD_BYTES) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(value));
+    checkRecord ??= new Ajv({ allErrors: false, strict: false }).compile<ApiKeyRecord>(apiKeyRecordSchema);
+    return checkRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }

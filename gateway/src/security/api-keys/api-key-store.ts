@@ -1,7 +1,6 @@
-import Ajv from 'ajv';
 import type { KV, KvEntry, QueuedIterator } from 'nats';
 import { openBucket, type Logger, type NatsLink } from '@restbus/infra';
-import { apiKeyRecordSchema, hashApiKey, MAX_RECORD_BYTES, type ApiKeyRecord } from './api-key-record';
+import { hashApiKey, readApiKeyRecord, type ApiKeyRecord } from './api-key-record';
 
 export interface ApiKeyStoreOptions {
   link: NatsLink;
@@ -9,21 +8,6 @@ export interface ApiKeyStoreOptions {
   logger: Logger;
   /** After the watch of the bucket ends (a connection lost, the bucket deleted), it is opened again this much later. */
   retryMs?: number;
-}
-
-let checkRecord: ((value: unknown) => value is ApiKeyRecord) | undefined;
-const compileRecordCheck = () =>
-  (checkRecord ??= new Ajv({ allErrors: false, strict: false }).compile<ApiKeyRecord>(apiKeyRecordSchema));
-
-/** The record a bucket entry holds, or undefined when it is none of ours (too large, not JSON, another shape). */
-function readRecord(entry: KvEntry): ApiKeyRecord | undefined {
-  if (entry.value.length > MAX_RECORD_BYTES) return undefined;
-  try {
-    const value: unknown = JSON.parse(new TextDecoder().decode(entry.value));
-    return compileRecordCheck()(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -80,7 +64,7 @@ export class ApiKeyStore {
       // while the watch was away is gone then, not kept from before.
       const fresh = new Map<string, ApiKeyRecord>();
       let current = fresh;
-      this.watch = await kv.watch({
+      const watch = await kv.watch({
         initializedFn: () => {
           this.keys = fresh;
           current = this.keys;
@@ -88,12 +72,18 @@ export class ApiKeyStore {
           logger.info({ bucket, keys: fresh.size }, 'API keys read');
         },
       });
-      for await (const entry of this.watch) {
+      // Stopped while the watch was being made: it ends now, not with the process.
+      if (!this.running) {
+        watch.stop();
+        return;
+      }
+      this.watch = watch;
+      for await (const entry of watch) {
         if (entry.operation !== 'PUT') {
           current.delete(entry.key);
           continue;
         }
-        const record = readRecord(entry);
+        const record = readApiKeyRecord(entry.value);
         if (record) current.set(entry.key, record);
         else {
           current.delete(entry.key);

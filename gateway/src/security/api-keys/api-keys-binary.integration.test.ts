@@ -158,6 +158,7 @@ describe('API keys kept in NATS for apiKey schemes (--auth verify)', () => {
       'rbk_name-a-number': JSON.stringify({ name: 5, created: 'now' }),
       'rbk_too-large': JSON.stringify({ name: 'big', created: 'now', pad: 'x'.repeat(5000) }),
       'rbk_scopes-not-strings': JSON.stringify({ name: 'x', created: 'now', scopes: [{}] }),
+      'rbk_no-created': JSON.stringify({ name: 'undated' }),
     };
     try {
       const kv = await nc.jetstream().views.kv(BUCKET);
@@ -168,6 +169,11 @@ describe('API keys kept in NATS for apiKey schemes (--auth verify)', () => {
         expect(await Promise.all(gateways.map((gateway) => status(gateway, planted)))).toEqual([401, 401]);
       }
       expect(gateways.every((gateway) => gateway.child.exitCode === null)).toBe(true);
+      // The command lists the keys and skips what the gateways skip.
+      const listed = await keys('list');
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(listed.stdout).toContain('after-garbage');
+      expect(listed.stdout).not.toContain('undated');
       const warned = gateways[0].log.filter((line) => line.includes('no key record'));
       expect(warned).toHaveLength(Object.keys(hostile).length);
     } finally {

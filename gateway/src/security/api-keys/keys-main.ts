@@ -11,6 +11,8 @@ export async function runKeys(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
   const config = loadConfig<KeysConfig>(keysProgram, { argv, env });
+  // A reader that went away (`| head`) is no crash: the exit code says the output was not all taken.
+  process.stdout.on('error', () => void (process.exitCode = 1));
   const logger = createLogger({ name: 'restbus-gateway keys', level: 'error' });
   const link = createNatsLink({ ...toNatsLinkOptions(config), name: 'restbus-gateway keys', logger });
   let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,6 @@
 import type { KV } from 'nats';
 import { RestbusError } from '@restbus/infra';
-import { API_KEY_NAME, createApiKey, hashApiKey, type ApiKeyRecord } from './api-key-record';
+import { API_KEY_NAME, createApiKey, hashApiKey, readApiKeyRecord, type ApiKeyRecord } from './api-key-record';
 import { KEY_ACTIONS, type KeysConfig } from './keys-program';
 
 /** A key's id in lists and for revoking: the first 12 characters of its hash (not the key, which is shown once). */
@@ -14,15 +14,15 @@ interface Listed {
 
 async function listKeys(kv: KV): Promise<Listed[]> {
   const listed: Listed[] = [];
-  for await (const hash of await kv.keys()) {
+  // The names first, then each value: awaiting a get inside the keys' iteration ended it after the first key.
+  const hashes: string[] = [];
+  for await (const hash of await kv.keys()) hashes.push(hash);
+  for (const hash of hashes) {
     const entry = await kv.get(hash);
     if (!entry || entry.operation !== 'PUT') continue;
-    try {
-      const record = JSON.parse(entry.string()) as ApiKeyRecord;
-      if (typeof record.name === 'string') listed.push({ id: idOf(hash), hash, record });
-    } catch {
-      // Not one of ours: the gateways skip it too.
-    }
+    // A value that is no key record is skipped, as the gateways skip it.
+    const record = readApiKeyRecord(entry.value);
+    if (record) listed.push({ id: idOf(hash), hash, record });
   }
   return listed.sort(
     (a, b) => a.record.name.localeCompare(b.record.name) || a.record.created.localeCompare(b.record.created),
@@ -96,7 +96,12 @@ export async function runKeysCommand(
       );
     const keys = await listKeys(kv);
     const byId = keys.filter(({ id }) => id === name);
-    const chosen = byId.length > 0 ? byId : keys.filter(({ record }) => record.name === name);
+    const byName = keys.filter(({ record }) => record.name === name);
+    if (byId.length > 0 && byName.length > 0) {
+      out(`${printable(name)} is both a key's id and a name: nothing revoked (revoke the other by its own id)`);
+      return 1;
+    }
+    const chosen = byId.length > 0 ? byId : byName;
     if (chosen.length === 0) {
       out(`no key named or with the id ${printable(name)}: nothing revoked (restbus-gateway keys list shows the keys)`);
       return 1;
