@@ -11,6 +11,13 @@ const byName = (operations: ApiOperation[], name: string): ApiOperation => {
   return found;
 };
 
+/** A declared scheme as the model gives it: its fields, no x- members, and where it is declared. */
+const declared = (file: string, pointer: string[], fields: Record<string, string>) => ({
+  ...fields,
+  extensions: {},
+  source: { file, pointer },
+});
+
 describe('buildApiModel() of a Swagger 2.0 document', () => {
   const pet = { type: 'object', properties: { name: { type: 'string' } } };
   const document: Json = {
@@ -204,10 +211,26 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
 
   it('resolves security to the declared schemes, the document-level one where an operation has none', () => {
     expect(byName(model.operations, 'listPets').security).toEqual([
-      [{ name: 'key', scheme: { type: 'apiKey', name: 'X-Key', in: 'header' }, scopes: [] }],
+      [
+        {
+          name: 'key',
+          scheme: declared('pets.json', ['securityDefinitions', 'key'], {
+            type: 'apiKey',
+            name: 'X-Key',
+            in: 'header',
+          }),
+          scopes: [],
+        },
+      ],
     ]);
     expect(byName(model.operations, 'postPets').security).toEqual([
-      [{ name: 'basic', scheme: { type: 'basic' }, scopes: [] }],
+      [
+        {
+          name: 'basic',
+          scheme: declared('pets.json', ['securityDefinitions', 'basic'], { type: 'basic' }),
+          scopes: [],
+        },
+      ],
     ]);
   });
 });
@@ -374,10 +397,26 @@ describe('buildApiModel() of an OpenAPI 3.x document', () => {
   });
 
   it("resolves security alternatives to schemes: the operation's own, [] for none, else the document's", () => {
-    expect(get.security).toEqual([[{ name: 'oauth', scheme: { type: 'oauth2' }, scopes: ['read', 'write'] }], []]);
+    const schemes = ['components', 'securitySchemes'];
+    expect(get.security).toEqual([
+      [
+        {
+          name: 'oauth',
+          scheme: declared('persons.yml', [...schemes, 'oauth'], { type: 'oauth2' }),
+          scopes: ['read', 'write'],
+        },
+      ],
+      [],
+    ]);
     expect(byName(model.operations, 'putPersonsById').security).toEqual([]);
     expect(byName(model.operations, 'deletePersonsById').security).toEqual([
-      [{ name: 'bearer', scheme: { type: 'http', scheme: 'bearer' }, scopes: [] }],
+      [
+        {
+          name: 'bearer',
+          scheme: declared('persons.yml', [...schemes, 'bearer'], { type: 'http', scheme: 'bearer' }),
+          scopes: [],
+        },
+      ],
     ]);
   });
 
@@ -541,7 +580,17 @@ describe('buildApiModel() of what the mock and the load warnings need', () => {
     });
     expect(Object.keys(model.schemas)).toEqual(['__proto__']);
     expect(model.operations[0].security).toEqual([
-      [{ name: '__proto__', scheme: { type: 'apiKey', name: 'X-Key', in: 'header' }, scopes: [] }],
+      [
+        {
+          name: '__proto__',
+          scheme: declared('api.yml', ['components', 'securitySchemes', '__proto__'], {
+            type: 'apiKey',
+            name: 'X-Key',
+            in: 'header',
+          }),
+          scopes: [],
+        },
+      ],
     ]);
   });
 
@@ -572,8 +621,59 @@ describe('buildApiModel() of what the mock and the load warnings need', () => {
     });
     expect(model.operations[0].security).toEqual([
       [
-        { name: 'inPath', scheme: { type: 'apiKey', name: 'key', in: 'path' }, scopes: [] },
-        { name: 'noIn', scheme: { type: 'apiKey', name: 'X-Key' }, scopes: [] },
+        {
+          name: 'inPath',
+          scheme: declared('api.yml', ['components', 'securitySchemes', 'inPath'], {
+            type: 'apiKey',
+            name: 'key',
+            in: 'path',
+          }),
+          scopes: [],
+        },
+        {
+          name: 'noIn',
+          scheme: declared('api.yml', ['components', 'securitySchemes', 'noIn'], { type: 'apiKey', name: 'X-Key' }),
+          scopes: [],
+        },
+      ],
+    ]);
+  });
+
+  it("reads what a gateway verifies a scheme by: openIdConnectUrl, bearerFormat and the scheme's own x- members", () => {
+    const jwt = { issuer: 'https://id.example', jwksUri: 'https://id.example/jwks', audience: 'pets' };
+    const model = build({
+      openapi: '3.1.0',
+      components: {
+        securitySchemes: {
+          oidc: { type: 'openIdConnect', openIdConnectUrl: 'https://id.example/.well-known/openid-configuration' },
+          bearer: { type: 'http', scheme: 'Bearer', bearerFormat: 'JWT', 'x-restbus-jwt': jwt, description: 'tokens' },
+        },
+      },
+      paths: {
+        '/a': { get: { security: [{ oidc: ['read'] }, { bearer: [] }], responses: { 204: { description: 'ok' } } } },
+      },
+    });
+    const at = ['components', 'securitySchemes'];
+    expect(model.operations[0].security).toEqual([
+      [
+        {
+          name: 'oidc',
+          scheme: declared('api.yml', [...at, 'oidc'], {
+            type: 'openIdConnect',
+            openIdConnectUrl: 'https://id.example/.well-known/openid-configuration',
+          }),
+          scopes: ['read'],
+        },
+      ],
+      [
+        {
+          name: 'bearer',
+          scheme: {
+            ...declared('api.yml', [...at, 'bearer'], { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+            extensions: { 'x-restbus-jwt': jwt },
+          },
+          scopes: [],
+        },
       ],
     ]);
   });
