@@ -124,11 +124,6 @@ export async function startGateway(
     linter,
   };
   const metrics = createMetrics();
-  // -w relays over NATS even without -u, as easer's does. Made before the first load: the API key bucket needs it.
-  const link =
-    config.useMessaging || config.useWebsocket
-      ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
-      : undefined;
   let apiKeys: ApiKeyStore | undefined;
   const securitySettings: VerifySettings = {
     allowHttp: config.authAllowHttp === true,
@@ -142,9 +137,14 @@ export async function startGateway(
     logger,
     onKeyFetch: (outcome) => metrics.keySetFetched(outcome),
     onTokenLookup: (result) => metrics.tokenLookup(result),
+    // The store is made when a load first needs it and started with the load's security, once the link is made.
     apiKeys: () =>
-      link && config.useMessaging
-        ? (apiKeys ??= new ApiKeyStore({ link, bucket: config.authKeyBucket ?? DEFAULT_API_KEY_BUCKET, logger }))
+      config.useMessaging
+        ? (apiKeys ??= new ApiKeyStore({
+            link: () => link!,
+            bucket: config.authKeyBucket ?? DEFAULT_API_KEY_BUCKET,
+            logger,
+          }))
         : undefined,
   };
   const replyMode = config.validateReplies ?? 'off';
@@ -198,13 +198,13 @@ export async function startGateway(
     const security = await compileSecurity(endpoints, config.auth, securitySettings, createSourceLocator());
     return { endpoints, checkers: compiled?.checkers ?? new Map(), security, later: later ?? Promise.resolve([]) };
   };
-  let loaded: LoadedEndpoints;
-  try {
-    loaded = await loadEndpoints(true);
-  } catch (err) {
-    await link?.drain();
-    throw err;
-  }
+  const loaded = await loadEndpoints(true);
+  // -w relays over NATS even without -u, as easer's does. Made once the files loaded: a start they refuse connects
+  // to nothing.
+  const link =
+    config.useMessaging || config.useWebsocket
+      ? createNatsLink({ ...natsLinkOptions, name: 'restbus-gateway', inboxPrefix: config.inboxPrefix, logger })
+      : undefined;
   const endpoints = loaded.endpoints;
   let checkers: ReadonlyMap<ApiEndpoint, ReplyChecker> = loaded.checkers;
   let security = loaded.security;

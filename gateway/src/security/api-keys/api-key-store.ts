@@ -3,7 +3,8 @@ import { openBucket, type Logger, type NatsLink } from '@restbus/infra';
 import { hashApiKey, readApiKeyRecord, type ApiKeyRecord } from './api-key-record';
 
 export interface ApiKeyStoreOptions {
-  link: NatsLink;
+  /** The gateway's NATS link, asked for when the watch starts: a load is compiled before the link is made. */
+  link: () => NatsLink;
   bucket: string;
   logger: Logger;
   /** After the watch of the bucket ends (a connection lost, the bucket deleted), it is opened again this much later. */
@@ -57,7 +58,7 @@ export class ApiKeyStore {
   private async follow(): Promise<void> {
     const { link, bucket, logger } = this.options;
     try {
-      const nc = await link.ready();
+      const nc = await link().ready();
       const kv: KV = await openBucket(nc, bucket, { logger });
       if (!this.running) return;
       // The first pass fills a fresh map, swapped in once the bucket's current values are all read: a key revoked
