@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseCookies } from 'cookie';
 import type { ApiSecurityScheme } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import { quoteHeaderValue } from './scheme-check';
 
 /** What a request carries that credentials can be in. */
 export interface Credentials {
@@ -75,16 +76,8 @@ function readCredentials({ headers, query }: Credentials) {
   };
 }
 
-/** A quoted-string (RFC 9110 §5.6.4) of a name from the document: quotes and backslashes escaped, what a header cannot carry (controls, past Latin-1) dropped. */
-const quote = (text: string): string => {
-  let quoted = '"';
-  for (const char of text.slice(0, 128)) {
-    const code = char.charCodeAt(0);
-    if (code < 0x20 || code === 0x7f || code > 0xff) continue;
-    quoted += char === '"' || char === '\\' ? `\\${char}` : char;
-  }
-  return `${quoted}"`;
-};
+/** A name from the document as a challenge quotes it: 128 characters at most, as the mock always wrote them. */
+const quote = (text: string): string => quoteHeaderValue(text, 128);
 
 /** The `WWW-Authenticate` challenge of a scheme (RFC 9110 §11.6.1); an API key's names where it goes. */
 function challengeOf(check: Check): string {

@@ -29,10 +29,13 @@ export interface SchemeCheck {
   challenge(refusal?: { error: 'invalid_token' | 'insufficient_scope'; scopes?: readonly string[] }): string;
 }
 
-/** A quoted-string (RFC 9110 §5.6.4): quotes and backslashes escaped, what a header cannot carry left out. */
-export function quoteHeaderValue(text: string): string {
+/**
+ * A quoted-string (RFC 9110 §5.6.4) of a name from the document: quotes and backslashes escaped, what a header
+ * cannot carry (controls, past Latin-1) left out, at most `max` characters of it.
+ */
+export function quoteHeaderValue(text: string, max = 256): string {
   let quoted = '"';
-  for (const char of text.slice(0, 256)) {
+  for (const char of text.slice(0, max)) {
     const code = char.charCodeAt(0);
     if (code < 0x20 || code === 0x7f || code > 0xff) continue;
     quoted += char === '"' || char === '\\' ? `\\${char}` : char;

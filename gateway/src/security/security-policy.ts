@@ -47,10 +47,9 @@ export class SecurityPolicy implements CallPolicy {
 
   async admit(call: PolicyCall): Promise<void> {
     if (this.requirements.length === 0) return;
-    // Each scheme is checked once a call, whichever requirements name it.
-    const outcomes = new Map<SchemeCheck, Promise<SchemeOutcome>>();
     // The common case, one scheme alone (`[{oidc: [read]}]`), admitted without the general path's lists.
     const [first] = this.requirements;
+    let seen: { check: SchemeCheck; outcome: SchemeOutcome } | undefined;
     if (first.length === 1) {
       const [{ check, scopes }] = first;
       const outcome = await check.check(call);
@@ -60,8 +59,11 @@ export class SecurityPolicy implements CallPolicy {
         call.user = identity;
         return;
       }
-      outcomes.set(check, Promise.resolve(outcome));
+      seen = { check, outcome };
     }
+    // Each scheme is checked once a call, whichever requirements name it.
+    const outcomes = new Map<SchemeCheck, Promise<SchemeOutcome>>();
+    if (seen) outcomes.set(seen.check, Promise.resolve(seen.outcome));
     const outcomeOf = (check: SchemeCheck): Promise<SchemeOutcome> => {
       let outcome = outcomes.get(check);
       if (!outcome) outcomes.set(check, (outcome = check.check(call)));
