@@ -12,6 +12,7 @@ const packages = [
   ['systems-service', 'systems-service'],
   ['mock-server', 'mock-server'],
   ['tool', 'tool'],
+  ['dev-issuer', 'dev-issuer'],
   ['e2e', 'e2e'],
 ];
 const fromRoot = (path) => join(__dirname, path);

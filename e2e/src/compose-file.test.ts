@@ -8,6 +8,7 @@ interface ComposeService {
   healthcheck?: { test: string[]; interval: string };
   environment?: Record<string, string>;
   volumes?: string[];
+  command?: string[];
 }
 
 function readCompose(file: string): { services: Record<string, ComposeService> } {
@@ -66,6 +67,35 @@ describe('the compose file', () => {
   it.each(longRunningOf(compose))('brings %s back when it dies, and lets `docker compose stop` stop it', (name) => {
     expect(compose.services[name].restart).toBe('unless-stopped');
   });
+});
+
+describe("the compose file's profile auth", () => {
+  const compose = readCompose('docker-compose.yml');
+  const inProfile = Object.entries(compose.services)
+    .filter(([, service]) => service.profiles?.includes('auth'))
+    .map(([name]) => name);
+
+  it('adds a gateway that verifies tokens and the development issuer it discovers, nothing else', () => {
+    expect(inProfile.sort()).toEqual(['oidc-issuer', 'secured-gateway']);
+    const gateway = compose.services['secured-gateway'];
+    expect(gateway.command?.join(' ')).toMatch(/ -u --auth verify\b/);
+    const document = readFileSync(resolve(__dirname, '../../examples/secured-persons/secured-persons-api.yml'), 'utf8');
+    // The issuer the contract names is the one the issuer says its tokens come from.
+    expect(document).toContain(
+      `openIdConnectUrl: ${compose.services['oidc-issuer'].environment?.DEV_ISSUER_URL}/.well-known/openid-configuration`,
+    );
+  });
+
+  it.each(inProfile)(
+    'brings %s back when it dies, and checks its health no more often than a Node check allows',
+    (name) => {
+      const service = compose.services[name];
+      expect(service.restart).toBe('unless-stopped');
+      expect(service.healthcheck?.test[1]).toBe('node');
+      expect(secondsOf(service.healthcheck!.interval)).toBeGreaterThanOrEqual(10);
+      expect(service.healthcheck!.test.join(' ')).not.toMatch(/\bfetch\(/);
+    },
+  );
 });
 
 describe('the cluster compose file', () => {

@@ -15,6 +15,9 @@ export interface ComposeStack {
   gatewayUrl: string;
   /** `http://<host>:<port>` of the mock server serving examples/crm-api. */
   mockUrl: string;
+  /** Profile `auth`: `http://<host>:<port>` of the gateway verifying tokens, and of the development issuer. */
+  securedGatewayUrl: string;
+  issuerUrl: string;
   /** The stack's network: containers started beside it reach the services by name. */
   network: string;
   /** Runs a compose command against this stack (same project name, files and image tag); resolves to its stdout. */
@@ -80,7 +83,10 @@ export function refreshOfflineImages(): void {
   }
 }
 
-/** Builds and starts the repository's docker-compose.yml under a fresh project name and waits until it is healthy. */
+/**
+ * Builds and starts the repository's docker-compose.yml, its profile `auth` included, under a fresh project name and
+ * waits until it is healthy.
+ */
 export async function startComposeStack(): Promise<ComposeStack> {
   assertDockerAvailable();
   refreshOfflineImages();
@@ -90,12 +96,17 @@ export async function startComposeStack(): Promise<ComposeStack> {
   const stackEnvironment = {
     GATEWAY_HOST_PORT: '',
     MOCK_HOST_PORT: '',
+    SECURED_GATEWAY_HOST_PORT: '',
+    ISSUER_HOST_PORT: '',
+    // Every compose command of the suite sees the same services (v1 reads it from 1.28 on).
+    COMPOSE_PROFILES: 'auth',
     RESTBUS_TAG: E2E_TAG,
     GATEWAY_VALIDATE_REPLIES: 'enforce',
   };
   const files = ['docker-compose.yml', 'e2e/docker-compose.e2e.yml'];
   const environment: StartedDockerComposeEnvironment = await new DockerComposeEnvironment(REPO_ROOT, files)
     .withProjectName(projectName)
+    .withProfiles('auth')
     .withBuild()
     .withEnvironment(stackEnvironment)
     .withClientOptions(standalone ? { executable: { standalone: true } } : {})
@@ -107,9 +118,13 @@ export async function startComposeStack(): Promise<ComposeStack> {
   const gateway = container('gateway');
   const nats = container('nats');
   const mock = container('mock-server');
+  const securedGateway = container('secured-gateway');
+  const issuer = container('oidc-issuer');
   let natsAddress = `${nats.getHost()}:${nats.getMappedPort(4222)}`;
   return {
     mockUrl: `http://${mock.getHost()}:${mock.getMappedPort(3008)}`,
+    securedGatewayUrl: `http://${securedGateway.getHost()}:${securedGateway.getMappedPort(3007)}`,
+    issuerUrl: `http://${issuer.getHost()}:${issuer.getMappedPort(8080)}`,
     network: `${projectName}_default`,
     // Not execFileSync: a blocked event loop keeps idle keep-alive sockets past the server's timeout, and the next
     // fetch on one of them fails.

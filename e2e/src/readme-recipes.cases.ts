@@ -19,7 +19,10 @@ interface StackPorts {
   projectName: string;
   /** The cluster stack's project name stands for the README's `restbus-cluster`. */
   clusterProject?: string;
-  /** The README's host ports (3007 the gateway, 3008 the mock server) and where this stack publishes each. */
+  /**
+   * The README's host ports (3007 the gateway, 3008 the mock server, 3009 and 3010 the profile `auth`'s gateway and
+   * issuer) and where this stack publishes each.
+   */
   ports: Array<[readme: number, published: number]>;
   /** Builds what the blocks run beyond the stack (the tool image). */
   prepare?(): Promise<unknown>;
@@ -74,6 +77,8 @@ export function describeReadmeRecipesOnComposeStack(stackOf: () => ComposeStack)
       ports: [
         [3007, portOf(stack.gatewayUrl)],
         [3008, portOf(stack.mockUrl)],
+        [3009, portOf(stack.securedGatewayUrl)],
+        [3010, portOf(stack.issuerUrl)],
       ],
       prepare: () => stack.compose(['--profile', 'tool', 'build', 'tool']),
     };

@@ -112,6 +112,18 @@ const composeUpOrDown: SkipCommand = {
   reason: 'the e2e suite brings the same file up and down itself, under a fresh project name on free host ports',
 };
 
+/** What `curl -i` printed: the status, the headers (names in lower case) and the body. */
+function readCurlAnswer(output: string): { status: number; headers: Record<string, string>; body: string } {
+  const [head, ...body] = output.split(/\r?\n\r?\n/);
+  const [statusLine, ...lines] = head.split(/\r?\n/);
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: body.join('\n\n') };
+}
+
 /** The generated tests passed: node --test prints its tally last. */
 function expectTestsPassed(run: RecipeRun): void {
   const tally = run.stdoutOf(/^node --test test\/$/);
@@ -396,6 +408,37 @@ export const RULES: BlockRule[] = [
       expect(JSON.parse(run.stdoutOf(/^gateway="\$\(docker-compose port gateway 3007\)"/))).toMatchObject({
         status: 'ready',
       });
+    },
+  },
+  {
+    readme: 'dev-issuer/README.md',
+    opens: 'npm run build && node dev-issuer/dist/main.js --audience persons-api',
+    skip:
+      'the issuer in the foreground, then a curl from a second terminal; dev-issuer-binary.integration.test.ts runs ' +
+      "the built program and asks it for such tokens, and the root README's Secure the API runs it in compose",
+  },
+  {
+    readme: 'README.md',
+    opens: 'docker compose --profile auth up --build --wait',
+    runs: 'compose stack',
+    does: 'gets a token from the development issuer, and the verifying gateway answers 401, 200 and 403 as it says',
+    skipCommands: [composeUpOrDown],
+    // alice.token is written where the reader stands: a folder of the run's, not the clone.
+    prepare: async (ctx) => ({ cwd: await ctx.folder('secure-the-api') }),
+    check: async (run) => {
+      const noToken = readCurlAnswer(run.stdoutOf(/^curl -i localhost:3009\/persons$/));
+      expect(noToken.status).toBe(401);
+      expect(noToken.headers['www-authenticate']).toBe('Bearer realm="restbus"');
+      expect(JSON.parse(noToken.body)).toMatchObject({ code: 'UNAUTHORIZED' });
+      const read = readCurlAnswer(
+        run.stdoutOf(/^curl -i -H "Authorization: Bearer \$\(cat alice\.token\)" localhost:3009\/persons$/),
+      );
+      expect(read.status).toBe(200);
+      expect(Array.isArray(JSON.parse(read.body))).toBe(true);
+      const write = readCurlAnswer(run.stdoutOf(/^curl -i -H "Authorization: .* -d .* localhost:3009\/persons$/));
+      expect(write.status).toBe(403);
+      expect(write.headers['www-authenticate']).toMatch(/error="insufficient_scope", scope="persons:write"/);
+      expect(JSON.parse(write.body)).toMatchObject({ code: 'INSUFFICIENT_SCOPE' });
     },
   },
   {

@@ -23,6 +23,7 @@ const PACKAGE_PROJECTS = [
   'systems-service',
   'mock-server',
   'tool',
+  'dev-issuer',
 ];
 
 /** The machine's CPU time so far from /proc/stat, in clock ticks: busy, in the kernel, in all; undefined off Linux. */

@@ -35,6 +35,37 @@ describe('the linter of API descriptions', () => {
     );
   });
 
+  const securedApi = (scheme: string): string =>
+    [
+      'openapi: 3.0.3',
+      'info: {title: Persons, version: "1"}',
+      'components:',
+      '  securitySchemes:',
+      `    login: ${scheme}`,
+      'security: [{login: [persons:read]}]',
+      'paths:',
+      '  /persons:',
+      '    get:',
+      '      security: [{login: [persons:write]}]',
+      '      responses: {"200": {description: the persons}}',
+      '',
+    ].join('\n');
+
+  it("takes the scopes an openIdConnect scheme's requirements list, which OpenAPI 3 allows and no flow declares", async () => {
+    const oidc =
+      '{type: openIdConnect, openIdConnectUrl: "https://login.example.com/.well-known/openid-configuration"}';
+    expect(await createTextLinter().lint('persons.yml', securedApi(oidc))).toEqual([]);
+  });
+
+  it("still warns of a scope an oauth2 scheme's flows do not declare", async () => {
+    const oauth2 =
+      '{type: oauth2, flows: {clientCredentials: {tokenUrl: "https://login.example.com/token", scopes: {persons:read: read}}}}';
+    const diagnostics = await createTextLinter().lint('persons.yml', securedApi(oauth2));
+    expect(diagnostics.map(({ path, message }) => `${path}: ${message}`)).toEqual([
+      'paths./persons.get.security.0.login.0: "persons:write" must be listed among scopes',
+    ]);
+  });
+
   // Counted, not timed: the modules the worker's linter loads. It starts in a thread at every gateway start and reload;
   // the runtime library (NATS, pino) and Spectral's AsyncAPI and Arazzo rulesets were a third of that start.
   it('loads neither the runtime library nor the rulesets of other formats than OpenAPI', () => {
