@@ -263,10 +263,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         return;
       }
       const served = statics;
-      void admitCall(
-        policy,
-        { req, query: mark < 0 ? '' : url.slice(mark + 1) },
-        { metrics, logger, reqId: trace.requestId },
+      void Promise.resolve(
+        admitCall(
+          policy,
+          { req, query: mark < 0 ? '' : url.slice(mark + 1) },
+          { metrics, logger, reqId: trace.requestId },
+        ),
       )
         .then((refusal) => (refusal ? refuse(refusal) : served.serve(mount, req, res, headers)))
         .catch((err: unknown) => {
@@ -287,6 +289,8 @@ export function createGateway(options: GatewayOptions): Gateway {
             res,
             headers,
             trace,
+            // Set here, so that every call has one shape whether a policy fills it in or not.
+            user: undefined,
           })
           .catch((err: unknown) => {
             logger.error({ err, reqId: trace.requestId }, 'unexpected failure');

@@ -243,10 +243,12 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
   /** Runs the endpoint's policy first: a call it refuses is answered so, and never reaches NATS or the mock. */
   const guard =
     (policy: CallPolicy, answer: CallAnswer): CallAnswer =>
-    async (call) => {
-      const refusal = await admitCall(policy, call, { metrics, logger, reqId: call.trace.requestId });
-      if (refusal) answerError(call, refusal);
-      else await answer(call);
+    (call) => {
+      const refusal = admitCall(policy, call, { metrics, logger, reqId: call.trace.requestId });
+      if (refusal === undefined) return answer(call);
+      if (refusal instanceof Promise) return refusal.then((found) => (found ? answerError(call, found) : answer(call)));
+      answerError(call, refusal);
+      return Promise.resolve();
     };
 
   const settings = {

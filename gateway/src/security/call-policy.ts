@@ -13,8 +13,9 @@ export interface PolicyCall {
 /**
  * A step every call of an endpoint passes before it is answered, chosen once per endpoint at load as the answer is
  * (the operation's security today; a rate limit can be another): it admits the call, leaving what it learned on it
- * (`call.user`), or refuses it by rejecting with the RestbusError the client gets. A refused call never reaches NATS.
+ * (`call.user`), or refuses it by throwing or rejecting with the RestbusError the client gets. A refused call never reaches NATS.
  */
 export interface CallPolicy {
-  admit(call: PolicyCall): Promise<void>;
+  /** Undefined when it admits the call at once (no promise on the busiest path); else settles as said above. */
+  admit(call: PolicyCall): void | Promise<void>;
 }

@@ -4,6 +4,9 @@ import { IssuerKeys } from './issuer-keys';
 import { DEFAULT_ISSUER_FETCH_LIMITS } from './fetch-issuer-json';
 import { JwtVerifier, MAX_TOKEN_LENGTH, type JwtCheckSettings } from './jwt-verifier';
 import { VerifiedTokens } from './verified-tokens';
+import { BearerCheck } from './bearer-check';
+import type { PolicyCall } from './call-policy';
+import type { IncomingMessage } from 'node:http';
 import { TestIssuer } from '../testing/test-issuer';
 
 const jose = loadJose();
@@ -142,5 +145,33 @@ describe('a JWT check', () => {
     for (let i = 0; i < 5; i++) expect(await verifier.verify(token)).toMatchObject({ kind: 'verified' });
     expect(lookups).toEqual(['miss', 'hit', 'hit', 'hit', 'hit']);
     expect(keyAsked).toBe(1);
+  });
+
+  it('finds a bearer token verified before at once, in any spelling of the header, each call counted once', async () => {
+    const token = await issuer.sign({ sub: 'alice', scope: 'pets:read' });
+    const lookups: string[] = [];
+    const keys = new IssuerKeys({
+      source: { kind: 'fixed', location: { issuer: issuer.url, jwksUri: issuer.jwksUrl } },
+      jose,
+      limits: DEFAULT_ISSUER_FETCH_LIMITS,
+      logger,
+    });
+    const verifier = new JwtVerifier(keys, { claims: [] }, new VerifiedTokens(), jose, logger, (r) => lookups.push(r));
+    const check = new BearerCheck('oidc', verifier);
+    const callWith = (authorization: string): PolicyCall => ({
+      req: { headers: { authorization } } as IncomingMessage,
+      query: '',
+    });
+    const first = check.check(callWith(`Bearer ${token}`));
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toMatchObject({ kind: 'verified', subject: 'alice' });
+    // Verified now: the usual spelling is answered without a promise, and gives the same outcome object each time.
+    const again = check.check(callWith(`Bearer ${token}`));
+    expect(again).toMatchObject({ kind: 'verified', subject: 'alice' });
+    expect(check.check(callWith(`Bearer ${token}`))).toBe(again);
+    // Other spellings RFC 6750 allows take the parsing path, and find it there.
+    expect(await check.check(callWith(`bearer  ${token} `))).toBe(again);
+    expect(await check.check(callWith(`Bearer ${token}x`))).toMatchObject({ kind: 'invalid' });
+    expect(lookups).toEqual(['miss', 'hit', 'hit', 'hit', 'miss']);
   });
 });

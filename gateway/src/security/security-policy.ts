@@ -45,28 +45,40 @@ export class SecurityPolicy implements CallPolicy {
     this.requirements = [...requirements].sort((a, b) => Number(a.length === 0) - Number(b.length === 0));
   }
 
-  async admit(call: PolicyCall): Promise<void> {
+  admit(call: PolicyCall): void | Promise<void> {
     if (this.requirements.length === 0) return;
-    // The common case, one scheme alone (`[{oidc: [read]}]`), admitted without the general path's lists.
     const [first] = this.requirements;
-    let seen: { check: SchemeCheck; outcome: SchemeOutcome } | undefined;
-    if (first.length === 1) {
-      const [{ check, scopes }] = first;
-      const outcome = await check.check(call);
-      if (outcome.kind === 'verified' && scopes.every((scope) => outcome.scopes.has(scope))) {
-        let identity = this.identities.get(outcome);
-        if (!identity) this.identities.set(outcome, (identity = toIdentity(first, [outcome])));
-        call.user = identity;
-        return;
-      }
-      seen = { check, outcome };
+    if (first.length !== 1) return this.admitByAny(call);
+    // The common case, one scheme alone (`[{oidc: [read]}]`): a token verified before is admitted at once, with no
+    // promise and none of the general path's lists.
+    const [{ check }] = first;
+    const outcome = check.check(call);
+    if (!(outcome instanceof Promise)) {
+      return this.admitByFirst(call, outcome) ? undefined : this.admitByAny(call, { check, outcome });
     }
+    return outcome.then((found) =>
+      this.admitByFirst(call, found) ? undefined : this.admitByAny(call, { check, outcome: found }),
+    );
+  }
+
+  /** Whether the first requirement, one scheme alone, admits the call by its outcome; its identity made once. */
+  private admitByFirst(call: PolicyCall, outcome: SchemeOutcome): boolean {
+    const [[{ scopes }]] = this.requirements;
+    if (outcome.kind !== 'verified' || !scopes.every((scope) => outcome.scopes.has(scope))) return false;
+    let identity = this.identities.get(outcome);
+    if (!identity) this.identities.set(outcome, (identity = toIdentity(this.requirements[0], [outcome])));
+    call.user = identity;
+    return true;
+  }
+
+  /** The general path: every requirement in turn, `seen` the outcome of a scheme checked already. */
+  private async admitByAny(call: PolicyCall, seen?: { check: SchemeCheck; outcome: SchemeOutcome }): Promise<void> {
     // Each scheme is checked once a call, whichever requirements name it.
     const outcomes = new Map<SchemeCheck, Promise<SchemeOutcome>>();
     if (seen) outcomes.set(seen.check, Promise.resolve(seen.outcome));
     const outcomeOf = (check: SchemeCheck): Promise<SchemeOutcome> => {
       let outcome = outcomes.get(check);
-      if (!outcome) outcomes.set(check, (outcome = check.check(call)));
+      if (!outcome) outcomes.set(check, (outcome = Promise.resolve(check.check(call))));
       return outcome;
     };
     const lacking: Array<{ check: SchemeCheck; scopes: readonly string[] }> = [];

@@ -21,6 +21,37 @@ describe('the verified tokens kept', () => {
     expect(tokens.get('aaa.ccc.sig')).toBeUndefined();
   });
 
+  it('are found in place in an Authorization header by the whole token, however much of its end another shares', () => {
+    const tokens = new VerifiedTokens(LIMITS, () => NOW);
+    const signature = 'S'.repeat(40);
+    tokens.add(`head.alice.${signature}`, grant(NOW + 60_000));
+    tokens.add(`head.bob.${signature}`, { ...grant(NOW + 60_000), subject: 'bob' });
+    expect(tokens.find(`Bearer head.alice.${signature}`, 7)?.subject).toBe('alice');
+    expect(tokens.find(`Bearer head.bob.${signature}`, 7)?.subject).toBe('bob');
+    expect(tokens.find(`Bearer head.eve.${signature}`, 7)).toBeUndefined();
+    expect(tokens.find(`Bearer xhead.alice.${signature}`, 7)).toBeUndefined();
+    expect(tokens.find(`Bearer  head.alice.${signature}`, 7)).toBeUndefined();
+    // Shorter than the part a lookup starts from: the whole token is that part.
+    tokens.add('tiny', grant(NOW + 60_000));
+    expect(tokens.find('Bearer tiny', 7)?.subject).toBe('alice');
+    expect(tokens.get('tiny')).toBeDefined();
+    expect(tokens.find('Bearer ny', 7)).toBeUndefined();
+  });
+
+  it('forget an entry that expired or was dropped, wherever it is looked up from', () => {
+    let now = NOW;
+    const tokens = new VerifiedTokens({ ...LIMITS, maxEntries: 2 }, () => now);
+    const signature = 'S'.repeat(40);
+    tokens.add(`a.${signature}`, grant(now + 5_000));
+    tokens.add(`b.${signature}`, grant(now + 60_000));
+    tokens.add(`c.${signature}`, grant(now + 60_000));
+    expect(tokens.find(`Bearer a.${signature}`, 7)).toBeUndefined();
+    now += 60_000;
+    expect(tokens.find(`Bearer b.${signature}`, 7)).toBeUndefined();
+    expect(tokens.get(`c.${signature}`)).toBeUndefined();
+    expect({ size: tokens.size, bytes: tokens.byteSize }).toEqual({ size: 0, bytes: 0 });
+  });
+
   it('are never trusted past their exp, nor past the longest age allowed', () => {
     let now = NOW;
     const tokens = new VerifiedTokens({ maxEntries: 10, maxBytes: 1e6, maxAgeMs: 60_000 }, () => now);

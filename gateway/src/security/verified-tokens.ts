@@ -24,17 +24,34 @@ export const DEFAULT_VERIFIED_TOKEN_LIMITS: VerifiedTokenLimits = {
 };
 
 interface Entry {
+  /** The whole token. */
+  key: string;
   token: VerifiedToken;
   bytes: number;
 }
 
 /**
- * Tokens whose signature and claims were checked, keyed by the whole token (never a part of it: two tokens that share
+ * How many characters of a token's end its lookup hashes: a JWT's signature, as random as a key. A request's header
+ * is a new string on every call, so a map keyed by the whole token hashed a thousand characters each time (a tenth of
+ * what verification added to a call's cost, in bench:auth's profile).
+ */
+const TAIL = 16;
+
+const tailOf = (text: string): string => text.slice(-TAIL);
+
+/**
+ * Tokens whose signature and claims were checked, found by the whole token (never a part of it: two tokens that share
  * a prefix or a signature are two entries), so that a client calling often costs one signature check, not one per
  * call. Bounded in entries and bytes (the oldest go first) and in time: never past the token's `exp`.
  */
 export class VerifiedTokens {
+  /** Every entry by its whole token, oldest first. */
   private readonly entries = new Map<string, Entry>();
+  /**
+   * The same entries by their last TAIL characters, where a lookup starts before it compares the whole token. Only
+   * verified tokens are added, so nobody can crowd one tail with entries of their making.
+   */
+  private readonly byTail = new Map<string, Entry[]>();
   private bytes = 0;
 
   constructor(
@@ -55,11 +72,19 @@ export class VerifiedTokens {
    * again on each call (a least-recently-used order) cost a busy gateway more than the odd token verified twice.
    */
   get(token: string): VerifiedToken | undefined {
-    const entry = this.entries.get(token);
+    return this.find(token, 0);
+  }
+
+  /** get(text.slice(start)): the token of an `Authorization` header, read where it starts. */
+  find(text: string, start: number): VerifiedToken | undefined {
+    const bucket = this.byTail.get(text.length - start >= TAIL ? tailOf(text) : text.slice(start));
+    if (!bucket) return undefined;
+    // A slice shares the header's characters, and comparing it is a memory compare (endsWith was twice as slow).
+    const token = start === 0 ? text : text.slice(start);
+    const entry = bucket.find(({ key }) => key === token);
     if (!entry) return undefined;
     if (entry.token.expiresAt > this.now()) return entry.token;
-    this.entries.delete(token);
-    this.bytes -= entry.bytes;
+    this.remove(entry);
     return undefined;
   }
 
@@ -69,16 +94,26 @@ export class VerifiedTokens {
     const bytes = 2 * token.length + JSON.stringify(verified.claims).length + 32 * verified.scopes.size + 128;
     if (bytes > this.limits.maxBytes) return;
     const old = this.entries.get(token);
-    if (old) {
-      this.entries.delete(token);
-      this.bytes -= old.bytes;
-    }
-    this.entries.set(token, { token: { ...verified, expiresAt }, bytes });
+    if (old) this.remove(old);
+    const entry: Entry = { key: token, token: { ...verified, expiresAt }, bytes };
+    this.entries.set(token, entry);
+    const tail = tailOf(token);
+    const bucket = this.byTail.get(tail);
+    if (bucket) bucket.push(entry);
+    else this.byTail.set(tail, [entry]);
     this.bytes += bytes;
-    for (const [key, entry] of this.entries) {
+    for (const oldest of this.entries.values()) {
       if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;
-      this.entries.delete(key);
-      this.bytes -= entry.bytes;
+      this.remove(oldest);
     }
+  }
+
+  private remove(entry: Entry): void {
+    this.entries.delete(entry.key);
+    this.bytes -= entry.bytes;
+    const tail = tailOf(entry.key);
+    const kept = this.byTail.get(tail)?.filter((other) => other !== entry) ?? [];
+    if (kept.length > 0) this.byTail.set(tail, kept);
+    else this.byTail.delete(tail);
   }
 }
