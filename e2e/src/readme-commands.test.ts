@@ -186,7 +186,11 @@ describe('a release', () => {
         if (name.startsWith('@restbus/')) expect(`${manifest.name} -> ${name}@${range}`).toContain(`@${root.version}`);
       }
     }
-    // `npm publish --workspaces` skips it; the README's pack recipe names the others.
-    expect(manifests.filter((manifest) => manifest.private).map((manifest) => manifest.name)).toEqual(['@restbus/e2e']);
+    // `npm publish --workspaces` skips them; the README's pack recipe names the others. The development issuer signs a
+    // token for anyone who asks: a compose service and a workspace, never a package to install.
+    expect(manifests.filter((manifest) => manifest.private).map((manifest) => manifest.name)).toEqual([
+      '@restbus/dev-issuer',
+      '@restbus/e2e',
+    ]);
   });
 });
