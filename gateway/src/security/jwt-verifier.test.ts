@@ -20,8 +20,9 @@ beforeAll(async () => {
 });
 afterAll(() => issuer.close());
 
-function newVerifier(settings: Partial<JwtCheckSettings> = {}, source: 'fixed' | 'discovery' = 'fixed') {
-  const keys = new IssuerKeys({
+/** The test issuer's keys, found by discovery or named outright. */
+function newKeys(source: 'fixed' | 'discovery' = 'fixed'): IssuerKeys {
+  return new IssuerKeys({
     source:
       source === 'fixed'
         ? { kind: 'fixed', location: { issuer: issuer.url, jwksUri: issuer.jwksUrl } }
@@ -30,7 +31,10 @@ function newVerifier(settings: Partial<JwtCheckSettings> = {}, source: 'fixed' |
     limits: DEFAULT_ISSUER_FETCH_LIMITS,
     logger,
   });
-  return new JwtVerifier(keys, { claims: [], ...settings }, new VerifiedTokens(), jose, logger);
+}
+
+function newVerifier(settings: Partial<JwtCheckSettings> = {}, source: 'fixed' | 'discovery' = 'fixed') {
+  return new JwtVerifier(newKeys(source), { claims: [], ...settings }, new VerifiedTokens(), jose, logger);
 }
 
 const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -130,12 +134,7 @@ describe('a JWT check', () => {
   it('checks a token once: the next calls with it are found verified, without a signature check', async () => {
     const token = await issuer.sign({ sub: 'alice' });
     const lookups: string[] = [];
-    const keys = new IssuerKeys({
-      source: { kind: 'fixed', location: { issuer: issuer.url, jwksUri: issuer.jwksUrl } },
-      jose,
-      limits: DEFAULT_ISSUER_FETCH_LIMITS,
-      logger,
-    });
+    const keys = newKeys();
     let keyAsked = 0;
     const getKey = keys.getKey;
     Object.defineProperty(keys, 'getKey', {
@@ -150,12 +149,7 @@ describe('a JWT check', () => {
   it('finds a bearer token verified before at once, in any spelling of the header, each call counted once', async () => {
     const token = await issuer.sign({ sub: 'alice', scope: 'pets:read' });
     const lookups: string[] = [];
-    const keys = new IssuerKeys({
-      source: { kind: 'fixed', location: { issuer: issuer.url, jwksUri: issuer.jwksUrl } },
-      jose,
-      limits: DEFAULT_ISSUER_FETCH_LIMITS,
-      logger,
-    });
+    const keys = newKeys();
     const verifier = new JwtVerifier(keys, { claims: [] }, new VerifiedTokens(), jose, logger, (r) => lookups.push(r));
     const check = new BearerCheck('oidc', verifier);
     const callWith = (authorization: string): PolicyCall => ({
