@@ -10,9 +10,10 @@ import {
   type LogFormat,
   type NatsConnectionConfig,
   type ProgramSpec,
-  type SettingSpec,
 } from '@restbus/infra';
 import { checkSubjectList } from './realtime/subject-list';
+import { authKeyBucketSetting } from './security/api-keys/auth-key-bucket-setting';
+import { AUTH_MODES, type AuthMode } from './security/auth-mode';
 import { readAuthSchemes } from './security/read-auth-schemes';
 
 export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionConfig {
@@ -101,21 +102,6 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
 
 export const STREAM_OVERFLOW_POLICIES = ['gap', 'close'] as const;
 export type StreamOverflow = (typeof STREAM_OVERFLOW_POLICIES)[number];
-
-/** The API key bucket: the gateway reads it, `restbus-gateway keys` writes it. */
-export const authKeyBucketSetting: SettingSpec = {
-  key: 'authKeyBucket',
-  flags: '--authKeyBucket <bucket>',
-  aliases: ['--auth-key-bucket'],
-  env: 'GATEWAY_AUTH_KEY_BUCKET',
-  description:
-    'with --auth verify, the NATS key-value bucket of the API keys apiKey schemes accept (restbus-gateway keys writes it)',
-  schema: { type: 'string', pattern: '^[-_A-Za-z0-9]{1,64}$', default: 'restbus_api_keys' },
-};
-
-/** `--auth`: verify credentials for real, check only that they are there (Prism's mock), or check nothing. */
-export const AUTH_MODES = ['verify', 'presence', 'off'] as const;
-export type AuthMode = (typeof AUTH_MODES)[number];
 
 export const REPLY_CHECK_MODES = ['off', 'report', 'enforce'] as const;
 export type ReplyCheckMode = (typeof REPLY_CHECK_MODES)[number];

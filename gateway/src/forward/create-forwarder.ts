@@ -16,7 +16,7 @@ import {
   type ResponseMessage,
 } from '@restbus/infra';
 import type { TraceContext } from '../observability/trace-context';
-import type { CompiledEndpoint } from '../routing/route-table';
+import type { CompiledEndpoint } from '../call/call';
 import { createRequestMux, type RequestMux } from './create-request-mux';
 import { createResendPolicy, type ResendPolicy } from './resend-policy';
 

@@ -1,29 +1,9 @@
-import { createMessagePrefix, type EndpointDesc } from '@restbus/infra';
-import type { AnsweredEndpoint, CallAnswer } from '../call/call';
+import { createMessagePrefix } from '@restbus/infra';
+import type { AnsweredEndpoint, CallAnswer, CompiledEndpoint } from '../call/call';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { PathTree, splitPath } from './path-tree';
 import type { RequestCheck } from '../validation/create-request-validator';
 import type { CallPolicy } from '../security/call-policy';
-
-/** An endpoint with everything a call needs computed once, at load. */
-export interface CompiledEndpoint {
-  desc: EndpointDesc;
-  file: string;
-  /** The subject its calls are sent to: the model's (`x-restbus-subject` overrides `<topicPrefix>.<method>_<path>`). */
-  topic: string;
-  /** Parameter names of the template, in order. */
-  paramNames: string[];
-  /** The request message up to its `request` value: the part that is the same for every call. */
-  messagePrefix: string;
-  /** With --validate: the check of its calls against the operation (absent when its schemas did not compile). */
-  validate?: RequestCheck;
-  /** With --auth: what a call must pass before it is answered (its operation's security), absent when nothing. */
-  policy?: CallPolicy;
-  /** The loaded operation it was compiled from: its model is what the mock (-m) answers from. */
-  source: ApiEndpoint;
-  /** How its calls are answered (not implemented, mock, forward, forward then mock), chosen once, here. */
-  answer: CallAnswer;
-}
 
 interface RouteEntry {
   /** The path template, as the first endpoint on it spells it (templates on one path can name parameters apart). */

@@ -1,5 +1,5 @@
 import type { SourceLocator } from '@restbus/openapi';
-import type { AuthMode } from '../config';
+import type { AuthMode } from './auth-mode';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { CallPolicy } from './call-policy';
 import type { VerifySettings } from './compile-verified-security';

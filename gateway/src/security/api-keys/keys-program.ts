@@ -1,5 +1,11 @@
-import { natsConnectionSettings, type NatsConnectionConfig, type ProgramSpec } from '@restbus/infra';
-import { authKeyBucketSetting, gatewayProgram } from '../../config';
+import { join } from 'node:path';
+import {
+  natsConnectionSettings,
+  readPackageVersion,
+  type NatsConnectionConfig,
+  type ProgramSpec,
+} from '@restbus/infra';
+import { authKeyBucketSetting } from './auth-key-bucket-setting';
 
 export const KEY_ACTIONS = ['create', 'list', 'revoke'] as const;
 
@@ -15,7 +21,8 @@ export interface KeysConfig extends NatsConnectionConfig {
 /** `restbus-gateway keys`: the API keys every gateway of a NATS cluster accepts for apiKey schemes. */
 export const keysProgram: ProgramSpec = {
   name: 'restbus-gateway keys',
-  version: gatewayProgram.version,
+  // The gateway's version: its package.json is beside dist/ (src/ under ts-jest), two folders up from here.
+  version: readPackageVersion(join(__dirname, '..', '..')),
   description:
     'Creates (the key is shown once), lists and revokes the API keys gateways with --auth verify accept for apiKey schemes; kept hashed in a NATS key-value bucket every gateway watches.',
   arguments: [

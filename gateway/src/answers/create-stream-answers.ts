@@ -24,12 +24,11 @@ import type { GatewayMetrics } from '../observability/create-metrics';
 import type { TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { ApiOperation } from '@restbus/openapi';
-import type { CompiledEndpoint } from '../routing/route-table';
 import { expandStreamSubject } from '../streams/expand-stream-subject';
 import { streamKeyOf, type StreamService, type StreamTarget } from '../streams/create-stream-service';
 import { SNAPSHOT_SEQUENCE_HEADER, type ServiceAnswer } from '../streams/stream-opener';
 import type { StreamEvent } from '../streams/stream-event';
-import type { CallAnswer } from './call';
+import type { CallAnswer, CompiledEndpoint } from '../call/call';
 import {
   chooseAnswerKind,
   ERROR_CODE_HEADER,

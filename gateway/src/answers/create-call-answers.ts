@@ -21,7 +21,7 @@ import type { GatewayMetrics } from '../observability/create-metrics';
 import type { RequestCheck } from '../validation/create-request-validator';
 import { admitCall, attachCaller } from '../security/admit-call';
 import type { CallPolicy } from '../security/call-policy';
-import type { AnsweredEndpoint, Call, CallAnswer } from './call';
+import type { AnsweredEndpoint, Call, CallAnswer } from '../call/call';
 
 export interface CallAnswerDeps {
   /** Forwards calls over NATS; without it every described endpoint answers 501 (upstream behaviour). */
