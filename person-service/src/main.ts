@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { kvReplicasSetting, readPackageVersion, readsSetting, runExecutive, storeSetting } from '@restbus/infra';
-import { registerPersons, type PersonServiceSettings } from './persons/register-persons';
+import { registerPersons, type PersonServiceSettings } from './register-persons';
 
 runExecutive<PersonServiceSettings>({
   name: 'person-service',

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { encodeMessage, storeSetting, type Executive, type ResponseMessage } from '@restbus/infra';
 import { EASER_CASES, startNatsServer, startTestService, type TestNatsServer } from '@restbus/infra/testing';
-import { registerPersons, type PersonServiceSettings } from '../persons/register-persons';
+import { registerPersons, type PersonServiceSettings } from '../register-persons';
 
 /** A person-service on a NATS server of its own, and a connection to call it. */
 interface Side {

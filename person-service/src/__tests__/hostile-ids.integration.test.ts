@@ -16,7 +16,7 @@ import {
 } from '@restbus/infra/testing';
 import type { RequestMessage, ResponseMessage } from '@restbus/infra';
 import type { Person } from '../persons/person';
-import { registerPersons, type PersonServiceSettings } from '../persons/register-persons';
+import { registerPersons, type PersonServiceSettings } from '../register-persons';
 
 const SEED = 20261210;
 const LEGIT_REQUESTS = 50;

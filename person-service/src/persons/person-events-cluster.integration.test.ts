@@ -2,7 +2,7 @@ import { connect, type NatsConnection } from 'nats';
 import { kvReplicasSetting, storeSetting, type Executive } from '@restbus/infra';
 import { startNatsCluster, startTestService, type TestNatsCluster } from '@restbus/infra/testing';
 import { PERSON_EVENTS_STREAM } from './person-events';
-import { registerPersons, type PersonServiceSettings } from './register-persons';
+import { registerPersons, type PersonServiceSettings } from '../register-persons';
 
 let cluster: TestNatsCluster;
 let nc: NatsConnection;

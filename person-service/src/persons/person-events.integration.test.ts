@@ -10,7 +10,7 @@ import {
   type TestNatsServer,
 } from '@restbus/infra/testing';
 import { createPersonEvents, PERSON_EVENTS_STREAM } from './person-events';
-import { registerPersons, type PersonServiceSettings } from './register-persons';
+import { registerPersons, type PersonServiceSettings } from '../register-persons';
 
 let server: TestNatsServer;
 let nc: NatsConnection;

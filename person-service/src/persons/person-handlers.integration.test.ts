@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { encodeMessage, storeSetting, type Executive, type ResponseMessage } from '@restbus/infra';
 import { createRequestMessage, startNatsServer, startTestService, type TestNatsServer } from '@restbus/infra/testing';
-import { registerPersons, type PersonServiceSettings } from './register-persons';
+import { registerPersons, type PersonServiceSettings } from '../register-persons';
 
 let server: TestNatsServer;
 let nc: NatsConnection;

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { encodeMessage, measureReplyRoom, storeSetting, type Executive, type ResponseMessage } from '@restbus/infra';
 import { createRequestMessage, startNatsServer, startTestService, type TestNatsServer } from '@restbus/infra/testing';
-import { registerPersons, type PersonServiceSettings } from './register-persons';
+import { registerPersons, type PersonServiceSettings } from '../register-persons';
 
 // A small max_payload, so that a collection that does not fit in one reply is cheap to store.
 const MAX_PAYLOAD = 64 * 1024;

@@ -7,11 +7,11 @@ import {
   type Shutdown,
   type StoreSettings,
 } from '@restbus/infra';
-import { contract } from '../generated/contract';
-import { createPersonHandlers } from '../handlers';
-import { ensureEventsStream } from './ensure-events-stream';
-import type { Person } from './person';
-import { createPersonEvents, PERSON_EVENTS_STREAM } from './person-events';
+import { contract } from './generated/contract';
+import { createPersonHandlers } from './handlers';
+import { ensureEventsStream } from './persons/ensure-events-stream';
+import type { Person } from './persons/person';
+import { createPersonEvents, PERSON_EVENTS_STREAM } from './persons/person-events';
 
 export type PersonServiceSettings = StoreSettings;
 
