@@ -21,7 +21,8 @@ export interface RecipeOptions {
   replace: Array<[text: string, by: string]>;
   /**
    * The host ports the README names, and the port the test uses for each (so that a run never meets a stack the
-   * developer has up); a port the block names that is not here yet gets a free one.
+   * developer has up); a port the block names that is not here yet gets a free one, and a server the block starts
+   * gets fresh ones for the ports it listens on (the map then names those, for later commands and blocks).
    */
   ports: Map<number, number>;
   skipCommands?: SkipCommand[];
@@ -107,16 +108,65 @@ function substitute(command: string, options: RecipeOptions, cwd: string, server
       inner ? `${host}:${ours(port)}:${ours(inner)}` : `${host}:${ours(port)}`,
     )
     .replace(/--port[ =](\d+)\b/g, (_all, port: string) => `--port ${ours(port)}`);
-  if (server?.defaultPort && !/--port\b/.test(text)) {
-    const project = /--project[ =](\S+)/.exec(text)?.[1];
-    const port =
-      server.defaultPort === 'servicePort'
-        ? Number(readProjectSetting(project ? join(cwd, project) : cwd, 'servicePort') ?? 3007)
-        : server.defaultPort;
+  const port = server && !/--port\b/.test(text) ? defaultPortOf(text, server, cwd) : undefined;
+  if (port !== undefined) {
     if (!options.ports.has(port)) throw new Error(`the test has no port standing in for ${port}: \`${command}\``);
     text = `${text} --port ${ours(String(port))}`;
   }
   return text;
+}
+
+/** The port a server listens on when its command names none: its own default, or its project's servicePort. */
+function defaultPortOf(command: string, server: Server, cwd: string): number | undefined {
+  if (server.defaultPort !== 'servicePort') return server.defaultPort;
+  const project = /--project[ =](\S+)/.exec(command)?.[1];
+  return Number(readProjectSetting(project ? join(cwd, project) : cwd, 'servicePort') ?? 3007);
+}
+
+/**
+ * The README ports a server command listens on: after `--port`, the host side of a `-p host:port:inner` mapping, or
+ * its default. Ports it only calls (`-u nats://localhost:4222`, a proxy's target) are not among them.
+ */
+function listeningPorts(command: string, server: Server, cwd: string): number[] {
+  const named = [
+    ...[...command.matchAll(/--port[ =](\d+)\b/g)].map((match) => Number(match[1])),
+    ...[...command.matchAll(/\b(?:localhost|127\.0\.0\.1):(\d+):\d+\b/g)].map((match) => Number(match[1])),
+  ];
+  const port = named.length === 0 ? defaultPortOf(command, server, cwd) : undefined;
+  return port === undefined ? named : [port];
+}
+
+/** What a server prints when another program holds its port (restbus's PORT_UNAVAILABLE, Docker's, Node's). */
+const PORT_TAKEN = /already in use|already allocated|EADDRINUSE/i;
+/** How often a server starts on fresh ports after another program took the ones picked for it. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts a server on ports picked as it starts, not when the suite began: a port picked minutes before may have been
+ * taken since by another suite's server or an outgoing connection. If one is taken between the pick and the bind,
+ * it starts again on fresh ones. Later commands name the ports it got.
+ */
+async function startOnFreshPorts(
+  written: string,
+  server: Server,
+  cwd: string,
+  options: RecipeOptions,
+): Promise<{ command: string; child: ChildProcess }> {
+  let text = written;
+  for (const [from, to] of options.replace) text = text.split(from).join(to);
+  for (let attempt = 1; ; attempt += 1) {
+    for (const port of listeningPorts(text, server, cwd)) {
+      if (options.ports.has(port)) options.ports.set(port, await freePort());
+    }
+    const command = substitute(written, options, cwd, server);
+    try {
+      return { command, child: (await startServer(command, server, cwd, options)).child };
+    } catch (err) {
+      if (attempt >= PORT_ATTEMPTS || !PORT_TAKEN.test((err as Error).message)) {
+        throw new Error(`run as \`${command}\` in ${cwd}, ${(err as Error).message}`);
+      }
+    }
+  }
 }
 
 /** Every host port the block names gets a free port of the test's; a placeholder's port is the stand-in's own. */
@@ -291,11 +341,10 @@ export async function runRecipe(block: ShellBlock, options: RecipeOptions): Prom
         cwd = done.cwd;
       }
       if (server) {
-        const command = substitute(last, options, cwd, server);
-        record.ran = record.ran ? `${record.ran} && ${command}` : command;
-        const started = await startServer(command, server, cwd, options).catch((err: Error) => {
-          throw new Error(`${where}, run as \`${command}\` in ${cwd}, ${err.message}`);
+        const started = await startOnFreshPorts(last, server, cwd, options).catch((err: Error) => {
+          throw new Error(`${where}, ${err.message}`);
         });
+        record.ran = record.ran ? `${record.ran} && ${started.command}` : started.command;
         servers.push(started.child);
       }
     }
