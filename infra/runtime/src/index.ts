@@ -78,7 +78,8 @@ export { STALE_HEADER, describePage, measureReplyRoom, readPageRequest } from '.
 export { describeInvalidId } from './store/record-id';
 export type { StoreKind } from './store/open-store';
 export { readJsonBody } from './wire/read-json-body';
-export { MAX_JSON_DEPTH, isNestedDeeperThan } from './wire/find-json-depth';
+export { MAX_JSON_DEPTH } from './limits/max-json-depth';
+export { isNestedDeeperThan } from './wire/find-json-depth';
 export { JSON_SLICE_LENGTH, parseJsonInSlices } from './wire/parse-json-in-slices';
 export { findAmbiguousJson, type JsonAmbiguity } from './wire/find-ambiguous-json';
 export type { Parsed } from './wire/read-json-body';

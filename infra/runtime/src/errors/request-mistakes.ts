@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH } from '../wire/find-json-depth';
+import { MAX_JSON_DEPTH } from '../limits/max-json-depth';
 import { RestbusError, type ErrorCode, type RequestProblem, type RestbusErrorOptions } from './restbus-error';
 
 /** One mistake a client can make, as every restbus server answers it. */

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { RestbusError } from '../errors/restbus-error';
-import { MAX_JSON_DEPTH, isNestedDeeperThan } from './find-json-depth';
+import { MAX_JSON_DEPTH } from '../limits/max-json-depth';
+import { isNestedDeeperThan } from './find-json-depth';
 import { normalizeRequestMessage, type AcceptedRequestMessage } from './normalize-request-message';
 import { JSON_SLICE_LENGTH, parseJsonInSlices } from './parse-json-in-slices';
 import { acceptedRequestMessageSchema, responseMessageSchema } from './schemas';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { HOSTILE_PIECES, FuzzTally } from '../testing';
-import { MAX_JSON_DEPTH, isNestedDeeperThan } from './find-json-depth';
+import { MAX_JSON_DEPTH } from '../limits/max-json-depth';
+import { isNestedDeeperThan } from './find-json-depth';
 
 const anyUnit = fc.nat(0xffff).map((code) => String.fromCharCode(code));
 const hostileText = fc

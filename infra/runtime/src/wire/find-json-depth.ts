@@ -1,6 +1,3 @@
-/** Deeper than any API body needs, and far from where parsing, cloning or serialising it overflows the stack. */
-export const MAX_JSON_DEPTH = 64;
-
 /**
  * Whether JSON text nests deeper than `max` arrays and objects, found in one pass over the text without parsing
  * it: a body nested thousands deep parses, then overflows the stack in `JSON.stringify` or `structuredClone`.

@@ -1,4 +1,5 @@
-import { MAX_JSON_DEPTH, isNestedDeeperThan } from './find-json-depth';
+import { MAX_JSON_DEPTH } from '../limits/max-json-depth';
+import { isNestedDeeperThan } from './find-json-depth';
 import type { IncomingRequest } from './types';
 import { isJsonMediaType } from '../http/is-json-media-type';
 
