@@ -36,6 +36,7 @@ const projectFor = ([name, dir]) => ({
     '^@restbus/openapi/paths$': fromRoot('infra/openapi/src/paths.ts'),
     '^@restbus/mock-server$': fromRoot('mock-server/src/index.ts'),
     '^@restbus/mock-server/check$': fromRoot('mock-server/src/check.ts'),
+    '^@restbus/gateway/testing$': fromRoot('gateway/src/testing/index.ts'),
   },
   ...(name === 'e2e' ? { setupFiles: ['<rootDir>/src/setup-env.ts'], slowTestThreshold: 120 } : {}),
 });

@@ -1,8 +1,7 @@
 import { connect, Events, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { createNatsLink, type NatsLink } from '@restbus/infra';
-import { startNatsCluster, type TestNatsCluster, type TestNatsServer } from '@restbus/infra/testing';
-import { sendRaw } from './raw-http';
+import { sendRaw, startNatsCluster, type TestNatsCluster, type TestNatsServer } from '@restbus/infra/testing';
 import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
 
 const logger = pino({ level: 'silent' });

@@ -1,7 +1,6 @@
 import pino from 'pino';
 import { createNatsLink, type NatsLink } from '@restbus/infra';
-import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
-import { sendRaw, type RawResponse } from './raw-http';
+import { type RawResponse, sendRaw, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
 
 // Every answer must be one of the gateway's documented failures.

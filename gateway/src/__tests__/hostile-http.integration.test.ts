@@ -4,10 +4,17 @@ import { join, resolve } from 'node:path';
 import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
-import { createSeededRandom, recordHostileCounts, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import {
+  createSeededRandom,
+  exchangeRaw,
+  findErrorAnswerProblems,
+  type RawExchange,
+  recordHostileCounts,
+  startNatsServer,
+  type TestNatsServer,
+} from '@restbus/infra/testing';
 import { loadApi } from '../openapi/load-api';
 import { createHostileMockRequests, createHostileRequests, MOCK_PATHS } from './hostile-requests';
-import { exchangeRaw, findErrorAnswerProblems, type RawExchange } from './raw-http';
 import { createRogueReplies, type RogueReply } from './rogue-replies';
 import { startTestGateway, testEndpoint, type TestGateway } from './start-test-gateway';
 

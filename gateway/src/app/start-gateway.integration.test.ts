@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
-import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
-import { sendRaw } from '../__tests__/raw-http';
+import { sendRaw, startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
 import type { GatewayConfig } from '../config';
 import { startGateway, type RunningGateway } from './start-gateway';
 

@@ -1,8 +1,7 @@
 import { connect, headers as natsHeaders, type NatsConnection, type Subscription } from 'nats';
 import pino from 'pino';
 import { createNatsLink, type NatsLink, type RequestMessage } from '@restbus/infra';
-import { startNatsServer, waitFor, type TestNatsServer } from '@restbus/infra/testing';
-import { sendRaw } from '../__tests__/raw-http';
+import { sendRaw, startNatsServer, type TestNatsServer, waitFor } from '@restbus/infra/testing';
 import { startTestGateway, testEndpoint, type TestGateway } from '../__tests__/start-test-gateway';
 
 const endpoint = testEndpoint;

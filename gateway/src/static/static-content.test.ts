@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { RestbusError } from '@restbus/infra';
-import { sendRaw } from '../__tests__/raw-http';
+import { sendRaw } from '@restbus/infra/testing';
 import { startTestGateway, type TestGateway } from '../__tests__/start-test-gateway';
 import { createGateway } from '../app/create-gateway';
 import { createMetrics } from '../observability/create-metrics';

@@ -1,5 +1,5 @@
 import { compileInputChecks, type IncomingRequest, type RequestMessage } from '@restbus/infra';
-import { DIALECT_CASES } from '../../../infra/runtime/src/validation/openapi-dialect-cases';
+import { DIALECT_CASES } from '@restbus/infra/testing';
 import { testEndpoint } from '../__tests__/start-test-gateway';
 import { createReplyChecks } from '../replies/create-reply-checks';
 import { compileRequestChecks } from './create-request-validator';

@@ -1,7 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createSeededRandom, recordHostileCounts } from '@restbus/infra/testing';
-import { exchangeRaw, findErrorAnswerProblems, type RawExchange } from '../../../gateway/src/__tests__/raw-http';
+import {
+  createSeededRandom,
+  exchangeRaw,
+  findErrorAnswerProblems,
+  type RawExchange,
+  recordHostileCounts,
+} from '@restbus/infra/testing';
 import type { MockServer } from '../server/start-mock-server';
 import {
   createHostileMockRequests,

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 // The gateway is not a dependency of the tool: its sources are read here only to prove it loads the export.
-import { loadApi } from '../../../gateway/src/openapi/load-api';
+import { loadApi } from '@restbus/gateway/testing';
 import { makeTempDir, runTool } from './tool-helpers';
 
 type Json = Record<string, unknown>;

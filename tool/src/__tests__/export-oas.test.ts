@@ -2,9 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { createLogger } from '@restbus/infra';
-// The gateway is not a dependency of the tool: its sources are read here only to prove it serves the export.
-import { startGateway, type RunningGateway } from '../../../gateway/src/app/start-gateway';
-import { loadApi } from '../../../gateway/src/openapi/load-api';
+// The gateway is only a devDependency of the tool: its tests prove the gateway serves the export.
+import { startGateway, type RunningGateway, loadApi } from '@restbus/gateway/testing';
 import { makeTempDir, runTool } from './tool-helpers';
 
 type OpenApi = {

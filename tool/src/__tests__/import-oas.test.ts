@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { createLogger } from '@restbus/infra';
 import { startMockServer, type MockServer } from '@restbus/mock-server';
 // The gateway is not a dependency of the tool: its loader is used here only to prove it reads the export.
-import { loadApi } from '../../../gateway/src/openapi/load-api';
+import { loadApi } from '@restbus/gateway/testing';
 import { generateTests } from '../testgen';
 import { runGeneratedTests } from './run-generated-tests';
 import { makeTempDir, runTool, runToolProcess, snapshotTree } from './tool-helpers';

@@ -48,3 +48,7 @@ export { createSseParser } from './parse-sse';
 export type { SseBlock } from './parse-sse';
 export { readSseEvents } from './read-sse-events';
 export type { ReadSseOptions, SseEvent } from './read-sse-events';
+export { exchangeRaw, findErrorAnswerProblems, sendRaw } from './raw-http';
+export type { RawExchange, RawResponse } from './raw-http';
+export { DIALECT_CASES } from './openapi-dialect-cases';
+export type { DialectCase } from './openapi-dialect-cases';

@@ -4,7 +4,7 @@ import type { Contract } from '../contract/contract';
 import type { RequestMessage } from '../wire/types';
 import { adaptOpenApiSchema } from './adapt-openapi-schema';
 import { createSchemaCompilers } from './create-schema-compilers';
-import { DIALECT_CASES, type DialectCase } from './openapi-dialect-cases';
+import { DIALECT_CASES, type DialectCase } from '../testing/openapi-dialect-cases';
 
 const contractOf = (dialect: Contract['dialect'], schema: object): Contract => ({
   title: 't',
