@@ -20,6 +20,8 @@ export type { ArgumentSpec, DeclinedFlag, LoadConfigOptions, ProgramSpec, Settin
 export { RestbusError, isRestbusError } from './errors/restbus-error';
 export type { ErrorCode, RequestProblem, RestbusErrorOptions } from './errors/restbus-error';
 export { REQUEST_MISTAKES, refuseRequest } from './errors/request-mistakes';
+export { readErrorCode, readErrorMessage } from './errors/read-caught-error';
+export { isJsonObject, type JsonObject } from './json/is-json-object';
 export type { RequestMistake, RequestMistakeName } from './errors/request-mistakes';
 export { createLogger } from './logging/create-logger';
 export type { LogFormat, Logger, LoggerOptions } from './logging/create-logger';
