@@ -158,14 +158,21 @@ describe('restbus-dev-issuer settings', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('exits 1 with one line when its port is taken', async () => {
+  it('exits 1 with one line naming the taken port and how to choose another', async () => {
     const taken: Server = createServer();
     await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
     try {
       const { port } = taken.address() as { port: number };
       const { code, stderr } = await runIssuer(['--port', String(port)]);
       expect(code).toBe(1);
-      expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^restbus-dev-issuer: .*EADDRINUSE/)]);
+      // The shared listen helper's wording: the port, and the flag and variable that choose another.
+      expect(stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^restbus-dev-issuer: port ${port} on 127\\.0\\.0\\.1 is already in use .*--port \\d+ or DEV_ISSUER_PORT=\\d+$`,
+          ),
+        ),
+      ]);
     } finally {
       await new Promise((done) => taken.close(done));
     }

@@ -1,6 +1,5 @@
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createHttpServer, sendError, type Logger } from '@restbus/infra';
+import type { IncomingMessage } from 'node:http';
+import { createHttpServer, listenHttpServer, sendError, type Logger } from '@restbus/infra';
 import type { DevIssuerConfig } from './dev-issuer-program';
 import { loadOAuth2MockServer } from './oauth2-mock-server';
 
@@ -22,16 +21,6 @@ function readClientId(req: IncomingMessage & { body?: Record<string, unknown> })
   if (name) return name;
   const fromForm = req.body?.client_id;
   return typeof fromForm === 'string' && fromForm !== '' ? fromForm : undefined;
-}
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }
 
 /**
@@ -64,7 +53,11 @@ export async function startDevIssuer(config: DevIssuerConfig, logger: Logger): P
       handle(req, res);
     }
   });
-  const port = await listen(server, config.port, config.host);
+  const { port } = await listenHttpServer(server, {
+    port: config.port,
+    host: config.host,
+    howToChoose: (other) => `--port ${other} or DEV_ISSUER_PORT=${other}`,
+  });
   issuer.url = config.issuer ?? `http://localhost:${port}`;
   return {
     port,

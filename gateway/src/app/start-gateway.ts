@@ -1,11 +1,9 @@
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   coalesceRuns,
   createHttpServer,
   createNatsLink,
-  describeListenError,
+  listenHttpServer,
   toHttpLimits,
   toNatsLinkOptions,
   type Logger,
@@ -294,18 +292,17 @@ export async function startGateway(
       : undefined;
   security.start();
   warnOfUncheckedSecurity(config, endpoints, logger);
-  server.listen(config.port);
+  let port: number;
   try {
-    await once(server, 'listening');
+    ({ port } = await listenHttpServer(server, { port: config.port, howToChoose: choosePort }));
   } catch (err) {
     stopped = true;
     security.stop();
     apiKeys?.stop();
     linter.close?.();
     await link?.drain();
-    throw describeListenError(err, { port: config.port, howToChoose: choosePort }) ?? err;
+    throw err;
   }
-  const port = (server.address() as AddressInfo).port;
   // A request message must fit in one NATS message: keep the body limit below the server's max_payload, with
   // room for the envelope (headers, endpoint descriptor).
   link?.ready().then(

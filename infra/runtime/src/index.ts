@@ -88,6 +88,7 @@ export type { Parsed } from './wire/read-json-body';
 export { sendError } from './http/send-error';
 export { isJsonMediaType } from './http/is-json-media-type';
 export { describeListenError } from './http/describe-listen-error';
+export { listenHttpServer, type Listening } from './http/listen-http-server';
 export { createHttpServer, DEFAULT_HTTP_LIMITS } from './http/create-http-server';
 export type { CreateHttpServerOptions, HttpLimits } from './http/create-http-server';
 export type { ListenTarget } from './http/describe-listen-error';

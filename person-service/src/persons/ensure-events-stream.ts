@@ -1,4 +1,5 @@
 import { DiscardPolicy, nanos, StorageType, type NatsConnection, type StreamConfig } from 'nats';
+import { readErrorMessage } from '@restbus/infra';
 import type { Logger } from 'pino';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -17,12 +18,10 @@ export interface EventsStreamOptions {
   maxMessages?: number;
 }
 
-const isMissing = (err: unknown): boolean => /stream not found/i.test(String((err as Error)?.message ?? err));
-const isTaken = (err: unknown): boolean => /already in use/i.test(String((err as Error)?.message ?? err));
+const isMissing = (err: unknown): boolean => /stream not found/i.test(readErrorMessage(err));
+const isTaken = (err: unknown): boolean => /already in use/i.test(readErrorMessage(err));
 const isUnavailable = (err: unknown): boolean =>
-  /timeout|no responders|temporarily unavailable|no suitable peers|leader/i.test(
-    String((err as Error)?.message ?? err),
-  );
+  /timeout|no responders|temporarily unavailable|no suitable peers|leader/i.test(readErrorMessage(err));
 
 /**
  * Creates the stream that keeps a service's events, or brings one that exists to the subject, limits and replicas

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from 'nats';
-import { RestbusError } from '@restbus/infra';
+import { readErrorMessage, RestbusError } from '@restbus/infra';
 import type { Logger } from 'pino';
 import type { components } from '../generated/api-types';
 import type { Person } from './person';
@@ -46,8 +46,7 @@ export interface PersonEventsDeps {
 const ACK_WAIT_MS = 500;
 
 // A publish to a subject no stream takes has no responder: nats.js says "503".
-const isStreamMissing = (err: unknown): boolean =>
-  /^503$|no responders|stream not found/i.test(String((err as Error)?.message ?? err));
+const isStreamMissing = (err: unknown): boolean => /^503$|no responders|stream not found/i.test(readErrorMessage(err));
 
 /**
  * The person events: each acknowledged create, update and delete, published once its write succeeded. A failed

@@ -3,6 +3,7 @@ import {
   STALE_HEADER,
   describeInvalidId,
   describePage,
+  jsonTextOf,
   readPageRequest,
   replyJson,
   type CallbackOperationHandler,
@@ -44,11 +45,12 @@ export function createSystemsHandlers(
       // The page's JSON text, encoded once while the list is unchanged, stands for its systems in the reply.
       systems
         .list(wanted)
-        .then((page) => cb(null, json(200, page.json as unknown as System[], describePage(page, wanted))), cb);
+        .then((page) => cb(null, json(200, jsonTextOf<System[]>(page.json), describePage(page, wanted))), cb);
     },
 
     postSystems({ request }, cb) {
-      // Valid JSON and a system: the contract checked the body before this handler runs.
+      // Valid JSON and a system: the contract checked the body before this handler runs. The one cast here: the
+      // specification fixes this handler as `(data, cb)`, so the body arrives as the request message's text.
       const body = JSON.parse(request.body) as NewSystem;
       const problem = body.id === undefined ? undefined : describeInvalidId(body.id);
       if (problem) {

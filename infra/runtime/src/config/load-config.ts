@@ -64,11 +64,12 @@ function deepFreeze<T>(value: T): Readonly<T> {
 }
 
 function allowedValues(setting: SettingSpec): readonly unknown[] | undefined {
-  return (setting.schema as { enum?: unknown[] }).enum;
+  const allowed = setting.schema.enum;
+  return Array.isArray(allowed) ? allowed : undefined;
 }
 
 function describeSetting(setting: SettingSpec): string {
-  const defaultValue = (setting.schema as { default?: unknown }).default;
+  const defaultValue = setting.schema.default;
   const allowed = allowedValues(setting);
   const suffix = [
     allowed ? `one of ${allowed.join('|')}` : undefined,
@@ -117,7 +118,8 @@ function nameOf(setting: SettingSpec): string {
 }
 
 function describeProblem(spec: ProgramSpec, values: Record<string, unknown>, error: ErrorObject): string {
-  const key = (error.params as { missingProperty?: string }).missingProperty ?? error.instancePath.split('/')[1] ?? '';
+  const missing: unknown = error.params.missingProperty;
+  const key = typeof missing === 'string' ? missing : (error.instancePath.split('/')[1] ?? '');
   const setting = spec.settings.find((candidate) => candidate.key === key);
   const name = setting ? nameOf(setting) : key;
   if (error.keyword === 'required') return `${name} is required`;
@@ -150,7 +152,7 @@ export function createSettingsSchema(spec: ProgramSpec): Record<string, unknown>
 export function loadConfig<T>(spec: ProgramSpec, options: LoadConfigOptions): Readonly<T> {
   const command = createCommand(spec, options);
   try {
-    command.parse(options.argv as string[], { from: 'user' });
+    command.parse([...options.argv], { from: 'user' });
     for (const declined of spec.declined ?? []) {
       const option = new Option(declined.flags);
       if (command.getOptionValue(option.attributeName()) !== undefined) {

@@ -107,7 +107,8 @@ function compileParameters(operation: InputOperation, ajv: SchemaCompilers): Com
 
 function toProblems(location: string, errors: ValidateFunction['errors']): RequestProblem[] {
   return (errors ?? []).map((error) => {
-    const missing = (error.params as { missingProperty?: string }).missingProperty;
+    const named: unknown = error.params.missingProperty;
+    const missing = typeof named === 'string' ? named : undefined;
     if (location === 'body') return { location: `body${error.instancePath}`, message: error.message ?? 'is invalid' };
     const name = missing ?? error.instancePath.split('/')[1] ?? '';
     return { location: `${location}.${name}`, message: missing ? 'is required' : (error.message ?? 'is invalid') };

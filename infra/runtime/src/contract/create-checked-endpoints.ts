@@ -4,6 +4,7 @@ import { RestbusError } from '../errors/restbus-error';
 import { compileInputChecks, createInputCompilers } from './compile-input-checks';
 import type { Contract, ContractOperation } from './contract';
 import { createContractEndpoints, type ContractEndpointsOptions } from './create-contract-endpoints';
+import { readErrorMessage } from '../errors/read-caught-error';
 
 /**
  * The path (`/requestBody/content/…`) of the first object in `value`, depth first, that `test` finds wrong, or
@@ -33,19 +34,23 @@ function findObject(
  */
 const hasChangedPrototype = (object: object): boolean => {
   if (Array.isArray(object)) return false;
-  const prototype = Object.getPrototypeOf(object) as object | null;
-  return prototype !== null && (Object.getPrototypeOf(prototype) !== null || Object.keys(prototype).length > 0);
+  const prototype: unknown = Object.getPrototypeOf(object);
+  return (
+    typeof prototype === 'object' &&
+    prototype !== null &&
+    (Object.getPrototypeOf(prototype) !== null || Object.keys(prototype).length > 0)
+  );
 };
 
 /** A schema declaring a property `__proto__`, which ajv never checks (it skips the name, against prototype pollution). */
 const declaresProtoProperty = (object: object): boolean => {
-  const { properties } = object as { properties?: unknown };
+  const properties: unknown = Reflect.get(object, 'properties');
   return properties !== null && typeof properties === 'object' && Object.hasOwn(properties, '__proto__');
 };
 
 /** A schema requiring a property every object inherits (`constructor`, `toString`). */
 const requiresInherited = (object: object): boolean => {
-  const { required } = object as { required?: unknown };
+  const required: unknown = Reflect.get(object, 'required');
   return Array.isArray(required) && required.some((name) => typeof name === 'string' && name in {});
 };
 
@@ -81,7 +86,7 @@ function findUncheckable(
     return `the schema at ${inherited}/required requires a property every object inherits, which the checker takes as present`;
   }
   for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
-    const schema = (media as { schema?: unknown } | null)?.schema;
+    const schema: unknown = typeof media === 'object' && media !== null ? Reflect.get(media, 'schema') : undefined;
     if (media === null || typeof media !== 'object' || !['undefined', 'object', 'boolean'].includes(typeof schema)) {
       return `the body of type ${JSON.stringify(type)} has no schema it can be checked with`;
     }
@@ -96,7 +101,7 @@ function findUncompilable(operation: ContractOperation, contract: Contract): str
     compileInputChecks({ ...contract, operations: [operation] });
     return undefined;
   } catch (err) {
-    return `its schemas do not compile: ${(err as Error).message}`;
+    return `its schemas do not compile: ${readErrorMessage(err)}`;
   }
 }
 
@@ -121,11 +126,10 @@ function pickHandlers(
   contract: Contract,
   handlers: ContractEndpointsOptions['handlers'],
 ): ContractEndpointsOptions['handlers'] {
-  const picked = Object.create(null) as Record<string, ContractEndpointsOptions['handlers'][string]>;
-  const plain = Object.getPrototypeOf({}) as Record<string, unknown>;
+  const picked: Record<string, ContractEndpointsOptions['handlers'][string]> = Object.create(null);
   for (const { name } of contract.operations) {
     const handler = handlers[name];
-    if (Object.hasOwn(handlers, name) || handler !== plain[name]) picked[name] = handler;
+    if (Object.hasOwn(handlers, name) || handler !== Reflect.get(Object.prototype, name)) picked[name] = handler;
   }
   return picked;
 }

@@ -5,8 +5,12 @@ describe('readErrorCode', () => {
     expect(readErrorCode(Object.assign(new Error('gone'), { code: 'ENOENT' }))).toBe('ENOENT');
   });
 
-  it('gives undefined for a thrown value with no code, a numeric code, null or a string', () => {
-    expect([new Error('plain'), { code: 42 }, null, undefined, 'ENOENT'].map(readErrorCode)).toEqual([
+  it('reads a numeric code as text', () => {
+    expect(readErrorCode({ code: 503 })).toBe('503');
+  });
+
+  it('gives undefined for a thrown value with no code, an object code, null or a string', () => {
+    expect([new Error('plain'), { code: {} }, null, undefined, 'ENOENT'].map(readErrorCode)).toEqual([
       undefined,
       undefined,
       undefined,

@@ -39,6 +39,11 @@ function startTimer(ms: number, onExpired: () => void): Deadline {
  * the handler's store calls may spend waiting out a JetStream election, so that a write gets through when the
  * election ends before the caller gives up, and answers 503 while it still listens otherwise.
  */
+/** A handler's promise, or any thenable a JavaScript handler returns in its place. */
+function isThenable(value: unknown): value is PromiseLike<ResponseMessage | void> {
+  return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'then') === 'function';
+}
+
 export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logger): RouteHandler {
   const deadlines = createDeadlineQueue(deadlineMs);
   return (data, context) =>
@@ -68,8 +73,8 @@ export function adaptHandler(handler: Handler, deadlineMs: number, logger: Logge
         const result = runInHandlerScope({ fail: cb, logger, deadline: deadline.at, callId: context.callId }, () =>
           handler(data, cb),
         );
-        if (result && typeof (result as Promise<unknown>).then === 'function') {
-          (result as Promise<ResponseMessage | void>).then(
+        if (isThenable(result)) {
+          result.then(
             (response) => {
               if (response !== undefined) cb(null, response);
             },

@@ -1,4 +1,5 @@
 import { RestbusError } from '../errors/restbus-error';
+import { readErrorCode } from '../errors/read-caught-error';
 
 /** The gateway's port, and a new project's mock server's: the one two restbus programs are likeliest to share. */
 const RESTBUS_PORT = 3007;
@@ -26,7 +27,7 @@ function suggestPort(port: number): number {
  * any other error.
  */
 export function describeListenError(err: unknown, target: ListenTarget): RestbusError | undefined {
-  const code = (err as { code?: unknown } | undefined)?.code;
+  const code = readErrorCode(err);
   if (code !== 'EADDRINUSE' && code !== 'EACCES') return undefined;
   const { port, host } = target;
   const where = isEveryAddress(host) ? `port ${port}` : `port ${port} on ${host}`;

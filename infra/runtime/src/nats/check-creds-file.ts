@@ -1,4 +1,5 @@
 import { credsAuthenticator } from 'nats';
+import { isJsonObject } from '../json/is-json-object';
 import { readSettingFile } from './read-setting-file';
 
 interface UserClaims {
@@ -12,7 +13,7 @@ function decodeClaims(jwt: string): UserClaims | undefined {
   if (parts.length !== 3) return undefined;
   try {
     const claims: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-    return claims && typeof claims === 'object' ? (claims as UserClaims) : undefined;
+    return isJsonObject(claims) ? claims : undefined;
   } catch {
     return undefined;
   }

@@ -2,6 +2,7 @@ import { connect, Events, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { toNatsServersAndAuth } from './nats-connect-options';
 import { toNatsSecurityOptions, type NatsSecurity } from './to-nats-security-options';
+import { readErrorCode } from '../errors/read-caught-error';
 import { RestbusError } from '../errors/restbus-error';
 import { createMovingConnection, type MoveReason, type MovingConnection } from './create-moving-connection';
 
@@ -63,11 +64,6 @@ const OUTAGE_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
 export function createNatsLink(options: NatsLinkOptions): NatsLink {
   const logger = options.logger.child({ component: 'nats' });
   // `-n a,b,c` names a cluster; credentials come out of the URLs into connect options, and out of every log line.
@@ -123,7 +119,7 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
       try {
         return await connectTo(servers);
       } catch (err) {
-        const code = codeOf(err);
+        const code = readErrorCode(err);
         const outage = code !== undefined && OUTAGE_CODES.has(code);
         const failure = outage ? 'outage' : (code ?? String(err));
         if (failure !== lastFailure) {
@@ -337,9 +333,11 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
 
 /** Requests made on a connection whose replies have not come (nats.js' own request/reply, e.g. JetStream's). */
 function pendingRequests(nc: NatsConnection): number {
-  const mux = (nc as unknown as { protocol?: { muxSubscriptions?: { size?: () => number } } }).protocol
-    ?.muxSubscriptions;
-  return typeof mux?.size === 'function' ? mux.size() : 0;
+  // A private field of nats.js, read step by step: a release that renames it gives 0 rather than a throw.
+  const protocol: unknown = Reflect.get(nc, 'protocol');
+  const mux: unknown = typeof protocol === 'object' && protocol ? Reflect.get(protocol, 'muxSubscriptions') : undefined;
+  const size: unknown = typeof mux === 'object' && mux ? Reflect.get(mux, 'size') : undefined;
+  return typeof size === 'function' ? Number(size.call(mux)) : 0;
 }
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {

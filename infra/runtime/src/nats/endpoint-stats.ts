@@ -7,6 +7,17 @@ interface InternalStats {
   countError(err: Error): void;
 }
 
+const isObjectLike = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+function isInternalStats(value: unknown): value is InternalStats {
+  return (
+    isObjectLike(value) &&
+    typeof Reflect.get(value, 'countError') === 'function' &&
+    typeof Reflect.get(value, 'processing_time') === 'number' &&
+    typeof Reflect.get(value, 'num_requests') === 'number'
+  );
+}
+
 export interface EndpointStats {
   /** Counts an error reply (shown as num_errors and last_error by $SRV.STATS). */
   countError(err: Error): void;
@@ -20,9 +31,13 @@ export interface EndpointStats {
  * object (internal in nats 2.x, hence the defensive lookup) so that $SRV.STATS tells the truth.
  */
 export function findEndpointStats(service: Service, subject: string): EndpointStats | undefined {
-  const handlers = (service as unknown as { handlers?: Array<{ subject: string; stats?: InternalStats }> }).handlers;
-  const stats = handlers?.find((handler) => handler.subject === subject)?.stats;
-  if (!stats || typeof stats.countError !== 'function') return undefined;
+  const handlers: unknown = Reflect.get(service, 'handlers');
+  if (!Array.isArray(handlers)) return undefined;
+  const handler: unknown = handlers.find(
+    (one: unknown) => isObjectLike(one) && Reflect.get(one, 'subject') === subject,
+  );
+  const stats: unknown = isObjectLike(handler) ? Reflect.get(handler, 'stats') : undefined;
+  if (!isInternalStats(stats)) return undefined;
   return {
     countError: (err) => stats.countError(err),
     addProcessingTime(ms) {

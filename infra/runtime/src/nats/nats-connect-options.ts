@@ -12,7 +12,7 @@ export interface NatsServersAndAuth extends Pick<ConnectionOptions, 'user' | 'pa
  */
 export function toNatsServersAndAuth(value: string | string[]): NatsServersAndAuth {
   const result: NatsServersAndAuth = { servers: [] };
-  for (const raw of ([] as string[]).concat(value).flatMap((url) => url.split(','))) {
+  for (const raw of [value].flat().flatMap((url) => url.split(','))) {
     const text = raw.trim();
     const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
     let url: URL;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readErrorCode } from '../errors/read-caught-error';
 
 const READ_PROBLEMS: Record<string, string> = {
   ENOENT: 'no such file',
@@ -16,7 +17,7 @@ export function readSettingFile(path: unknown): { bytes: Buffer } | { problem: s
   try {
     return { bytes: readFileSync(String(path)) };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const code = readErrorCode(err) ?? '';
     return { problem: READ_PROBLEMS[code] ?? `the file cannot be read (${code || 'unknown error'})` };
   }
 }

@@ -83,12 +83,13 @@ const REPLY_HEADROOM_BYTES = 1024;
 
 const CLIENT_FACING = new Set(['MESSAGE_INVALID', 'REQUEST_INVALID', 'STORE_UNAVAILABLE']);
 
-function replyForFailure(err: unknown): ResponseMessage {
+function replyForFailure(err: unknown): { reply: ResponseMessage; description: string } {
   if (isRestbusError(err) && CLIENT_FACING.has(err.code)) {
-    return replyError(err.code, err.message);
+    return { reply: replyError(err.code, err.message), description: err.message };
   }
   // The cause stays in our log; the caller learns only that it failed.
-  return replyError('HANDLER_FAILED', 'the service failed to handle the request');
+  const description = 'the service failed to handle the request';
+  return { reply: replyError('HANDLER_FAILED', description), description };
 }
 
 /**
@@ -189,10 +190,11 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       }
       reply = result;
     } catch (err) {
-      reply = replyForFailure(err);
+      const refused = replyForFailure(err);
+      reply = refused.reply;
       if (reply.status === 500) routeLogger.error({ err }, 'handler failed');
       else routeLogger.warn({ err }, 'request refused');
-      failure = { status: reply.status ?? 500, description: (reply.body as { error: string }).error };
+      failure = { status: reply.status ?? 500, description: refused.description };
       stats?.countError(new Error(failure.description));
     }
     if (!msg.reply) return; // a publish without a reply inbox has nobody to answer

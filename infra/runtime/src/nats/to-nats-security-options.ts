@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { credsAuthenticator, type Authenticator, type ConnectionOptions, type TlsOptions } from 'nats';
 import { describeCredsProblem } from './check-creds-file';
+import { readErrorCode } from '../errors/read-caught-error';
 
 /** Files of a TLS connection to NATS, as nats.js on Node reads them (PEM), at every connect. */
 export interface NatsTlsFiles {
@@ -55,7 +56,7 @@ function readCredsAtEachConnect(file: string, onStaleCreds: (problem: string) =>
         staleSaid = false;
       }
     } catch (err) {
-      problem = `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+      problem = `cannot be read (${readErrorCode(err) ?? String(err)})`;
     }
     if (!good) throw new Error(`the NATS credentials file ${file} ${problem}`);
     if (problem !== undefined && !staleSaid) {

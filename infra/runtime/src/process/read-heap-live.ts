@@ -14,7 +14,10 @@ let observer: PerformanceObserver | undefined;
 export function readHeapLive(): number | undefined {
   if (!observer) {
     observer = new PerformanceObserver((list) => {
-      const kindOf = (entry: object): number | undefined => (entry as { detail?: { kind?: number } }).detail?.kind;
+      const kindOf = (entry: object): unknown => {
+        const detail: unknown = Reflect.get(entry, 'detail');
+        return typeof detail === 'object' && detail !== null ? Reflect.get(detail, 'kind') : undefined;
+      };
       const major = list.getEntries().some((entry) => kindOf(entry) === constants.NODE_PERFORMANCE_GC_MAJOR);
       // Entries come a moment after their collection, in a batch: what was allocated since is a few requests' worth.
       if (major) live = process.memoryUsage().heapUsed;

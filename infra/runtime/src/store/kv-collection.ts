@@ -18,6 +18,7 @@ import {
   within,
 } from './store-errors';
 import { startStreamCopy, type Stored, type StreamCopy } from './stream-copy';
+import { readErrorMessage } from '../errors/read-caught-error';
 
 // Only a create can conflict, and each conflict means the key now exists; the bound only stops a livelock.
 const MAX_ATTEMPTS = 10;
@@ -48,7 +49,7 @@ function nameWrite(operation: 'PUT' | 'DEL', key: string): string {
   return createHash('sha256').update(`${ofCall}\n${operation}\n${key}`).digest('base64url');
 }
 
-const isConflict = (err: unknown): boolean => /wrong last sequence|key exists/i.test(String((err as Error).message));
+const isConflict = (err: unknown): boolean => /wrong last sequence|key exists/i.test(readErrorMessage(err));
 
 /** How a read makes sure the copy has every acknowledged write: see person-service/README.md. */
 export type ReadConsistency = 'confirmed' | 'announced';

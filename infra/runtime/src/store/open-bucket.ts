@@ -1,6 +1,7 @@
 import type { KV, NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { RestbusError } from '../errors/restbus-error';
+import { readErrorMessage } from '../errors/read-caught-error';
 
 /** How long one write or JetStream API request may wait for its answer before it counts as unavailable. */
 export const STORE_REQUEST_MS = 2000;
@@ -37,7 +38,7 @@ export async function openBucket(nc: NatsConnection, bucket: string, options: Bu
     try {
       kv = await js.views.kv(bucket, { history: 1, replicas });
     } catch (err) {
-      const message = String((err as Error).message);
+      const message = readErrorMessage(err);
       if (!NO_ROOM.test(message)) throw err;
       if (options.replicas !== undefined || replicas <= 1) {
         throw new RestbusError(

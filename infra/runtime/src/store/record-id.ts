@@ -26,6 +26,6 @@ export function describeInvalidId(id: unknown): string | undefined {
 /** Throws `REQUEST_INVALID` (400) for an id no collection takes: every store enforces one rule. */
 export function assertValidId(id: unknown): string {
   const problem = describeInvalidId(id);
-  if (problem) throw new RestbusError('REQUEST_INVALID', problem);
-  return id as string;
+  if (problem || typeof id !== 'string') throw new RestbusError('REQUEST_INVALID', problem ?? 'an id must be a string');
+  return id;
 }

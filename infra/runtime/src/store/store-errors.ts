@@ -1,5 +1,6 @@
 import { RestbusError } from '../errors/restbus-error';
 import { remainingHandlerTime } from '../executive/handler-scope';
+import { readErrorCode, readErrorMessage } from '../errors/read-caught-error';
 
 // How nats.js and JetStream say "not now": no connection, no JetStream leader or peers, no answer in time.
 const UNAVAILABLE_CODES = new Set(['TIMEOUT', '503', 'CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'DISCONNECT']);
@@ -24,18 +25,16 @@ const SHORTEST_PAUSE_MS = 10;
 
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof RestbusError) return err.code === 'STORE_UNAVAILABLE';
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return UNAVAILABLE_CODES.has(String(code)) || UNAVAILABLE_MESSAGE.test(String(message));
+  return UNAVAILABLE_CODES.has(String(readErrorCode(err))) || UNAVAILABLE_MESSAGE.test(readErrorMessage(err));
 }
 
 /** True when a failed write may have been stored all the same: the request went out and no answer came back. */
 export function mayHaveBeenApplied(err: unknown): boolean {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return String(code) === 'TIMEOUT' || MAYBE_APPLIED.test(String(message));
+  return readErrorCode(err) === 'TIMEOUT' || MAYBE_APPLIED.test(readErrorMessage(err));
 }
 
 export function isStreamMissing(err: unknown): boolean {
-  return STREAM_MISSING.test(String((err as { message?: unknown } | undefined)?.message));
+  return STREAM_MISSING.test(readErrorMessage(err));
 }
 
 /**

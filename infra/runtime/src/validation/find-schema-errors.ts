@@ -1,14 +1,14 @@
 import type { ErrorObject } from 'ajv';
 
 /** An ajv validate function, of whichever copy of ajv a program has. */
-type Validate = ((data: unknown) => boolean) & { errors?: Array<Partial<ErrorObject>> | null };
+type Validate<E = Partial<ErrorObject>> = ((data: unknown) => boolean) & { errors?: E[] | null };
 
 /**
  * One schema compiled twice: `first` by an ajv that stops at the first error, `all` by one that lists every error
  * (`allErrors`). Listing costs about 0.3 µs an error: 1 MiB of `[{},{},…]` against an item schema with a required
  * member has 350,000 of them and held the event loop for 80-140 ms, to build an answer of many megabytes.
  */
-export interface ValidatorPair<V extends Validate = Validate> {
+export interface ValidatorPair<V extends Validate<unknown> = Validate> {
   first: V;
   all: V;
 }
@@ -21,16 +21,15 @@ export const LISTED_TEXT_LENGTH = 64 * 1024;
  * LISTED_TEXT_LENGTH, the first error only of a larger one (`partial`), whose listing could cost more than the loop
  * can spare. A valid value costs one pass of the `first` validator, whatever its size.
  */
-export function findSchemaErrors<V extends Validate>(
-  pair: ValidatorPair<V>,
+export function findSchemaErrors<E>(
+  pair: ValidatorPair<Validate<E>>,
   value: unknown,
   textLength: number,
-): { errors: NonNullable<V['errors']>; partial: boolean } {
-  type Errors = NonNullable<V['errors']>;
-  if (pair.first(value)) return { errors: [] as Errors, partial: false };
-  if (textLength > LISTED_TEXT_LENGTH) return { errors: (pair.first.errors ?? []) as Errors, partial: true };
+): { errors: E[]; partial: boolean } {
+  if (pair.first(value)) return { errors: [], partial: false };
+  if (textLength > LISTED_TEXT_LENGTH) return { errors: pair.first.errors ?? [], partial: true };
   pair.all(value);
-  return { errors: (pair.all.errors ?? []) as Errors, partial: false };
+  return { errors: pair.all.errors ?? [], partial: false };
 }
 
 /** The most problems an answer lists: enough to fix a request by, bounded whatever the request. */

@@ -1,16 +1,17 @@
+import { isJsonObject, type JsonObject } from '../json/is-json-object';
+
 type Step = { value: unknown } | { text: string };
-type Json = Record<string, unknown>;
 
 /** An object with its keys in sorted order (itself when they are); no prototype, so `__proto__` stays a key. */
 function sortKeys(_key: string, value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  if (!isJsonObject(value)) return value;
   const keys = Object.keys(value);
   let sorted = true;
   for (let i = 1; i < keys.length && sorted; i += 1) sorted = keys[i - 1] < keys[i];
   if (sorted) return value;
   keys.sort();
-  const copy = Object.create(null) as Json;
-  for (const key of keys) copy[key] = (value as Json)[key];
+  const copy: JsonObject = Object.create(null);
+  for (const key of keys) copy[key] = value[key];
   return copy;
 }
 
@@ -32,12 +33,12 @@ function toCanonicalJsonIteratively(root: unknown): string {
         stack.push({ value: value[i] });
         if (i > 0) stack.push({ text: ',' });
       }
-    } else if (typeof value === 'object' && value !== null) {
+    } else if (isJsonObject(value)) {
       const keys = Object.keys(value).sort();
       out.push('{');
       stack.push({ text: '}' });
       for (let i = keys.length - 1; i >= 0; i -= 1) {
-        stack.push({ value: (value as Json)[keys[i]] });
+        stack.push({ value: value[keys[i]] });
         stack.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:` });
       }
     } else {
