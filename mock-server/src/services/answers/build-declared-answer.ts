@@ -1,14 +1,12 @@
 import type { Request } from 'express';
 import { RestbusError } from '@restbus/infra';
-import type { PreparedResponse } from '../prepare-responses';
+import { DEFAULT_RESPONSE, type PreparedResponse } from '../prepare-responses';
 import { buildDescriptorAnswer } from './build-descriptor-answer';
 import { buildFallbackAnswer, type FallbackAnswer } from './build-fallback-answer';
 import { buildMockFileAnswer } from './build-mock-file-answer';
 import { buildStreamAnswer } from './build-stream-answer';
 import { listTemplateChecks } from './list-template-checks';
 import type { AnswerContext, RouteAnswer } from './route-answer';
-
-const DEFAULT_RESPONSE = 'OK';
 
 /** The answer X-Mock-Response names (400 when none has that name), else the `OK` one, else the first. */
 function selectAnswer<T>(req: Request, answers: Map<string, T>): T | undefined {

@@ -1,13 +1,11 @@
 import type { Request, Response } from 'express';
-import type { PreparedResponse } from '../prepare-responses';
+import { DEFAULT_RESPONSE, type PreparedResponse } from '../prepare-responses';
 import { readMockBody } from './read-mock-body';
 import type { AnswerContext } from './route-answer';
 import { writeResponse } from './write-response';
 
 /** Answers in place of a broken source, saying why (`reason`) in X-Mock-Warning; `tried` is a response that failed. */
 export type FallbackAnswer = (req: Request, res: Response, reason: string, tried?: PreparedResponse) => Promise<void>;
-
-const DEFAULT_RESPONSE = 'OK';
 
 /** The response a fallback answers with, as upstream's getMockResponseBody took it: `OK`, else a 200 one. */
 function findOkResponse(responses: Map<string, PreparedResponse>): PreparedResponse | undefined {

@@ -1,7 +1,6 @@
 import { findMethod, type Project, type ServiceDescriptor } from '@restbus/project-format';
 import type { MockFiles } from '../create-mock-files';
-
-const DEFAULT_RESPONSE = 'OK';
+import { DEFAULT_RESPONSE } from '../prepare-responses';
 
 /** What an implementation function gets as its third argument: the whole descriptor and its mock files. */
 export function describeService(
