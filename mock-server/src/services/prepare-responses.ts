@@ -2,6 +2,9 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { serialize } from 'cookie';
 import { isEventStreamType, type MethodDescriptor } from '@restbus/project-format';
 
+/** The response a request gets when it names none (X-Mock-Response), and a fallback answers with. */
+export const DEFAULT_RESPONSE = 'OK';
+
 /** A declared response, ready to send: status, headers and cookies checked once, at load. */
 export interface PreparedResponse {
   name: string;
