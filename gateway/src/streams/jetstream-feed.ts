@@ -2,9 +2,10 @@ import type { JsMsg, NatsConnection, StreamInfo, Subscription } from 'nats';
 import { onConnectionMove, RestbusError, type Logger } from '@restbus/infra';
 import { FanOut } from './fan-out';
 import { MAKE_WITHIN_MS, MESSAGE, type Feed } from './feed';
-import { makeConsumer, runInOrder, type ConsumerRun, type LostReason, type PullTiming } from './feed-consumer';
+import type { LostReason, PullTiming } from './feed-consumer';
 import type { FeedMember } from './feed-member';
 import type { JetStreamLinks } from './jetstream-links';
+import { LiveConsumers } from './live-consumers';
 import { readStreamInfo } from './read-stream-info';
 import { createResetEvent, createStreamEvent, type StreamEvent } from './stream-event';
 import { StreamReplays } from './stream-replays';
@@ -35,16 +36,14 @@ export class JetStreamFeed implements Feed {
   private readonly subject: string;
   private readonly stream: string;
   private readonly logger: Logger;
+  /** The live consumer, made again when lost. */
+  private readonly consumers: LiveConsumers;
   private readonly replays: StreamReplays;
   /** The stream's creation time, as the feed knows it: another one is the stream deleted and made again. */
   private created = '';
   /** The last sequence the feed passed on. */
   private lastSeq = 0;
-  /** Counts the consumers started: one started before the latest is not wanted any more. */
-  private generation = 0;
   private stopped = false;
-  /** The consumers being read: one, and its predecessor while a move makes the next one. */
-  private readonly runs = new Set<ConsumerRun>();
   /** Events held while the stream's identity is checked: they may come from a recreated stream. */
   private suspect: StreamEvent[] | undefined;
   /** The checks of the stream's identity, one after the other. */
@@ -57,12 +56,21 @@ export class JetStreamFeed implements Feed {
     private readonly links: Promise<JetStreamLinks>,
     private readonly nc: NatsConnection,
     spec: { subject: string; stream: string },
-    private readonly options: JetStreamFeedOptions,
+    options: JetStreamFeedOptions,
   ) {
     this.subject = spec.subject;
     this.stream = spec.stream;
     this.logger = options.logger;
     this.fanOut = new FanOut(options.holdMax);
+    this.consumers = new LiveConsumers(links, {
+      ...spec,
+      pulls: options.pulls,
+      logger: options.logger,
+      avoid: options.avoid,
+      onFailure: this.tellFailure('feed'),
+      onMessage: (m) => this.take(m),
+      onLost: (reason) => this.lost(reason),
+    });
     this.replays = new StreamReplays(links, {
       ...spec,
       pulls: options.pulls,
@@ -101,7 +109,7 @@ export class JetStreamFeed implements Feed {
   renew(): void {
     this.replays.cutAll();
     if (this.stopped) return;
-    this.startInBackground(this.lastSeq + 1, { keep: true });
+    this.consumers.startInBackground(this.lastSeq + 1, { keep: true });
   }
 
   stop(): void {
@@ -110,7 +118,7 @@ export class JetStreamFeed implements Feed {
     this.stopFollowingMoves();
     this.createdAdvisory.unsubscribe();
     this.deletedAdvisory.unsubscribe();
-    this.stopConsumers();
+    this.consumers.stop();
   }
 
   private async start(): Promise<void> {
@@ -127,7 +135,7 @@ export class JetStreamFeed implements Feed {
     }
     this.created = info.created;
     this.lastSeq = info.state.last_seq;
-    await this.startConsumer(info.state.last_seq + 1, { withinMs: MAKE_WITHIN_MS });
+    await this.consumers.start(info.state.last_seq + 1, { withinMs: MAKE_WITHIN_MS });
   }
 
   /** A consumer not made at once: said at debug level (it is made again; an election takes a few seconds). */
@@ -137,64 +145,6 @@ export class JetStreamFeed implements Feed {
         { err, stream: this.stream, subject: this.subject, purpose, ms, server: this.nc.getServer() },
         'stream consumer not made yet',
       );
-  }
-
-  private stopConsumers(): void {
-    this.generation++;
-    for (const run of this.runs) run.stop();
-    this.runs.clear();
-  }
-
-  private startInBackground(from: number, how: { keep?: boolean } = {}): void {
-    void this.startConsumer(from, how).catch((err: unknown) =>
-      this.logger.warn({ err, stream: this.stream, subject: this.subject }, 'stream feed failed'),
-    );
-  }
-
-  /**
-   * Makes and reads a consumer from `from`, retried until made unless `withinMs` passes (a first client is told
-   * 503). With `keep`, the consumers read now go on until the new one reads (a move: the old one may still deliver).
-   */
-  private async startConsumer(from: number, how: { keep?: boolean; withinMs?: number } = {}): Promise<void> {
-    const { stream, subject, logger } = this;
-    const serial = ++this.generation;
-    const current = (): boolean => serial === this.generation && !this.stopped;
-    if (!how.keep) {
-      for (const run of this.runs) run.stop();
-      this.runs.clear();
-    }
-    const { js, maker } = await this.links;
-    const info = await makeConsumer(
-      maker,
-      { stream, subject, from },
-      { wanted: current, withinMs: how.withinMs, onFailure: this.tellFailure('feed'), avoid: this.options.avoid },
-    );
-    if (!info || !current()) {
-      if (info) void maker.consumers.delete(stream, info.name).catch(() => undefined);
-      return;
-    }
-    let run: ConsumerRun | undefined;
-    const onLost = (reason: LostReason): void => {
-      if (run) this.runs.delete(run);
-      if (!current()) return;
-      logger.warn({ stream, subject, reason }, 'stream feed lost its consumer: it is made again');
-      this.lost(reason);
-    };
-    try {
-      run = await runInOrder(js, info, { ...this.options.pulls, onMessage: (m) => this.take(m), onLost });
-    } catch (err) {
-      if (!current()) return;
-      logger.warn({ err, stream, subject }, 'stream feed could not be read: it is made again');
-      setTimeout(() => current() && this.lost('ended'), 250);
-      return;
-    }
-    if (!current()) {
-      run.stop();
-      return;
-    }
-    for (const old of this.runs) old.stop();
-    this.runs.clear();
-    this.runs.add(run);
   }
 
   /**
@@ -220,7 +170,7 @@ export class JetStreamFeed implements Feed {
       this.suspect ??= [];
       this.check();
     }
-    this.startInBackground(this.lastSeq + 1);
+    this.consumers.startInBackground(this.lastSeq + 1);
   }
 
   private check(): void {
@@ -262,9 +212,9 @@ export class JetStreamFeed implements Feed {
     this.logger.warn({ stream: this.stream, subject: this.subject }, 'stream recreated: clients get a reset');
     this.created = info.created;
     this.lastSeq = 0;
-    this.stopConsumers();
+    this.consumers.stopAll();
     const from = Math.max(1, info.state.first_seq);
     this.fanOut.send(createResetEvent({ reason: 'recreated', firstId: String(from) }));
-    this.startInBackground(from);
+    this.consumers.startInBackground(from);
   }
 }
