@@ -72,3 +72,8 @@ export function createGapEvent(missed: number, firstMissed?: number, lastMissed?
   if (lastMissed !== undefined) body.lastMissedId = String(lastMissed);
   return createStreamEvent({ event: 'gap', data: JSON.stringify(body) });
 }
+
+/** The gateway's `reset` event: the client's ids are of a stream that is gone, or expired; `body` says which. */
+export function createResetEvent(body: Record<string, unknown>): StreamEvent {
+  return createStreamEvent({ event: 'reset', data: JSON.stringify(body) });
+}
