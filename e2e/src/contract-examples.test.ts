@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { startNatsServer, waitFor, type TestNatsServer } from '@restbus/infra/testing';
 import { readContractCalls, withGeneratedValues, type ContractCall, type OpenApiDocument } from './contract-calls';
 
 /** A package's folder, as npm installed it (each is a devDependency of e2e). */
@@ -56,19 +56,21 @@ const logLines = (program: Program): Array<Record<string, unknown>> =>
 
 /** Waits until a program logs a line that `found` picks, failing with its output when it exits first. */
 async function waitForLog<T>(program: Program, found: (line: Record<string, unknown>) => T | undefined): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    for (const line of logLines(program)) {
-      const value = found(line);
-      if (value !== undefined) return value;
-    }
-    const { exitCode, signalCode } = program.child;
-    if (exitCode !== null || signalCode !== null) {
-      throw new Error(`${program.name} exited (${exitCode ?? signalCode}):\n${program.output()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${program.name} did not log what was awaited within 60 s:\n${program.output()}`);
+  let value: T | undefined;
+  await waitFor(
+    () => {
+      value = logLines(program)
+        .map(found)
+        .find((picked) => picked !== undefined);
+      const { exitCode, signalCode } = program.child;
+      if (value === undefined && (exitCode !== null || signalCode !== null)) {
+        throw new Error(`${program.name} exited (${exitCode ?? signalCode}):\n${program.output()}`);
+      }
+      return value !== undefined;
+    },
+    { what: `the log line ${program.name} was awaited for` },
+  );
+  return value as T;
 }
 
 async function stopProgram(program: Program | undefined): Promise<void> {
