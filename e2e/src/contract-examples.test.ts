@@ -165,7 +165,7 @@ describe.each(CONTRACTS)(
 );
 
 describe('the contracts and the gateway', () => {
-  it('replays every operation of both contracts, and every response example once', () => {
+  it('replays every operation of both contracts, and each named call of an operation once', () => {
     const operations = CONTRACTS.flatMap(({ file, calls }) => [
       ...new Set(calls.map(({ method, path }) => `${file} ${method} ${path}`)),
     ]);
