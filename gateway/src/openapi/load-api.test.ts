@@ -57,14 +57,23 @@ describe('loadApi', () => {
       consumes: ['application/json'],
       produces: ['application/json'],
       responses: {
-        '200': { status: '200', headers: {}, examples: {} },
+        // A response's first example travels, under its media type.
+        '200': {
+          status: '200',
+          headers: {},
+          examples: { 'application/json': { id: 'luke', familyName: 'Skywalker', givenName: 'Luke' } },
+        },
         '400': {
           status: '400',
           headers: {},
           examples: {
-            'application/json': { error: '/id: must be equal to the path parameter personId', code: 'REQUEST_INVALID' },
+            'application/json': {
+              error: 'the id in the body ("leia") differs from the path parameter personId ("luke")',
+              code: 'REQUEST_INVALID',
+            },
           },
         },
+        '500': { status: '500', headers: {}, examples: {} },
         // Only the names of headers travel (see toResponses).
         '503': { status: '503', headers: { 'Retry-After': {} }, examples: {} },
       },

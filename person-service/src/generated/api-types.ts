@@ -41,6 +41,25 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -53,6 +72,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -96,6 +119,25 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -108,6 +150,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -128,6 +174,21 @@ export interface paths {
                     };
                     "content"?: never;
                 };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
                 503: {
                     "headers": {
                         "Retry-After"?: number;
@@ -137,6 +198,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -171,6 +236,21 @@ export interface paths {
                         "text/event-stream": unknown;
                     };
                 };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
                 503: {
                     "headers": {
                         "Retry-After"?: number;
@@ -180,6 +260,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -197,9 +281,7 @@ export interface paths {
         "parameters": {
             "query"?: never;
             "header"?: never;
-            "path": {
-                "personId": string;
-            };
+            "path"?: never;
             "cookie"?: never;
         };
         "get": {
@@ -233,6 +315,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -244,6 +330,25 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -256,6 +361,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -300,6 +409,25 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -312,6 +440,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -343,6 +475,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -354,6 +490,25 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -366,6 +521,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -401,31 +560,13 @@ export interface components {
         "Error": {
             "error": string;
             "code": string;
+            "problems"?: {
+                "location": string;
+                "message": string;
+            }[];
         };
     };
     "responses": {
-        "BadRequest": {
-            "headers": {
-                [name: string]: unknown;
-            };
-            "content": {
-                "application/json": {
-                    "error": string;
-                    "code": string;
-                };
-            };
-        };
-        "NotFound": {
-            "headers": {
-                [name: string]: unknown;
-            };
-            "content": {
-                "application/json": {
-                    "error": string;
-                    "code": string;
-                };
-            };
-        };
         "BadId": {
             "headers": {
                 [name: string]: unknown;
@@ -434,6 +575,25 @@ export interface components {
                 "application/json": {
                     "error": string;
                     "code": string;
+                    "problems"?: {
+                        "location": string;
+                        "message": string;
+                    }[];
+                };
+            };
+        };
+        "ServiceFailed": {
+            "headers": {
+                [name: string]: unknown;
+            };
+            "content": {
+                "application/json": {
+                    "error": string;
+                    "code": string;
+                    "problems"?: {
+                        "location": string;
+                        "message": string;
+                    }[];
                 };
             };
         };
@@ -446,6 +606,10 @@ export interface components {
                 "application/json": {
                     "error": string;
                     "code": string;
+                    "problems"?: {
+                        "location": string;
+                        "message": string;
+                    }[];
                 };
             };
         };

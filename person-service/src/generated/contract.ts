@@ -65,6 +65,9 @@ export const contract: Contract = {
         "400": [
           "application/json"
         ],
+        "500": [
+          "application/json"
+        ],
         "503": [
           "application/json"
         ]
@@ -109,6 +112,9 @@ export const contract: Contract = {
         "400": [
           "application/json"
         ],
+        "500": [
+          "application/json"
+        ],
         "503": [
           "application/json"
         ]
@@ -125,6 +131,9 @@ export const contract: Contract = {
       },
       "responses": {
         "204": [],
+        "500": [
+          "application/json"
+        ],
         "503": [
           "application/json"
         ]
@@ -142,6 +151,9 @@ export const contract: Contract = {
       "responses": {
         "200": [
           "text/event-stream"
+        ],
+        "500": [
+          "application/json"
         ],
         "503": [
           "application/json"
@@ -173,6 +185,9 @@ export const contract: Contract = {
           "application/json"
         ],
         "404": [
+          "application/json"
+        ],
+        "500": [
           "application/json"
         ],
         "503": [
@@ -232,6 +247,9 @@ export const contract: Contract = {
         "400": [
           "application/json"
         ],
+        "500": [
+          "application/json"
+        ],
         "503": [
           "application/json"
         ]
@@ -260,6 +278,9 @@ export const contract: Contract = {
           "application/json"
         ],
         "404": [
+          "application/json"
+        ],
+        "500": [
           "application/json"
         ],
         "503": [

@@ -42,6 +42,25 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -54,6 +73,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -100,6 +123,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -112,6 +139,25 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -124,6 +170,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -144,6 +194,21 @@ export interface paths {
                     };
                     "content"?: never;
                 };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
                 503: {
                     "headers": {
                         "Retry-After"?: number;
@@ -153,6 +218,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -204,6 +273,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -215,6 +288,25 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
+                        };
+                    };
+                };
+                500: {
+                    "headers": {
+                        [name: string]: unknown;
+                    };
+                    "content": {
+                        "application/json": {
+                            "error": string;
+                            "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -227,6 +319,10 @@ export interface paths {
                         "application/json": {
                             "error": string;
                             "code": string;
+                            "problems"?: {
+                                "location": string;
+                                "message": string;
+                            }[];
                         };
                     };
                 };
@@ -259,10 +355,14 @@ export interface components {
         "Error": {
             "error": string;
             "code": string;
+            "problems"?: {
+                "location": string;
+                "message": string;
+            }[];
         };
     };
     "responses": {
-        "Error": {
+        "ServiceFailed": {
             "headers": {
                 [name: string]: unknown;
             };
@@ -270,6 +370,10 @@ export interface components {
                 "application/json": {
                     "error": string;
                     "code": string;
+                    "problems"?: {
+                        "location": string;
+                        "message": string;
+                    }[];
                 };
             };
         };
@@ -282,6 +386,10 @@ export interface components {
                 "application/json": {
                     "error": string;
                     "code": string;
+                    "problems"?: {
+                        "location": string;
+                        "message": string;
+                    }[];
                 };
             };
         };

@@ -62,6 +62,9 @@ export const contract: Contract = {
         "400": [
           "application/json"
         ],
+        "500": [
+          "application/json"
+        ],
         "503": [
           "application/json"
         ]
@@ -109,6 +112,9 @@ export const contract: Contract = {
         "409": [
           "application/json"
         ],
+        "500": [
+          "application/json"
+        ],
         "503": [
           "application/json"
         ]
@@ -125,6 +131,9 @@ export const contract: Contract = {
       },
       "responses": {
         "204": [],
+        "500": [
+          "application/json"
+        ],
         "503": [
           "application/json"
         ]
@@ -155,6 +164,9 @@ export const contract: Contract = {
           "application/json"
         ],
         "404": [
+          "application/json"
+        ],
+        "500": [
           "application/json"
         ],
         "503": [
