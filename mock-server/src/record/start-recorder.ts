@@ -1,10 +1,9 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import httpProxy from 'http-proxy';
 import {
   createHttpServer,
   createLogger,
-  describeListenError,
+  listenHttpServer,
   RestbusError,
   sendError,
   type HttpLimits,
@@ -263,21 +262,14 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   );
 
   const port = options.port ?? environment.port ?? project.config.servicePort ?? 3007;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (err) {
+  const { url, port: listeningPort } = await listenHttpServer(server, {
+    port,
+    host: options.host,
+    howToChoose: (other) => `--port ${other}`,
+  }).catch((err: unknown) => {
     proxy.close();
-    throw describeListenError(err, { port, host: options.host, howToChoose: (other) => `--port ${other}` }) ?? err;
-  }
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${address.port}`;
+    throw err;
+  });
   logger.info(
     { url, target, environment: environment.name, recordSecrets, services: project.services.length },
     'recording',
@@ -285,7 +277,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
 
   return {
     url,
-    port: address.port,
+    port: listeningPort,
     target,
     written: () => [...written],
     async close() {

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import session from 'express-session';
 import httpProxy from 'http-proxy';
 import {
   coalesceRuns,
   createHttpServer,
   createLogger,
-  describeListenError,
+  listenHttpServer,
   isRestbusError,
   logRequestFailure,
   RestbusError,
@@ -193,28 +192,18 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
         : undefined;
   const howToChoose = (other: number): string =>
     portSetting ? `--port ${other}, or change the ${portSetting}` : `--port ${other}`;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (err) {
+  const listening = await listenHttpServer(server, { port, host: options.host, howToChoose }).catch((err: unknown) => {
     stopWatching();
     proxy.close();
-    throw describeListenError(err, { port, host: options.host, howToChoose }) ?? err;
-  }
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${address.port}`;
+    throw err;
+  });
+  const { url } = listening;
   logger.info({ url, environment: environment.name, services: generation.project.services.length }, 'serving');
-  if (options.announce !== false) process.stdout.write(listeningLine(address.port));
+  if (options.announce !== false) process.stdout.write(listeningLine(listening.port));
 
   return {
     url,
-    port: address.port,
+    port: listening.port,
     project: () => generation.project,
     reload,
     async close() {
