@@ -47,7 +47,7 @@ async function readSchema(file: string, components: SchemaComponents, show: Show
   if (schema === undefined) return undefined;
   if (!schema || typeof schema !== 'object')
     throw new RestbusError('PROJECT_INVALID', `${show(file)}: is not a schema`);
-  // An array's items are its keys, as its spread gives them.
+  // Its own keys as a spread reads them: an array's are its indexes.
   const keyed: JsonObject = Object.fromEntries(Object.entries(schema));
   // The dialect of an OpenAPI 3.1 schema is the document's; an older draft's "$schema" would contradict it.
   const { $schema: _dialect, ...rest } = keyed;
