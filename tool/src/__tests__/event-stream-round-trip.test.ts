@@ -1,11 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { JsonObject } from '@restbus/infra';
 import { parse } from 'yaml';
 // The gateway is not a dependency of the tool: its sources are read here only to prove it loads the export.
 import { loadApi } from '@restbus/gateway/testing';
 import { makeTempDir, runTool } from './tool-helpers';
-
-type Json = Record<string, unknown>;
 
 const EVENT = {
   type: 'object',
@@ -45,7 +44,7 @@ describe('an event stream through import-oas and export-oas', () => {
       const project = join(temp.dir, 'shop');
       expect(await runTool(project, ['export-oas', '-o', 'out.yml'])).toMatchObject({ code: 0, stderr: '' });
       const exported = parse(await readFile(join(project, 'out.yml'), 'utf8')) as {
-        paths: Record<string, Record<string, { responses: Record<string, Json> }>>;
+        paths: Record<string, Record<string, { responses: Record<string, JsonObject> }>>;
       };
       const ok = exported.paths['/orders/events'].get.responses['200'];
       expect(ok.content).toEqual({

@@ -1,11 +1,10 @@
+import type { JsonObject } from '@restbus/infra';
 import { embedSchema, type SchemaComponents } from '../export-oas/embed-schema';
 import { singular } from '@restbus/project-format';
 import { guessStyle, toServiceFolder } from '../import-oas/name-services';
 import { createRefs } from '../import-oas/refs';
 import { sampleFromSchema } from '../import-oas/sample-from-schema';
 import { DRAFT_2020_12, toJsonSchema } from '../import-oas/to-json-schema';
-
-type Json = Record<string, unknown>;
 
 describe('toServiceFolder()', () => {
   it.each([
@@ -107,7 +106,7 @@ describe('toJsonSchema()', () => {
 
   it('keeps every $ref in $defs when inlining would grow too large (a schema referenced over and over)', () => {
     // Each level refers to the next twice: inlined, 2^20 copies of the last one.
-    const schemas: Record<string, Json> = { L20: { type: 'string' } };
+    const schemas: Record<string, JsonObject> = { L20: { type: 'string' } };
     for (let level = 19; level >= 0; level--) {
       schemas[`L${level}`] = {
         type: 'object',
@@ -118,9 +117,9 @@ describe('toJsonSchema()', () => {
       };
     }
     const deep = createRefs({ components: { schemas } }, 'deep.yaml');
-    const schema = toJsonSchema({ $ref: '#/components/schemas/L0' }, deep, '3.0') as Json;
+    const schema = toJsonSchema({ $ref: '#/components/schemas/L0' }, deep, '3.0') as JsonObject;
     expect(schema.$ref).toBe('#/$defs/L0');
-    expect(Object.keys(schema.$defs as Json)).toHaveLength(21);
+    expect(Object.keys(schema.$defs as JsonObject)).toHaveLength(21);
     expect(JSON.stringify(schema).length).toBeLessThan(10_000);
   });
 
@@ -196,7 +195,7 @@ describe('embedSchema() (export-oas)', () => {
 
   it('shares one component between files that define it alike', () => {
     const components: SchemaComponents = {};
-    const file = (): Json => ({
+    const file = (): JsonObject => ({
       items: { $ref: '#/$defs/Node' },
       $defs: { Node: { properties: { next: { $ref: '#/$defs/Node' } } } },
     });

@@ -3,15 +3,13 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
-import { createLogger } from '@restbus/infra';
+import { createLogger, isJsonObject, type JsonObject } from '@restbus/infra';
 import { startMockServer, type MockServer } from '@restbus/mock-server';
 // The gateway is not a dependency of the tool: its loader is used here only to prove it reads the export.
 import { loadApi } from '@restbus/gateway/testing';
 import { generateTests } from '../testgen';
 import { runGeneratedTests } from './run-generated-tests';
 import { makeTempDir, runTool, runToolProcess, snapshotTree } from './tool-helpers';
-
-type Json = Record<string, unknown>;
 
 /** The JSON Schema 2020-12 validator of the mock server's own ajv (its --validate compiles request schemas with it). */
 const Ajv2020 = (
@@ -25,19 +23,16 @@ const METHODS = ['get', 'put', 'post', 'delete'];
 /** Header parameters OpenAPI ignores (and the import leaves out, with a warning). */
 const IGNORED_HEADERS = ['accept', 'content-type', 'authorization'];
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * A dereferenced Swagger 2.0 / OpenAPI 3.0 schema in OpenAPI 3.1 terms, as the import promises to write it:
  * `nullable: true` (`x-nullable` in 2.0) is `null` among the types. Cycles are kept (the copy is memoised).
  */
 function as31(schema: unknown, copies = new Map<object, unknown>()): unknown {
   if (Array.isArray(schema)) return schema.map((item) => as31(item, copies));
-  if (!isObject(schema)) return schema;
+  if (!isJsonObject(schema)) return schema;
   const known = copies.get(schema);
   if (known) return known;
-  const copy: Json = {};
+  const copy: JsonObject = {};
   copies.set(schema, copy);
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'nullable' || key === 'x-nullable') continue;
@@ -56,24 +51,27 @@ interface Operation {
 }
 
 const jsonSchemaOf = (content: unknown): unknown => {
-  if (!isObject(content)) return undefined;
+  if (!isJsonObject(content)) return undefined;
   const type = Object.keys(content).find((name) => /^application\/([\w.+-]+\+)?json$/.test(name));
-  return type && isObject(content[type]) ? content[type].schema : undefined;
+  return type && isJsonObject(content[type]) ? content[type].schema : undefined;
 };
 
 const byName = (a: { in: string; name: string }, b: { in: string; name: string }): number =>
   `${a.in} ${a.name}`.localeCompare(`${b.in} ${b.name}`);
 
 /** What the round trip compares of a (dereferenced) document, by `METHOD /prefix/path`. */
-function describeOperations(api: Json, prefix = ''): Map<string, Operation> {
+function describeOperations(api: JsonObject, prefix = ''): Map<string, Operation> {
   const swagger = api.swagger === '2.0';
   const operations = new Map<string, Operation>();
-  for (const [path, item] of Object.entries(api.paths as Record<string, Json>)) {
+  for (const [path, item] of Object.entries(api.paths as Record<string, JsonObject>)) {
     for (const method of METHODS) {
-      const operation = item[method] as Json | undefined;
+      const operation = item[method] as JsonObject | undefined;
       if (!operation) continue;
-      const merged = new Map<string, Json>();
-      for (const parameter of [...((item.parameters as Json[]) ?? []), ...((operation.parameters as Json[]) ?? [])]) {
+      const merged = new Map<string, JsonObject>();
+      for (const parameter of [
+        ...((item.parameters as JsonObject[]) ?? []),
+        ...((operation.parameters as JsonObject[]) ?? []),
+      ]) {
         merged.set(`${String(parameter.in)} ${String(parameter.name)}`, parameter);
       }
       const parameters = [...merged.values()]
@@ -85,13 +83,15 @@ function describeOperations(api: Json, prefix = ''): Map<string, Operation> {
           name: String(parameter.name),
           in: String(parameter.in),
           required: parameter.in === 'path' || parameter.required === true,
-          type: swagger ? parameter.type : (parameter.schema as Json).type,
+          type: swagger ? parameter.type : (parameter.schema as JsonObject).type,
         }))
         .sort(byName);
       const body = [...merged.values()].find((parameter) => parameter.in === 'body');
-      const requestSchema = swagger ? body?.schema : jsonSchemaOf((operation.requestBody as Json | undefined)?.content);
+      const requestSchema = swagger
+        ? body?.schema
+        : jsonSchemaOf((operation.requestBody as JsonObject | undefined)?.content);
       const responses: Record<string, unknown> = {};
-      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, JsonObject>)) {
         responses[status] = swagger ? response.schema : jsonSchemaOf(response.content);
       }
       operations.set(`${method.toUpperCase()} ${prefix}${path}`, {
@@ -181,7 +181,7 @@ describe.each(FIXTURE_CASES)('rest-tool import-oas $file', (fixture) => {
     for (const warning of fixture.warnings) {
       expect(imported.stderr).toContain(`rest-tool: warning: ${join(FIXTURES, fixture.file)}: ${warning}\n`);
     }
-    const config = parse(await readFile(join(project, 'config.yml'), 'utf8')) as Json;
+    const config = parse(await readFile(join(project, 'config.yml'), 'utf8')) as JsonObject;
     expect(config).toMatchObject({
       apiVersion: fixture.apiVersion,
       serviceUrlPrefix: fixture.prefix,
@@ -189,7 +189,7 @@ describe.each(FIXTURE_CASES)('rest-tool import-oas $file', (fixture) => {
       services: fixture.services,
     });
     for (const [entry, style] of Object.entries(fixture.styles)) {
-      const descriptor = parse(await readFile(join(project, 'services', entry, 'service.yml'), 'utf8')) as Json;
+      const descriptor = parse(await readFile(join(project, 'services', entry, 'service.yml'), 'utf8')) as JsonObject;
       expect({ entry, style: descriptor.style }).toEqual({ entry, style });
     }
     // What `rest-tool create` writes is there too.
@@ -206,8 +206,8 @@ describe.each(FIXTURE_CASES)('rest-tool import-oas $file', (fixture) => {
   it('exports (export-oas) the same operations, parameters, request and response schemas as the original', async () => {
     const exported = await runTool(project, ['export-oas', '-o', 'api.json']);
     expect(exported.code).toBe(0);
-    const original = (await SwaggerParser.dereference(join(FIXTURES, fixture.file))) as unknown as Json;
-    const roundTrip = (await SwaggerParser.dereference(join(project, 'api.json'))) as unknown as Json;
+    const original = (await SwaggerParser.dereference(join(FIXTURES, fixture.file))) as unknown as JsonObject;
+    const roundTrip = (await SwaggerParser.dereference(join(project, 'api.json'))) as unknown as JsonObject;
     const expected = describeOperations(original, fixture.prefix);
     const actual = describeOperations(roundTrip);
     // The gateway loads the export (the official schema validation included), every operation of it.
@@ -233,7 +233,7 @@ describe.each(FIXTURE_CASES)('rest-tool import-oas $file', (fixture) => {
     for (const file of files) {
       const text = await readFile(file, 'utf8');
       expect(text).not.toMatch(/"\$ref": "#\/(components|definitions)\//);
-      const schema = JSON.parse(text) as Json;
+      const schema = JSON.parse(text) as JsonObject;
       expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
       expect(() => ajv.compile(schema)).not.toThrow();
     }
@@ -337,9 +337,9 @@ describe('rest-tool import-oas: the mocks and schemas of petstore.yaml', () => {
   });
 
   it('maps parameters, summaries, notes and responses into service.yml', async () => {
-    const descriptor = parse(await readFile(join(project, 'services/pets/service.yml'), 'utf8')) as Json;
+    const descriptor = parse(await readFile(join(project, 'services/pets/service.yml'), 'utf8')) as JsonObject;
     expect(descriptor).toMatchObject({ name: 'Pets', style: 'COLLECTION', uriTemplate: '/pets' });
-    const get = (descriptor.methods as Record<string, Json>).GET;
+    const get = (descriptor.methods as Record<string, JsonObject>).GET;
     expect(get).toMatchObject({
       summary: 'List all pets',
       notes: 'Answers the pets, a page at a time.',
@@ -363,11 +363,11 @@ describe('rest-tool import-oas: the mocks and schemas of petstore.yaml', () => {
         ],
       },
     });
-    expect((get.responses as Json[]).map((response) => [response.name, response.statusCode])).toEqual([
+    expect((get.responses as JsonObject[]).map((response) => [response.name, response.statusCode])).toEqual([
       ['OK', 200],
       ['default', 'default'],
     ]);
-    const post = (descriptor.methods as Record<string, Json>).POST;
+    const post = (descriptor.methods as Record<string, JsonObject>).POST;
     expect(post.request).toMatchObject({
       description: 'The pet to add',
       mockBody: 'postCollection-requestBody.json',
@@ -394,7 +394,7 @@ describe('rest-tool import-oas: cycles, styles and where it writes', () => {
     await runTool(temp.dir, ['import-oas', join(FIXTURES, 'library-3.1.yaml'), 'lib']);
     const schema = JSON.parse(
       await readFile(join(temp.dir, 'lib/services/categories/getCollection-responseSchema.json'), 'utf8'),
-    ) as Json;
+    ) as JsonObject;
     expect(schema).toEqual({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'array',
@@ -415,8 +415,8 @@ describe('rest-tool import-oas: cycles, styles and where it writes', () => {
     expect(validate([{ name: 'a', children: [{ name: 'b', children: [] }] }])).toBe(true);
     expect(validate([{ name: 'a', children: [{ children: [] }] }])).toBe(false);
     await runTool(join(temp.dir, 'lib'), ['export-oas', '-o', 'api.yml']);
-    const api = parse(await readFile(join(temp.dir, 'lib/api.yml'), 'utf8')) as Json;
-    expect((api.components as Json).schemas).toEqual({
+    const api = parse(await readFile(join(temp.dir, 'lib/api.yml'), 'utf8')) as JsonObject;
+    expect((api.components as JsonObject).schemas).toEqual({
       Category: {
         type: 'object',
         required: ['name'],

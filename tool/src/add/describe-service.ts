@@ -1,3 +1,4 @@
+import { isJsonObject } from '@restbus/infra';
 import { readYamlFile } from '@restbus/project-format';
 
 /**
@@ -8,9 +9,11 @@ import { readYamlFile } from '@restbus/project-format';
 export async function describeService(file: string, show: (path: string) => string): Promise<string> {
   const read = await readYamlFile(file, show(file));
   if (!read.ok) return `its service.yml, ${show(file)}, cannot be read`;
-  const value = read.file.value as Record<string, unknown> | null;
-  const text = (key: string): string | undefined =>
-    value && typeof value === 'object' && typeof value[key] === 'string' ? (value[key] as string) : undefined;
+  const { value } = read.file;
+  const text = (key: string): string | undefined => {
+    const field = isJsonObject(value) ? value[key] : undefined;
+    return typeof field === 'string' ? field : undefined;
+  };
   const style = text('style');
   const name = text('name');
   const uriTemplate = text('uriTemplate') ?? text('urlPattern');

@@ -40,7 +40,9 @@ export function keepMethods(document: Document, methods: YAMLMap, keep: string[]
         const source = alias.resolve(document);
         if (!source || !removed.has(source) || rehomed.has(source)) return undefined;
         rehomed.add(source);
-        return source.clone() as Node;
+        // A node's clone is a node of its kind: the guard only says so to the compiler.
+        const copy = source.clone();
+        return isNode(copy) ? copy : undefined;
       },
     });
   }
@@ -53,22 +55,16 @@ export function declareUriParameters(document: Document, methods: YAMLMap, uriTe
     if (!isMap(pair.value)) continue;
     const method = pair.value;
     for (const parameter of uriParameters(uriTemplate)) {
-      let request: unknown = method.get('request', true);
-      if (!isMap(request)) {
-        request = document.createNode({});
-        method.set('request', request);
-      }
-      const requestMap = request as YAMLMap;
-      let list: unknown = requestMap.get('parameters', true);
-      if (!isSeq(list)) {
-        list = document.createNode([]);
-        requestMap.set('parameters', list);
-      }
-      const parameters = list as YAMLSeq;
-      const declared = parameters.items.find((item) => isMap(item) && item.get('name') === parameter);
+      const request: unknown = method.get('request', true);
+      const requestMap: YAMLMap = isMap(request) ? request : document.createNode({});
+      if (requestMap !== request) method.set('request', requestMap);
+      const list: unknown = requestMap.get('parameters', true);
+      const parameters: YAMLSeq = isSeq(list) ? list : document.createNode([]);
+      if (parameters !== list) requestMap.set('parameters', parameters);
+      const declared = parameters.items.filter(isMap).find((item) => item.get('name') === parameter);
       if (declared) {
         // Named in the uriTemplate, it is part of the path (upstream's RESOURCE template declares `id` as QUERY).
-        (declared as YAMLMap).set('kind', 'URL');
+        declared.set('kind', 'URL');
         continue;
       }
       parameters.flow = false;

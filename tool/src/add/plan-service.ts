@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isMap } from 'yaml';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, RestbusError } from '@restbus/infra';
 import { isInside, listReferencedFiles, routeKey } from '@restbus/project-format';
 import type { ProjectConfig } from '../project/project-config';
 import { renderYamlTemplate, stringifyYaml } from '../project/render-yaml-template';
@@ -134,10 +134,12 @@ export async function planService(
     }
     if (spec.methods.length === 0) problem('methods must name at least one method');
     if (problems.length) return { problems };
-    const all = rendered.document.toJS() as { methods: Record<string, unknown> };
+    // The template's methods are a map (checked above): as JS, an object.
+    const all: unknown = rendered.document.toJS();
+    const allMethods = isJsonObject(all) && isJsonObject(all.methods) ? all.methods : {};
     const filesOf = (names: string[]): Set<string> =>
       new Set(
-        listReferencedFiles({ methods: Object.fromEntries(names.map((name) => [name, all.methods[name]])) }).map(
+        listReferencedFiles({ methods: Object.fromEntries(names.map((name) => [name, allMethods[name]])) }).map(
           (reference) => reference.file,
         ),
       );

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { isJsonObject } from '@restbus/infra';
 import { readYamlFile, routeKey } from '@restbus/project-format';
 import type { ProjectConfig } from '../project/project-config';
 
@@ -11,10 +12,12 @@ export async function readExistingRoutes(config: ProjectConfig): Promise<Map<str
   for (const entry of config.services) {
     const read = await readYamlFile(join(config.servicesDir, entry, 'service.yml'), entry);
     if (!read.ok) continue;
-    const value = read.file.value as { uriTemplate?: unknown; urlPattern?: unknown; methods?: unknown } | null;
-    const uriTemplate = value?.uriTemplate ?? value?.urlPattern;
-    if (typeof uriTemplate !== 'string' || !value?.methods || typeof value.methods !== 'object') continue;
-    for (const method of Object.keys(value.methods)) routes.set(routeKey(method, uriTemplate), entry);
+    const { value } = read.file;
+    if (!isJsonObject(value)) continue;
+    const uriTemplate = value.uriTemplate ?? value.urlPattern;
+    const { methods } = value;
+    if (typeof uriTemplate !== 'string' || !methods || typeof methods !== 'object') continue;
+    for (const method of Object.keys(methods)) routes.set(routeKey(method, uriTemplate), entry);
   }
   return routes;
 }

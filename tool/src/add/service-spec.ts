@@ -20,7 +20,7 @@ export interface ServiceSpec {
 }
 
 export function isServiceType(value: unknown): value is ServiceType {
-  return typeof value === 'string' && (SERVICE_TYPES as readonly string[]).includes(value);
+  return SERVICE_TYPES.some((type) => type === value);
 }
 
 /** A problem with a uriTemplate, or undefined: it starts with "/", has no blanks, and its parameters are `{name}`. */

@@ -1,6 +1,6 @@
 import { lstat, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { RestbusError } from '@restbus/infra';
+import { readErrorMessage, RestbusError } from '@restbus/infra';
 import { appendServices, siblingTempPath, writeFileAtomic } from '@restbus/project-format';
 import type { ProjectConfig } from '../project/project-config';
 import { describeFileError } from '../project/describe-file-error';
@@ -44,7 +44,7 @@ export async function writeServices(
       services.map((service) => service.entry),
     );
   } catch (err) {
-    throw new RestbusError('PROJECT_INVALID', `${config.name}: cannot add to services: ${(err as Error).message}`);
+    throw new RestbusError('PROJECT_INVALID', `${config.name}: cannot add to services: ${readErrorMessage(err)}`);
   }
   const created: string[] = [];
   try {

@@ -55,12 +55,16 @@ export const withStrictOption = (command: Command): Command =>
     'treat warnings (files only documentation and generated tests read, and other notices) as errors',
   );
 
-/** Every missing required option in one message (commander would stop at the first): a usage error, exit 2. */
-export function requireOptions(command: Command, flags: Record<string, string>): void {
-  const options = command.opts<Record<string, unknown>>();
-  const missing = Object.entries(flags)
-    .filter(([key]) => options[key] === undefined)
-    .map(([, flag]) => flag);
+/**
+ * Every missing required option in one message (commander would stop at the first): a usage error, exit 2.
+ * `options` is what commander hands the action (`command.opts()`); `flags` pairs each required key with its flag.
+ */
+export function requireOptions<K extends string, O extends { [P in K]?: unknown }>(
+  command: Command,
+  options: O,
+  flags: ReadonlyArray<readonly [K, string]>,
+): asserts options is O & { [P in K]-?: Exclude<O[P], undefined> } {
+  const missing = flags.filter(([key]) => options[key] === undefined).map(([, flag]) => flag);
   if (missing.length) {
     command.error(`error: missing required option${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, {
       exitCode: 2,

@@ -23,7 +23,7 @@ const USAGE_ERRORS = new Set([
  */
 export async function runCli(argv: readonly string[], deps: ProgramDeps): Promise<number> {
   try {
-    await createProgram(deps).parseAsync(argv as string[], { from: 'user' });
+    await createProgram(deps).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isMap, isScalar, parseDocument, type Document, type Scalar } from 'yaml';
+import { isMap, isScalar, parseDocument, type Document } from 'yaml';
 import { RestbusError } from '@restbus/infra';
 import { stringifyYaml } from '../project/render-yaml-template';
 
@@ -42,7 +42,7 @@ export function setConfigPort(text: string, port: number, name = 'config.yml'): 
   servicePort.value = port;
   baseUrl.value = deriveBaseUrl(baseUrl.value, port, document.get('serviceUrlPrefix'));
   baseUrl.type = undefined;
-  return { text: stringifyYaml({ document, filled: [baseUrl as Scalar] }, name), previous };
+  return { text: stringifyYaml({ document, filled: [baseUrl] }, name), previous };
 }
 
 /**

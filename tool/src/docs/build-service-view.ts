@@ -1,4 +1,5 @@
 import { posix, resolve } from 'node:path';
+import type { JsonObject } from '@restbus/infra';
 import {
   isEventStreamMethod,
   isEventStreamResponse,
@@ -20,8 +21,6 @@ import {
   type FileStart,
   type Preview,
 } from './preview-file';
-
-type Json = Record<string, unknown>;
 
 export interface FileRef {
   name: string;
@@ -46,9 +45,9 @@ export interface ServicePage {
   file: string;
   /** Files to copy into docs/: path inside docs/ → absolute source. */
   copies: Map<string, string>;
-  view: Json;
+  view: JsonObject;
   /** For the index page. */
-  entry: Json;
+  entry: JsonObject;
   /** For the sidebar of every page (service-list.js). */
   listing: ServiceListing;
 }

@@ -1,16 +1,16 @@
+import { isJsonObject, type JsonObject } from '@restbus/infra';
 import type { MarkdownRenderer } from './render-markdown';
 
-type Json = Record<string, unknown>;
-
 const MARKDOWN_KEYS = new Set(['description', 'summary', 'details']);
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null;
 
 /** Every `description`, `summary` and `details` string, at any depth, as HTML: what upstream ran through marked. */
 function convertMarkdown(value: unknown, markdown: MarkdownRenderer): unknown {
   if (Array.isArray(value)) return value.map((item) => convertMarkdown(item, markdown));
-  if (!isObject(value)) return value;
-  const converted: Json = {};
+  return isJsonObject(value) ? convertObjectMarkdown(value, markdown) : value;
+}
+
+function convertObjectMarkdown(value: JsonObject, markdown: MarkdownRenderer): JsonObject {
+  const converted: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
     converted[key] =
       MARKDOWN_KEYS.has(key) && typeof item === 'string' ? markdown.block(item) : convertMarkdown(item, markdown);
@@ -18,8 +18,8 @@ function convertMarkdown(value: unknown, markdown: MarkdownRenderer): unknown {
   return converted;
 }
 
-const withLists = (value: unknown, ...keys: string[]): Json => {
-  const object: Json = isObject(value) ? { ...value } : {};
+const withLists = (value: unknown, ...keys: string[]): JsonObject => {
+  const object: JsonObject = isJsonObject(value) ? { ...value } : {};
   for (const key of keys) if (!Array.isArray(object[key])) object[key] = [];
   return object;
 };
@@ -29,20 +29,20 @@ const withLists = (value: unknown, ...keys: string[]): Json => {
  * OPERATION by default, the request, response and test case lists present (empty) so `{{^headers}}Not
  * Defined{{/headers}}` works, and `methodList`, the methods in order, each with its `methodName`.
  */
-function withUpstreamDefaults(descriptor: Json): Json {
-  const service: Json = { ...descriptor };
+function withUpstreamDefaults(descriptor: JsonObject): JsonObject {
+  const service: JsonObject = { ...descriptor };
   service.uriTemplate ??= service.urlPattern;
   service.urlPattern ??= service.uriTemplate;
   service.style ??= 'OPERATION';
-  const methods: Json = {};
-  for (const [methodName, value] of Object.entries(isObject(service.methods) ? service.methods : {})) {
-    const method: Json = { ...(isObject(value) ? value : {}), methodName };
+  const methods: JsonObject = {};
+  for (const [methodName, value] of Object.entries(isJsonObject(service.methods) ? service.methods : {})) {
+    const method: JsonObject = { ...(isJsonObject(value) ? value : {}), methodName };
     method.request = withLists(method.request, 'parameters', 'cookies', 'headers');
     method.responses = (Array.isArray(method.responses) ? method.responses : []).map((response) =>
       withLists(response, 'headers', 'cookies'),
     );
     method.testCases = (Array.isArray(method.testCases) ? method.testCases : []).map((testCase) => {
-      const withRequest = isObject(testCase) ? { ...testCase } : {};
+      const withRequest = isJsonObject(testCase) ? { ...testCase } : {};
       withRequest.request = withLists(withRequest.request, 'cookies', 'headers');
       withRequest.response = withLists(withRequest.response, 'headers', 'cookies');
       return withRequest;
@@ -55,7 +55,7 @@ function withUpstreamDefaults(descriptor: Json): Json {
 }
 
 export interface UpstreamContext {
-  config: Json;
+  config: JsonObject;
   markdown: MarkdownRenderer;
   /** `[{name, docFileName}]`, docFileName relative to docs/: the services menu. */
   serviceDocNames: Array<{ name: string; docFileName: string }>;
@@ -68,11 +68,11 @@ export interface UpstreamContext {
  * top, its markdown as HTML (raw HTML in it escaped, as on our own pages), and `contentPath`.
  */
 export function buildUpstreamServiceView(
-  descriptor: Json,
+  descriptor: JsonObject,
   page: { contentPath: string; relPath: string },
   context: UpstreamContext,
-): Json {
-  const service = convertMarkdown(withUpstreamDefaults(descriptor), context.markdown) as Json;
+): JsonObject {
+  const service = convertObjectMarkdown(withUpstreamDefaults(descriptor), context.markdown);
   return {
     ...buildUpstreamIndexView(context),
     relPath: page.relPath,
@@ -82,7 +82,7 @@ export function buildUpstreamServiceView(
 }
 
 /** The view of `templates/docs/index.html`: the config, the services menu and the time of the last update. */
-export function buildUpstreamIndexView(context: UpstreamContext): Json {
+export function buildUpstreamIndexView(context: UpstreamContext): JsonObject {
   return {
     ...context.config,
     serviceDocNames: context.serviceDocNames,

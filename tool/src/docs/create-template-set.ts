@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { readErrorCode } from '@restbus/infra';
 
 export interface TemplateSet {
   /** The project folder: messages name the folders and files relative to it (showPath). */
@@ -31,7 +32,7 @@ export function createTemplateSet(
       try {
         return { text: await readFile(file, 'utf8'), file };
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
+        const code = readErrorCode(err);
         if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw err;
       }
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
+import { isJsonObject, readErrorMessage } from '@restbus/infra';
 import { writeFileAtomic } from '@restbus/project-format';
 
 /** Inside docs/: the list of files the last update generated, so the next one can tell them from the user's. */
@@ -31,7 +32,7 @@ const isInside = (path: string): boolean =>
 
 const entriesOf = (value: unknown): Array<[string, string]> =>
   value && typeof value === 'object'
-    ? Object.entries(value as Record<string, unknown>).filter(
+    ? Object.entries(value).filter(
         (entry): entry is [string, string] => typeof entry[1] === 'string' && isInside(entry[0]),
       )
     : [];
@@ -49,9 +50,9 @@ export async function readManifest(docsDir: string): Promise<ManifestState> {
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    return { kind: 'unreadable', problem: `not JSON: ${(err as Error).message}` };
+    return { kind: 'unreadable', problem: `not JSON: ${readErrorMessage(err)}` };
   }
-  const { generatedBy, files, pending } = (parsed ?? {}) as Record<string, unknown>;
+  const { generatedBy, files, pending } = isJsonObject(parsed) ? parsed : {};
   if (generatedBy !== GENERATED_BY || !files || typeof files !== 'object') {
     return { kind: 'unreadable', problem: `no "generatedBy": "${GENERATED_BY}" with its "files"` };
   }

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import Mustache from 'mustache';
 import { buildServiceView, type ServicePage } from './build-service-view';
-import { RestbusError } from '@restbus/infra';
+import { readErrorCode, readErrorMessage, RestbusError } from '@restbus/infra';
 import { hashOf, MANIFEST_FILE, readManifest, removeStaleFiles, writeManifest, type Manifest } from './docs-manifest';
 import { findFolderProblems } from './find-folder-problems';
 import { createTemplateSet } from './create-template-set';
@@ -177,18 +177,26 @@ export async function generateDocs(options: GenerateDocsOptions): Promise<{ writ
     // Recorded first, so an update killed midway leaves files the next one still knows as its own.
     const before: Manifest = new Map([...previous].map(([path, hashes]) => [path, hashes[0]]));
     for (const [path, hash] of plan.ours) before.set(path, hash);
-    await writeManifest(docsDir, before, new Map(plan.toWrite.map((path) => [path, current.get(path) as string])));
+    const pending: Manifest = new Map();
+    for (const path of plan.toWrite) {
+      const hash = current.get(path);
+      if (hash !== undefined) pending.set(path, hash);
+    }
+    await writeManifest(docsDir, before, pending);
   }
   const knownDirs = new Set<string>();
   await forEachLimited(plan.toWrite, 32, async (path) => {
+    // The plan writes rendered files only.
+    const output = rendered.get(path);
+    if (output === undefined) return;
     try {
-      await writeFileAtomic(join(docsDir, ...path.split('/')), (rendered.get(path) as DocsOutput).data, {
+      await writeFileAtomic(join(docsDir, ...path.split('/')), output.data, {
         durable: false,
         knownDirs,
       });
     } catch (err) {
       // The manifest already lists this run's files as pending: the next run takes over the ones written so far.
-      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      const reason = readErrorCode(err) ?? readErrorMessage(err);
       throw new RestbusError('INTERNAL', `docs/${path}: could not be written (${reason}); run again once it can be`, {
         cause: err,
       });

@@ -1,5 +1,5 @@
-import Mustache from 'mustache';
-import { RestbusError } from '@restbus/infra';
+import Mustache, { type TemplateSpans } from 'mustache';
+import { readErrorMessage, RestbusError } from '@restbus/infra';
 import { showPath } from '../project/show-path';
 import type { TemplateSet } from './create-template-set';
 
@@ -9,8 +9,8 @@ export interface LoadedTemplates {
   partials: Record<string, string>;
 }
 
-/** mustache.js's parse tree: type, name, start, end, children. */
-export type Token = [string, string, number, number, Token[]?];
+/** mustache.js's parse tree: type, name, start, end, and a section's children. */
+export type Token = TemplateSpans[number];
 
 /** Every token of a template, depth first. */
 export function listTokens(text: string): Token[] {
@@ -18,10 +18,11 @@ export function listTokens(text: string): Token[] {
   const walk = (level: Token[]): void => {
     for (const token of level) {
       tokens.push(token);
-      if (token[4]) walk(token[4]);
+      // A partial's fifth is its indentation, a section's its children.
+      if (Array.isArray(token[4])) walk(token[4]);
     }
   };
-  walk(Mustache.parse(text) as Token[]);
+  walk(Mustache.parse(text));
   return tokens;
 }
 
@@ -66,7 +67,7 @@ export async function loadTemplates(
         .filter((token) => token[0] === '>')
         .map((token) => token[1]);
     } catch (err) {
-      throw new RestbusError('PROJECT_INVALID', `${showPath(set.root, found.file)}: ${(err as Error).message}`);
+      throw new RestbusError('PROJECT_INVALID', `${showPath(set.root, found.file)}: ${readErrorMessage(err)}`);
     }
     if (usedBy === undefined) loaded.templates[name] = found.text;
     else loaded.partials[name] = found.text;

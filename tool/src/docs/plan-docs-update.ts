@@ -87,6 +87,6 @@ export async function planDocsUpdate(
   return {
     toWrite: sorted(toWrite),
     ours,
-    problems: sorted(problems.keys()).map((path) => problems.get(path) as string),
+    problems: sorted(problems.keys()).flatMap((path) => problems.get(path) ?? []),
   };
 }

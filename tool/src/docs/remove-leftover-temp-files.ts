@@ -1,6 +1,7 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { forEachLimited } from './for-each-limited';
+import { readErrorCode } from '@restbus/infra';
 import { parseTempName } from '@restbus/project-format';
 
 /** A temp file this old is a leftover whatever its pid: writing one small docs file takes milliseconds. */
@@ -12,7 +13,7 @@ const isRunning = (pid: number): boolean => {
     return true;
   } catch (err) {
     // EPERM: the process exists, it only belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return readErrorCode(err) === 'EPERM';
   }
 };
 
@@ -33,7 +34,7 @@ export async function removeLeftoverTempFiles(
 ): Promise<number> {
   let removed = 0;
   await forEachLimited([...dirs], 32, async (dir) => {
-    const names = await readdir(join(docsDir, dir)).catch(() => [] as string[]);
+    const names = await readdir(join(docsDir, dir)).catch((): string[] => []);
     for (const name of names) {
       const temp = parseTempName(name);
       if (!temp) continue;

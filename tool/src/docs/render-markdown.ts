@@ -115,7 +115,7 @@ export interface MarkdownRenderer {
 export function createMarkdownRenderer(): MarkdownRenderer {
   const marked = new Marked({ gfm: true, async: false }, safety);
   return {
-    block: (text) => (typeof text === 'string' && text.trim() ? (marked.parse(text) as string) : ''),
-    inline: (text) => (typeof text === 'string' && text.trim() ? (marked.parseInline(text) as string) : ''),
+    block: (text) => (typeof text === 'string' && text.trim() ? marked.parse(text, { async: false }) : ''),
+    inline: (text) => (typeof text === 'string' && text.trim() ? marked.parseInline(text, { async: false }) : ''),
   };
 }

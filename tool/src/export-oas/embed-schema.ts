@@ -1,15 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject, type JsonObject } from '@restbus/infra';
 
 /** Keywords whose values are data, not schemas: a "$ref" key in an example is not a reference. */
 const DATA_KEYWORDS = new Set(['example', 'examples', 'default', 'const', 'enum']);
 
-/** `components.schemas` of the document being written, shared by every schema file embedded in it. */
-export type SchemaComponents = Record<string, Json | boolean>;
+/**
+ * `components.schemas` of the document being written, shared by every schema file embedded in it: each a schema
+ * file's definition as the file has it (an object, `true`, `false`).
+ */
+export type SchemaComponents = JsonObject;
 
 const LOCAL_DEFINITION = /^#\/(\$defs|definitions)\/([^/]+)(.*)$/;
 
@@ -18,7 +17,10 @@ const encodeToken = (token: string): string => token.replace(/~/g, '~0').replace
 
 function rewriteRefs(value: unknown, rewrite: (ref: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => rewriteRefs(item, rewrite));
-  if (!isObject(value)) return value;
+  return isJsonObject(value) ? rewriteObjectRefs(value, rewrite) : value;
+}
+
+function rewriteObjectRefs(value: JsonObject, rewrite: (ref: string) => string): JsonObject {
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => {
       if (key === '$ref' && typeof item === 'string') return [key, rewrite(item)];
@@ -33,11 +35,11 @@ function rewriteRefs(value: unknown, rewrite: (ref: string) => string): unknown 
  * to `components.schemas` (renamed when another file's definition of that name differs) and its references to
  * them, or to the whole file (`#`), are rewritten to point there. A schema without local references is unchanged.
  */
-export function embedSchema(schema: Json, components: SchemaComponents, fileName: string): Json {
+export function embedSchema(schema: JsonObject, components: SchemaComponents, fileName: string): JsonObject {
   const { $defs, definitions, ...rest } = schema;
   const local: Record<string, Record<string, unknown>> = {
-    $defs: isObject($defs) ? $defs : {},
-    definitions: isObject(definitions) ? definitions : {},
+    $defs: isJsonObject($defs) ? $defs : {},
+    definitions: isJsonObject(definitions) ? definitions : {},
   };
   let usesRoot = false;
   rewriteRefs(schema, (ref) => {
@@ -60,16 +62,14 @@ export function embedSchema(schema: Json, components: SchemaComponents, fileName
       const name = match && names.get(`${match[1]}/${decodeToken(match[2])}`);
       return name ? `#/components/schemas/${encodeToken(name)}${match[3]}` : ref;
     };
-  const contentOf = (
-    names: ReadonlyMap<string, string>,
-    rootName: string | undefined,
-  ): Array<[string, Json | boolean]> => {
+  const contentOf = (names: ReadonlyMap<string, string>, rootName: string | undefined): Array<[string, unknown]> => {
     const rewrite = rewriterOf(names, rootName);
-    const content: Array<[string, Json | boolean]> = entries.map(({ key, definition }) => [
-      names.get(key) as string,
-      rewriteRefs(definition, rewrite) as Json,
-    ]);
-    if (rootName) content.push([rootName, rewriteRefs(rest, rewrite) as Json]);
+    // `names` has every entry's key: it is made of `entries`.
+    const content = entries.flatMap(({ key, definition }): Array<[string, unknown]> => {
+      const name = names.get(key);
+      return name === undefined ? [] : [[name, rewriteRefs(definition, rewrite)]];
+    });
+    if (rootName) content.push([rootName, rewriteObjectRefs(rest, rewrite)]);
     return content;
   };
   // Each definition under its own name, shared with another file that has the very same one…
@@ -94,5 +94,5 @@ export function embedSchema(schema: Json, components: SchemaComponents, fileName
   }
   for (const [name, value] of content) components[name] = value;
   if (rootName) return { $ref: `#/components/schemas/${encodeToken(rootName)}` };
-  return rewriteRefs(rest, rewriterOf(names, rootName)) as Json;
+  return rewriteObjectRefs(rest, rewriterOf(names, rootName));
 }

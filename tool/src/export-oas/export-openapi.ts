@@ -34,7 +34,7 @@ export async function exportOpenApi(options: ExportOptions): Promise<{
   const text = json
     ? `${JSON.stringify(document, null, 2)}\n`
     : stringify(document, { lineWidth: 0, aliasDuplicateObjects: false });
-  const paths = Object.keys(document.paths as object).length;
+  const paths = Object.keys(document.paths).length;
   if (options.output === undefined) return { text, paths, warnings };
   const file = resolve(options.cwd, options.output);
   const show = (path: string): string => showPath(options.cwd, path);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { isJsonMediaType, RestbusError } from '@restbus/infra';
+import { isJsonMediaType, readErrorCode, readErrorMessage, RestbusError, type JsonObject } from '@restbus/infra';
 import {
   isEventStreamResponse,
   listMethods,
@@ -13,7 +13,6 @@ import { showPath } from '../project/show-path';
 import { embedSchema, type SchemaComponents } from './embed-schema';
 import { isTextType, mediaTypeOf } from './media-type';
 
-type Json = Record<string, unknown>;
 /** A project file as messages name it (showPath from the project folder). */
 type Show = (file: string) => string;
 
@@ -37,31 +36,33 @@ async function readParsed(file: string, parser: (text: string) => unknown, show:
     return parser(await readFile(file, 'utf8'));
   } catch (err) {
     // A documentation-only file that is not there was a warning already: the document goes without it.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new RestbusError('PROJECT_INVALID', `${show(file)}: ${(err as Error).message.split('\n')[0]}`);
+    if (readErrorCode(err) === 'ENOENT') return undefined;
+    throw new RestbusError('PROJECT_INVALID', `${show(file)}: ${readErrorMessage(err).split('\n')[0]}`);
   }
 }
 
 /** A schema file as a schema of the document (its definitions moved to `components`: see embedSchema). */
-async function readSchema(file: string, components: SchemaComponents, show: Show): Promise<Json | undefined> {
-  const schema = (await readParsed(file, parse, show)) as Json | undefined;
+async function readSchema(file: string, components: SchemaComponents, show: Show): Promise<JsonObject | undefined> {
+  const schema = await readParsed(file, parse, show);
   if (schema === undefined) return undefined;
   if (!schema || typeof schema !== 'object')
     throw new RestbusError('PROJECT_INVALID', `${show(file)}: is not a schema`);
+  // Its own keys as a spread reads them: an array's are its indexes.
+  const keyed: JsonObject = Object.fromEntries(Object.entries(schema));
   // The dialect of an OpenAPI 3.1 schema is the document's; an older draft's "$schema" would contradict it.
-  const { $schema: _dialect, ...rest } = schema;
+  const { $schema: _dialect, ...rest } = keyed;
   return embedSchema(rest, components, basename(file));
 }
 
-function toParameters(method: MethodDescriptor, uriTemplate: string): Json[] {
+function toParameters(method: MethodDescriptor, uriTemplate: string): JsonObject[] {
   const request = method.request ?? {};
   const declared = request.parameters ?? [];
   const inPath = [...uriTemplate.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
-  const schemaOf = (parameter: RequestParameter): Json => ({
+  const schemaOf = (parameter: RequestParameter): JsonObject => ({
     type: parameter.type,
     ...(parameter.default === undefined || parameter.default === null ? {} : { default: parameter.default }),
   });
-  const parameters: Json[] = [];
+  const parameters: JsonObject[] = [];
   for (const name of inPath) {
     const parameter = declared.find((item) => item.kind === 'URL' && item.name === name);
     parameters.push({
@@ -113,13 +114,13 @@ async function toRequestBody(
   serviceDir: string,
   components: SchemaComponents,
   show: Show,
-): Promise<Json | undefined> {
+): Promise<JsonObject | undefined> {
   const request = method.request ?? {};
   const mockBody = typeof request.mockBody === 'string' ? request.mockBody : undefined;
   const schemaFile = request.validationSchema;
   if (!mockBody && !schemaFile) return undefined;
   const mediaType = mediaTypeOf(request.headers, mockBody ?? schemaFile);
-  const media: Json = {};
+  const media: JsonObject = {};
   const schema = schemaFile ? await readSchema(resolve(serviceDir, schemaFile), components, show) : undefined;
   if (schema) media.schema = schema;
   const example = mockBody ? await readExample(resolve(serviceDir, mockBody), mediaType, show) : undefined;
@@ -130,13 +131,20 @@ async function toRequestBody(
   };
 }
 
+/** A response of the document as written here: the media types' objects are this module's own. */
+interface ResponseObject {
+  description: string;
+  headers?: JsonObject;
+  content?: Record<string, JsonObject>;
+}
+
 async function toResponses(
   method: MethodDescriptor,
   serviceDir: string,
   components: SchemaComponents,
   show: Show,
-): Promise<Json> {
-  const responses: Record<string, Json> = {};
+): Promise<JsonObject> {
+  const responses: Record<string, ResponseObject> = {};
   for (const response of method.responses) {
     const status = String(response.statusCode);
     const key = /^[1-5](\d\d|XX)$/.test(status) ? status : 'default';
@@ -146,7 +154,7 @@ async function toResponses(
     const headers = (response.headers ?? []).filter((header) => header.field.toLowerCase() !== 'content-type');
     if (headers.length) {
       entry.headers = {
-        ...((entry.headers as Json | undefined) ?? {}),
+        ...(entry.headers ?? {}),
         ...Object.fromEntries(
           headers.map((header) => [header.field, { schema: { type: 'string' }, example: header.content }]),
         ),
@@ -157,7 +165,7 @@ async function toResponses(
     const declaresType = (response.headers ?? []).some((header) => header.field.toLowerCase() === 'content-type');
     if (!mockBody && !schemaFile && !declaresType) continue;
     const mediaType = mediaTypeOf(response.headers, mockBody ?? schemaFile);
-    const content = ((entry.content as Json | undefined) ?? {}) as Record<string, Json>;
+    const content = entry.content ?? {};
     const media = (content[mediaType] ??= {});
     if (isEventStreamResponse(response)) {
       // OAS 3.2's sequential media type: the schema file describes one event, the mock file lists the events.
@@ -190,10 +198,10 @@ async function toResponses(
  * mock files, request and response schemas from the `validationSchema` files, and responses by status code with
  * their reason and headers. The service name is the operations' tag.
  */
-export async function toOpenApi(project: Project): Promise<Json> {
+export async function toOpenApi(project: Project): Promise<JsonObject & { paths: Record<string, JsonObject> }> {
   const { config } = project;
-  const paths: Record<string, Json> = {};
-  const tags: Json[] = [];
+  const paths: Record<string, JsonObject> = {};
+  const tags: JsonObject[] = [];
   const components: SchemaComponents = {};
   const show: Show = (file) => showPath(project.root, file);
   for (const service of project.services) {

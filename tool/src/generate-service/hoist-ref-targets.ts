@@ -1,4 +1,5 @@
-type Json = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from '@restbus/infra';
+import { copyThroughJson } from './copy-through-json';
 
 const SCHEMAS = '#/components/schemas/';
 
@@ -12,9 +13,10 @@ function resolvePointer(root: unknown, pointer: string): unknown {
     .filter((token) => token !== '')
     .map(decode)
     .reduce<unknown>(
-      // Own keys only: `__proto__` or `constructor` in a pointer is a schema's name, never Object's.
+      // Own keys only: `__proto__` or `constructor` in a pointer is a schema's name, never Object's. An array's
+      // items are its own keys too (`/parameters/0/schema`).
       (node, token) =>
-        node !== null && typeof node === 'object' && Object.hasOwn(node, token) ? (node as Json)[token] : undefined,
+        node !== null && typeof node === 'object' ? Object.getOwnPropertyDescriptor(node, token)?.value : undefined,
       root,
     );
 }
@@ -40,16 +42,17 @@ function nameFor(pointer: string, taken: Set<string>): string {
  * openapi-typescript writes a `$ref` into a path as `paths[...]["content"]["application/json"]["schema"]`, a property
  * its own types do not have (enode.io's document); into components/schemas it writes a type it declares.
  */
-export function hoistRefTargets(document: object): Json {
-  const copy = JSON.parse(JSON.stringify(document)) as Json;
-  const components = (copy.components ??= {}) as Json;
-  const schemas = (components.schemas ??= {}) as Json;
+export function hoistRefTargets(document: object): JsonObject {
+  const copy = copyThroughJson(document);
+  // A read document's components and schemas are objects when present (the OpenAPI schema says so).
+  const components = isJsonObject(copy.components) ? copy.components : (copy.components = {});
+  const schemas = isJsonObject(components.schemas) ? components.schemas : (components.schemas = {});
   const taken = new Set(Object.keys(schemas));
   const hoisted = new Map<string, string>();
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach(visit);
-    else if (node !== null && typeof node === 'object') {
-      const ref = (node as Json).$ref;
+    else if (isJsonObject(node)) {
+      const ref = node.$ref;
       if (typeof ref === 'string' && ref.startsWith('#/') && !ref.startsWith(SCHEMAS)) {
         if (resolvePointer(copy, ref) === undefined) return;
         let name = hoisted.get(ref);
@@ -57,7 +60,7 @@ export function hoistRefTargets(document: object): Json {
           name = nameFor(ref, taken);
           hoisted.set(ref, name);
         }
-        (node as Json).$ref = `${SCHEMAS}${encode(name)}`;
+        node.$ref = `${SCHEMAS}${encode(name)}`;
       }
       Object.values(node).forEach(visit);
     }

@@ -1,9 +1,7 @@
-import { CONTRACT_SCHEMA_ROOT_ID, type Contract, type ContractOperation } from '@restbus/infra';
+import { CONTRACT_SCHEMA_ROOT_ID, type Contract, type ContractOperation, type JsonObject } from '@restbus/infra';
 import type { ApiModel, ApiOperation, JsonSchema } from '@restbus/openapi';
 import { toPropertyKey } from './to-property-key';
 import { toSourceLiteral, toStringLiteral } from './to-source-literal';
-
-type Json = Record<string, unknown>;
 
 /** The JSON of a pointer's target in the document (`#/components/schemas/Node`). */
 function resolvePointer(root: object, pointer: string): unknown {
@@ -13,15 +11,16 @@ function resolvePointer(root: object, pointer: string): unknown {
     .filter((token) => token !== '')
     .map((token) => decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce<unknown>(
-      // Own keys only: `__proto__` or `constructor` in a pointer is a schema's name, never Object's.
+      // Own keys only: `__proto__` or `constructor` in a pointer is a schema's name, never Object's. An array's
+      // items are its own keys too (`/allOf/0`).
       (node, token) =>
-        node !== null && typeof node === 'object' && Object.hasOwn(node, token) ? (node as Json)[token] : undefined,
+        node !== null && typeof node === 'object' ? Object.getOwnPropertyDescriptor(node, token)?.value : undefined,
       root,
     );
 }
 
 /** Sets a property as JSON.parse would: `__proto__` a key like any other, not the prototype. */
-const defineOwn = (object: Json, key: string, value: unknown): void => {
+const defineOwn = (object: object, key: string, value: unknown): void => {
   Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 };
 
@@ -31,13 +30,15 @@ const defineOwn = (object: Json, key: string, value: unknown): void => {
  */
 function createSchemaWriter(model: ApiModel): {
   write(schema: JsonSchema | undefined): JsonSchema | undefined;
-  root(): Json | undefined;
+  root(): JsonObject | undefined;
 } {
   const targets = new Map<string, unknown>();
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);
-    if (node === null || typeof node !== 'object') return node;
-    const copy: Json = {};
+    return node === null || typeof node !== 'object' ? node : rewriteObject(node);
+  };
+  const rewriteObject = (node: object): JsonObject => {
+    const copy: JsonObject = {};
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string' && value.startsWith('#')) {
         if (!targets.has(value)) {
@@ -50,19 +51,21 @@ function createSchemaWriter(model: ApiModel): {
     return copy;
   };
   return {
-    write: (schema) => (schema === undefined ? undefined : (rewrite(schema) as JsonSchema)),
+    write: (schema) => (schema === undefined || typeof schema === 'boolean' ? schema : rewriteObject(schema)),
     root() {
       if (targets.size === 0) return undefined;
-      const root: Json = {};
+      const root: JsonObject = {};
       for (const [pointer, target] of targets) {
         const tokens = pointer
           .slice(2)
           .split('/')
           .map((token) => decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~'));
-        let node = root;
+        let node: object = root;
         for (const token of tokens.slice(0, -1)) {
           if (!Object.hasOwn(node, token)) defineOwn(node, token, {});
-          node = node[token] as Json;
+          const next: unknown = Object.getOwnPropertyDescriptor(node, token)?.value;
+          // A target's copy is an object (or an array) where a longer pointer goes on into it.
+          node = next !== null && typeof next === 'object' ? next : {};
         }
         defineOwn(node, tokens[tokens.length - 1], target);
       }

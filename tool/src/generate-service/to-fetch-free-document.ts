@@ -1,6 +1,5 @@
-import { RestbusError } from '@restbus/infra';
-
-type Json = Record<string, unknown>;
+import { isJsonObject, RestbusError, type JsonObject } from '@restbus/infra';
+import { copyThroughJson } from './copy-through-json';
 
 const SCHEMAS = '#/components/schemas/';
 
@@ -17,24 +16,25 @@ const encode = (token: string): string => token.replace(/~/g, '~0').replace(/\//
  * schema has); an `externalValue` is dropped (no type is made of an example). Throws OPENAPI_INVALID naming every
  * `$ref` refused.
  */
-export function toFetchFreeDocument(document: object): Json {
-  const copy = JSON.parse(JSON.stringify(document)) as Json;
-  const schemas = ((copy.components as Json | undefined)?.schemas ?? {}) as Json;
+export function toFetchFreeDocument(document: object): JsonObject {
+  const copy = copyThroughJson(document);
+  const components = isJsonObject(copy.components) ? copy.components : {};
+  const schemas = isJsonObject(components.schemas) ? components.schemas : {};
   const refused: string[] = [];
   const visit = (node: unknown, path: string): void => {
     if (Array.isArray(node)) {
       node.forEach((item, at) => visit(item, `${path}/${at}`));
       return;
     }
-    if (node === null || typeof node !== 'object') return;
-    const object = node as Json;
+    if (!isJsonObject(node)) return;
+    const object = node;
     if (typeof object.$ref === 'string' && !object.$ref.startsWith('#')) {
       refused.push(`${path || '/'}: the $ref ${JSON.stringify(object.$ref)} points outside the document`);
     }
     if (typeof object.externalValue === 'string') delete object.externalValue;
-    const mapping = (object.discriminator as Json | undefined)?.mapping;
-    if (mapping !== null && typeof mapping === 'object' && !Array.isArray(mapping)) {
-      object.discriminator = { ...(object.discriminator as Json), mapping: toLocalMapping(mapping as Json, schemas) };
+    const { discriminator } = object;
+    if (isJsonObject(discriminator) && isJsonObject(discriminator.mapping)) {
+      object.discriminator = { ...discriminator, mapping: toLocalMapping(discriminator.mapping, schemas) };
     }
     for (const [key, value] of Object.entries(object)) visit(value, `${path}/${encode(key)}`);
   };
@@ -46,8 +46,8 @@ export function toFetchFreeDocument(document: object): Json {
 }
 
 /** A mapping whose values all point into the document: `#…` kept, a schema's name made a `$ref`, anything else dropped. */
-function toLocalMapping(mapping: Json, schemas: Json): Json {
-  const local: Json = {};
+function toLocalMapping(mapping: JsonObject, schemas: JsonObject): JsonObject {
+  const local: JsonObject = {};
   for (const [value, target] of Object.entries(mapping)) {
     if (typeof target !== 'string') continue;
     const to = target.startsWith('#')

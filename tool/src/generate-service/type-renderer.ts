@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { RestbusError } from '@restbus/infra';
+import { Socket } from 'node:net';
+import { isJsonObject, RestbusError } from '@restbus/infra';
 
 /**
  * openapi-typescript's postTransform hook (run on each schema's type): in an object type that declares a property
@@ -210,8 +211,14 @@ export class TypeRenderer {
 /** An answer line of the child; undefined for any other line (a library that prints despite `silent`). */
 function parseAnswer(line: string): Answer | undefined {
   try {
-    const answer = JSON.parse(line) as Partial<Answer> | null;
-    return typeof answer?.id === 'number' ? (answer as Answer) : undefined;
+    const answer: unknown = JSON.parse(line);
+    if (!isJsonObject(answer) || typeof answer.id !== 'number') return undefined;
+    const { id, text, error } = answer;
+    return {
+      id,
+      ...(typeof text === 'string' && { text }),
+      ...(typeof error === 'string' && { error }),
+    };
   } catch {
     return undefined;
   }
@@ -219,7 +226,9 @@ function parseAnswer(line: string): Answer | undefined {
 
 /** Whether the child and its pipes keep this process alive: only while a render waits for its answer. */
 function setHeld(child: ChildProcessWithoutNullStreams, held: boolean): void {
-  for (const handle of [child, child.stdin, child.stdout, child.stderr] as Array<{ ref(): void; unref(): void }>) {
+  // The child's pipes (stdio 'pipe') are sockets, each holding the process as the child does.
+  const pipes = [child.stdin, child.stdout, child.stderr].filter((pipe) => pipe instanceof Socket);
+  for (const handle of [child, ...pipes]) {
     if (held) handle.ref();
     else handle.unref();
   }

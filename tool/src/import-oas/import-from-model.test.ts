@@ -1,17 +1,16 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { JsonObject } from '@restbus/infra';
 import { parse } from 'yaml';
 import { makeTempDir, runTool } from '../__tests__/tool-helpers';
 
-type Json = Record<string, unknown>;
-
 /** Imports `document` (beside `files`) into a new project and answers a service's descriptor and a file beside it. */
 async function importOne(
-  document: Json,
+  document: JsonObject,
   files: Record<string, string>,
   service: string,
   beside: string,
-): Promise<{ descriptor: Json; file: unknown; stderr: string }> {
+): Promise<{ descriptor: JsonObject; file: unknown; stderr: string }> {
   const temp = await makeTempDir();
   try {
     for (const [name, text] of Object.entries(files)) await writeFile(join(temp.dir, name), text);
@@ -20,7 +19,7 @@ async function importOne(
     expect(imported.code).toBe(0);
     const folder = join(temp.dir, 'api', 'services', ...service.split('/'));
     return {
-      descriptor: parse(await readFile(join(folder, 'service.yml'), 'utf8')) as Json,
+      descriptor: parse(await readFile(join(folder, 'service.yml'), 'utf8')) as JsonObject,
       file: JSON.parse(await readFile(join(folder, beside), 'utf8')) as unknown,
       stderr: imported.stderr,
     };
@@ -74,8 +73,8 @@ describe('rest-tool import-oas reads parameters, bodies and responses from the m
       'getResource-responseBody.json',
     );
     expect(stderr).toBe('');
-    const get = (descriptor.methods as Record<string, Json>).GET;
-    expect((get.testCases as Json[])[0].url).toBe('/things/x7?q=uno');
+    const get = (descriptor.methods as Record<string, JsonObject>).GET;
+    expect((get.testCases as JsonObject[])[0].url).toBe('/things/x7?q=uno');
     expect(file).toEqual({ name: 'from the file' });
   });
 
@@ -109,7 +108,7 @@ describe('rest-tool import-oas reads parameters, bodies and responses from the m
     expect(stderr).toContain(
       'POST /things: the request body as application/xml left out (only JSON bodies are imported)',
     );
-    const post = (descriptor.methods as Record<string, Json>).POST;
+    const post = (descriptor.methods as Record<string, JsonObject>).POST;
     expect(post.request).toMatchObject({ description: 'the new thing', mockBody: 'postCollection-requestBody.json' });
     expect(file).toEqual({ name: 'Rex' });
   });
@@ -148,7 +147,7 @@ describe('rest-tool import-oas reads parameters, bodies and responses from the m
     );
     expect(stderr).toBe('');
     expect(file).toEqual([{ type: 'created' }, { type: 'shipped' }]);
-    const get = (descriptor.methods as Record<string, Json>).GET;
+    const get = (descriptor.methods as Record<string, JsonObject>).GET;
     expect(get.responses).toEqual([
       expect.objectContaining({
         name: 'OK',

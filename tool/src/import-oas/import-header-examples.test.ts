@@ -1,12 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { JsonObject } from '@restbus/infra';
 import { parse } from 'yaml';
 import { makeTempDir, runTool } from '../__tests__/tool-helpers';
 
-type Json = Record<string, unknown>;
-
 /** Imports `document` into a new project and answers the headers of the OK response of GET /things. */
-async function importedHeaders(document: Json): Promise<unknown> {
+async function importedHeaders(document: JsonObject): Promise<unknown> {
   const temp = await makeTempDir();
   try {
     await writeFile(join(temp.dir, 'api.json'), JSON.stringify(document));

@@ -1,7 +1,7 @@
 import { chmod, lstat, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { isScalar, isSeq, parseDocument, type Scalar } from 'yaml';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, readErrorCode, readErrorMessage, RestbusError } from '@restbus/infra';
 import { checkProject } from '@restbus/mock-server/check';
 import type { ServiceType } from '../add/service-spec';
 import { checkProjectName, projectTemplateValues, writeProjectFiles } from '../create/create-project';
@@ -79,14 +79,16 @@ function editConfig(text: string, plan: ImportPlan): string {
   const filled: Scalar[] = [];
   setScalar(document, 'apiVersion', plan.apiVersion, filled);
   setScalar(document, 'serviceUrlPrefix', plan.serviceUrlPrefix, filled);
-  const port = (document.toJS() as { servicePort?: unknown }).servicePort ?? 3007;
+  const config: unknown = document.toJS();
+  const port = (isJsonObject(config) ? config.servicePort : undefined) ?? 3007;
   setScalar(document, 'baseUrl', `http://localhost:${String(port)}${plan.serviceUrlPrefix}`, filled);
   const entries = plan.services.map((service) => service.entry);
   const list = document.get('services', true);
-  if (plan.replacesMonitoring && entries.length && isSeq(list) && isScalar(list.items[0])) {
+  const first = isSeq(list) ? list.items[0] : undefined;
+  if (plan.replacesMonitoring && entries.length && isScalar(first)) {
     // The monitoring service makes way: its line lists the first imported service.
-    (list.items[0] as Scalar).value = entries.shift();
-    filled.push(list.items[0] as Scalar);
+    first.value = entries.shift();
+    filled.push(first);
   }
   return appendServices(stringifyYaml({ document, filled }, 'config.yml'), entries);
 }
@@ -121,7 +123,7 @@ async function moveIntoPlace(staging: string, dir: string, target: Target): Prom
       await rename(staging, dir);
       return;
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = readErrorCode(err);
       if (code !== 'EPERM' && code !== 'EEXIST' && code !== 'EACCES') throw err;
       // Windows does not rename over a folder: remove it (rmdir fails when something arrived in it meanwhile).
       await rmdir(dir);
@@ -162,7 +164,9 @@ export async function importOpenApi(options: ImportOptions): Promise<ImportResul
       // As `rest-tool validate` checks it, and every request schema compiled as `restbus-mock --validate` needs.
       check = await checkProject({ projectDir: staging, validate: true });
     } catch (err) {
-      const lines = (err as Error).message.split('\n').filter((line) => !line.startsWith('warning: '));
+      const lines = readErrorMessage(err)
+        .split('\n')
+        .filter((line) => !line.startsWith('warning: '));
       throw new RestbusError(
         'INTERNAL',
         `the imported project does not pass rest-tool validate (please report this): ${lines.slice(0, 5).join('; ')}`,

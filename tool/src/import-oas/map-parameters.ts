@@ -1,6 +1,6 @@
+import { isJsonObject } from '@restbus/infra';
 import type { ApiParameter, ParameterLocation } from '@restbus/openapi';
 import { toHeaderText, type MappingContext } from './mapping-context';
-import { isObject } from './refs';
 
 /** A `request.parameters` entry of a descriptor. */
 export interface Parameter {
@@ -25,11 +25,11 @@ const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'ar
 
 /** The first type a schema names (`["integer", "null"]` is an integer), else what its keywords imply. */
 export function typeOf(schema: unknown): string {
-  if (!isObject(schema)) return 'string';
+  if (!isJsonObject(schema)) return 'string';
   const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter(
     (type): type is string => typeof type === 'string' && type !== 'null',
   );
-  const type = types[0] ?? (isObject(schema.properties) ? 'object' : 'items' in schema ? 'array' : 'string');
+  const type = types[0] ?? (isJsonObject(schema.properties) ? 'object' : 'items' in schema ? 'array' : 'string');
   return PARAMETER_TYPES.includes(type) ? type : 'string';
 }
 
@@ -53,7 +53,7 @@ export function toParameter(context: MappingContext, raw: ApiParameter, where: s
   }
   const schema = schemaOfParameter(raw);
   let type = typeOf(schema);
-  if (context.dialect === '2.0' && isObject(schema) && schema.type === 'file') {
+  if (context.dialect === '2.0' && isJsonObject(schema) && schema.type === 'file') {
     context.warn(`${where}: the parameter ${name} is a file, imported as a string`);
     type = 'string';
   }
@@ -64,7 +64,7 @@ export function toParameter(context: MappingContext, raw: ApiParameter, where: s
     type,
     summary: raw.description ?? '',
   };
-  const fallback = isObject(schema) ? schema.default : undefined;
+  const fallback = isJsonObject(schema) ? schema.default : undefined;
   if (Array.isArray(fallback)) {
     context.warn(
       `${where}: the default of the parameter ${name} is a list, which the project format cannot hold; left out`,
@@ -80,7 +80,7 @@ export function sampleParameter(raw: ApiParameter | undefined): string {
   const schema = schemaOfParameter(raw);
   const value =
     raw.examples[0]?.value ??
-    (isObject(schema)
+    (isJsonObject(schema)
       ? ((Array.isArray(schema.examples) ? schema.examples[0] : undefined) ??
         schema.example ??
         schema.default ??

@@ -1,5 +1,6 @@
+import type { JsonObject } from '@restbus/infra';
 import type { Dialect } from '@restbus/openapi';
-import type { Json, Refs } from './refs';
+import type { Refs } from './refs';
 import { toJsonSchema, type Schema } from './to-json-schema';
 
 /** What a project has gathered of an import: shown in its summary. */
@@ -14,7 +15,7 @@ export interface ImportCounts {
 
 /** What mapping an OpenAPI document's parts needs: the document, its `$ref`s, where warnings and counts go. */
 export interface MappingContext {
-  document: Json;
+  document: JsonObject;
   dialect: Dialect;
   refs: Refs;
   /** Says what could not be mapped (prefixed with the file). */

@@ -72,5 +72,5 @@ export function guessStyle(clues: StyleClues): ServiceType {
 export function parseStyle(value: unknown): ServiceType | undefined {
   if (typeof value !== 'string') return undefined;
   const upper = value.trim().toUpperCase();
-  return (SERVICE_TYPES as readonly string[]).includes(upper) ? (upper as ServiceType) : undefined;
+  return SERVICE_TYPES.find((type) => type === upper);
 }

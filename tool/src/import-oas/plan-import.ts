@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Document, parse } from 'yaml';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, RestbusError, type JsonObject } from '@restbus/infra';
 import type { ApiModel, ApiOperation, Dialect } from '@restbus/openapi';
 import { findUriTemplateProblem, routeKey } from '@restbus/project-format';
 import type { ServiceType } from '../add/service-spec';
@@ -11,7 +11,7 @@ import { typeOf } from './map-parameters';
 import type { ImportCounts, MappingContext } from './mapping-context';
 import { guessStyle, parseStyle, toServiceFolder } from './name-services';
 import { planMethod, type Method } from './plan-method';
-import { createRefs, isObject, type Json, type Refs } from './refs';
+import { createRefs, type Refs } from './refs';
 
 export type { ImportCounts } from './mapping-context';
 
@@ -58,7 +58,7 @@ export interface OpenApiFile {
   /** Its typed model: what the plan reads where the model says enough. */
   model: ApiModel;
   /** The dereferenced document: only a cycle's `$ref`s are left, local pointers into it. */
-  document: Json;
+  document: JsonObject;
   dialect: Dialect;
   /** `Swagger 2.0`, `OpenAPI 3.0.3`…: for messages. */
   version: string;
@@ -74,14 +74,14 @@ export interface PlanOptions {
 const toJsonText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** The path of the first server (`https://host/v1` → `/v1`, variables at their defaults), or "" when none. */
-function serverPrefix(document: Json, dialect: Dialect, warn: (text: string) => void): string {
+function serverPrefix(document: JsonObject, dialect: Dialect, warn: (text: string) => void): string {
   if (dialect === '2.0') return typeof document.basePath === 'string' ? document.basePath.replace(/\/+$/, '') : '';
-  const servers = Array.isArray(document.servers) ? (document.servers as unknown[]).filter(isObject) : [];
+  const servers = Array.isArray(document.servers) ? document.servers.filter(isJsonObject) : [];
   const paths = servers.map((server) => {
-    const variables = isObject(server.variables) ? server.variables : {};
+    const variables = isJsonObject(server.variables) ? server.variables : {};
     const url = String(server.url ?? '/').replace(/\{([^}]*)\}/g, (whole, name: string) => {
       const variable = variables[name];
-      return isObject(variable) && variable.default !== undefined ? String(variable.default) : whole;
+      return isJsonObject(variable) && variable.default !== undefined ? String(variable.default) : whole;
     });
     try {
       return decodeURI(new URL(url, 'http://relative.invalid').pathname.replace(/\/+$/, ''));
@@ -112,7 +112,7 @@ function listsItems(get: ApiOperation | undefined): boolean {
 }
 
 /** A descriptor as YAML under a comment, proven to read back as the same data. */
-function renderServiceFile(comment: string, data: Json): string {
+function renderServiceFile(comment: string, data: JsonObject): string {
   const document = new Document(data, { aliasDuplicateObjects: false });
   document.commentBefore = comment.replace(/[\r\n]+/g, ' ');
   const text = document.toString({ lineWidth: 0 });
@@ -123,16 +123,16 @@ function renderServiceFile(comment: string, data: Json): string {
 }
 
 /** The operations of a path item the project can hold, each route once; the others are reported. */
-function listOperations(context: MappingContext, path: string, item: Json, routes: Map<string, string>) {
+function listOperations(context: MappingContext, path: string, item: JsonObject, routes: Map<string, string>) {
   for (const method of OTHER_METHODS) {
-    if (isObject(item[method.toLowerCase()])) {
+    if (isJsonObject(item[method.toLowerCase()])) {
       context.warn(`${method} ${path} left out: the project format has GET, PUT, POST and DELETE only`);
     }
   }
-  const operations: Array<[Method, Json]> = [];
+  const operations: Array<[Method, JsonObject]> = [];
   for (const method of METHODS) {
     const operation = item[method.toLowerCase()];
-    if (!isObject(operation)) continue;
+    if (!isJsonObject(operation)) continue;
     // The mock server matches paths ignoring case and parameter names: `/Pets` would shadow `/pets`.
     const other = routes.get(routeKey(method, path));
     if (other) {
@@ -166,7 +166,7 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
       warnings.push(`${shown}: ${text}`);
     },
   };
-  const paths = isObject(document.paths) ? document.paths : {};
+  const paths = isJsonObject(document.paths) ? document.paths : {};
   const styles = new Map(options.styles ?? []);
   for (const path of styles.keys()) {
     if (!Object.hasOwn(paths, path)) {
@@ -176,9 +176,9 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
 
   const items = Object.entries(paths)
     .map(([path, raw]) => [path, refs.follow(raw)] as const)
-    .filter((entry): entry is readonly [string, Json] => isObject(entry[1]));
+    .filter((entry): entry is readonly [string, JsonObject] => isJsonObject(entry[1]));
   const replacesMonitoring = items.some(
-    ([path, item]) => isObject(item.get) && routeKey('GET', path) === MONITORING_ROUTE,
+    ([path, item]) => isJsonObject(item.get) && routeKey('GET', path) === MONITORING_ROUTE,
   );
   // Service folders taken (compared ignoring case, for file systems that do).
   const entries = new Set<string>();
@@ -237,7 +237,7 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
       files.push({ name: unique, data: toJsonText(value) });
       return unique;
     };
-    const methods: Record<string, Json> = {};
+    const methods: Record<string, JsonObject> = {};
     for (const [method] of operations) {
       const model = api.model.operations.find(
         (candidate) => candidate.method === method.toLowerCase() && candidate.path === path,
@@ -247,7 +247,7 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
       methods[method] = planMethod(context, { method, path, model, style, addJsonFile });
     }
     const summary = typeof item.summary === 'string' && item.summary.trim() ? item.summary : undefined;
-    const descriptor: Json = {
+    const descriptor: JsonObject = {
       name: summary ?? capitalise(last),
       description:
         (typeof item.description === 'string' && item.description) || summary || `${path}, imported from ${fileName}`,

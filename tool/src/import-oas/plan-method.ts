@@ -1,11 +1,11 @@
 import { STATUS_CODES } from 'node:http';
+import type { JsonObject } from '@restbus/infra';
 import type { ApiOperation, ApiParameter, ApiResponse, ParameterLocation } from '@restbus/openapi';
 import type { ServiceType } from '../add/service-spec';
 import { capitalise } from '../add/to-identifier';
 import { contentBody, mockOf, splitEventStream, type Body } from './map-bodies';
 import { sampleParameter, toParameter, type Parameter } from './map-parameters';
 import { isHeaderText, schemaOf, toHeaderText, type MappingContext } from './mapping-context';
-import type { Json } from './refs';
 import { sampleFromSchema } from './sample-from-schema';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -82,16 +82,16 @@ function planResponses(
   input: MethodInput,
   prefix: string,
   where: string,
-): { responses: Json[]; ok?: { statusCode: unknown; mediaType?: string; stream: boolean } } {
+): { responses: JsonObject[]; ok?: { statusCode: unknown; mediaType?: string; stream: boolean } } {
   const okStatus = findOkStatus(input.model.responses.map(({ key }) => key));
-  const responses: Json[] = [];
+  const responses: JsonObject[] = [];
   let ok: { statusCode: unknown; mediaType?: string; stream: boolean } | undefined;
   for (const response of input.model.responses) {
     const status = response.key;
     const isOk = status === okStatus;
     const statusCode = /^\d{3}$/.test(status) ? Number(status) : status === 'default' ? status : status.toUpperCase();
     const description = response.description ?? '';
-    const planned: Json = {
+    const planned: JsonObject = {
       name: isOk ? 'OK' : status,
       statusCode,
       reason: description || STATUS_CODES[status] || status,
@@ -151,7 +151,7 @@ function planTestCase(
     mockBody?: unknown;
   },
   ok: { statusCode: unknown; mediaType?: string },
-): Json {
+): JsonObject {
   const { method, path } = input;
   const sample = (name: string, location: ParameterLocation): string =>
     sampleParameter(planned.declared.find((parameter) => parameter.name === name && parameter.in === location));
@@ -168,10 +168,10 @@ function planTestCase(
       .map(({ name }) => ({ field: name, content: sample(name, 'header') }))
       .filter((header) => isHeaderText(header.content)),
   ];
-  const request: Json = {};
+  const request: JsonObject = {};
   if (headers.length) request.headers = headers;
   if (typeof planned.mockBody === 'string') request.mockBody = planned.mockBody;
-  const response: Json = { statusCode: ok.statusCode };
+  const response: JsonObject = { statusCode: ok.statusCode };
   if (ok.mediaType) response.headers = [{ field: 'Content-Type', content: ok.mediaType }];
   return {
     name: planned.summary,
@@ -187,7 +187,7 @@ function planTestCase(
  * One method of a descriptor from an operation: summary (else the operationId), notes (its description),
  * parameters, request body (mock and schema files), responses and a test case of the OK response.
  */
-export function planMethod(context: MappingContext, input: MethodInput): Json {
+export function planMethod(context: MappingContext, input: MethodInput): JsonObject {
   const { method, path, model, style } = input;
   const where = `${method} ${path}`;
   // The file names of `rest-tool add`'s templates: getCollection-responseBody.json, putResource-requestBody.json…
@@ -207,7 +207,7 @@ export function planMethod(context: MappingContext, input: MethodInput): Json {
   const { body, description } = planRequestBody(context, input, where);
   const { responses, ok } = planResponses(context, input, prefix, where);
 
-  const request: Json = {};
+  const request: JsonObject = {};
   if (parameters.length) request.parameters = parameters;
   const headers: Field[] = [];
   if (ok?.mediaType) headers.push({ field: 'Accept', content: ok.mediaType });
@@ -227,7 +227,7 @@ export function planMethod(context: MappingContext, input: MethodInput): Json {
   }
 
   const summary = model.summary?.trim() || model.operationId || where;
-  const planned: Json = { summary };
+  const planned: JsonObject = { summary };
   if (model.description !== undefined) planned.notes = model.description;
   if (Object.keys(request).length) planned.request = request;
   planned.responses = responses;

@@ -1,10 +1,4 @@
-import { RestbusError } from '@restbus/infra';
-
-/** An object of an API description, read as it is written. */
-export type Json = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject, RestbusError, type JsonObject } from '@restbus/infra';
 
 /**
  * The `$ref`s of a document: local JSON pointers (`#/components/schemas/Pet`) into it. In a dereferenced document
@@ -20,16 +14,16 @@ export interface Refs {
 }
 
 /** Named schemas by identity: the dereferencer puts the same object wherever a `$ref` named one. */
-function indexNamedSchemas(document: Json): Map<object, string> {
+function indexNamedSchemas(document: JsonObject): Map<object, string> {
   const index = new Map<object, string>();
   const add = (holder: unknown, prefix: string): void => {
-    if (!isObject(holder)) return;
+    if (!isJsonObject(holder)) return;
     for (const [name, schema] of Object.entries(holder)) {
       const pointer = `${prefix}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (isObject(schema) && !index.has(schema)) index.set(schema, pointer);
+      if (isJsonObject(schema) && !index.has(schema)) index.set(schema, pointer);
     }
   };
-  add(isObject(document.components) ? document.components.schemas : undefined, '#/components/schemas');
+  add(isJsonObject(document.components) ? document.components.schemas : undefined, '#/components/schemas');
   add(document.definitions, '#/definitions');
   return index;
 }
@@ -44,7 +38,7 @@ const decodeToken = (token: string): string => {
   return text.replace(/~1/g, '/').replace(/~0/g, '~');
 };
 
-export function createRefs(document: Json, shown: string): Refs {
+export function createRefs(document: JsonObject, shown: string): Refs {
   const target = (ref: string): unknown => {
     if (!ref.startsWith('#')) {
       throw new RestbusError('OPENAPI_INVALID', `${shown}: cannot resolve the $ref ${JSON.stringify(ref)}`);
@@ -52,7 +46,7 @@ export function createRefs(document: Json, shown: string): Refs {
     let value: unknown = document;
     for (const token of ref.slice(1).split('/').slice(1).map(decodeToken)) {
       if (Array.isArray(value) && /^\d+$/.test(token)) value = value[Number(token)];
-      else if (isObject(value) && Object.hasOwn(value, token)) value = value[token];
+      else if (isJsonObject(value) && Object.hasOwn(value, token)) value = value[token];
       else value = undefined;
       if (value === undefined) {
         throw new RestbusError('OPENAPI_INVALID', `${shown}: the $ref ${JSON.stringify(ref)} names nothing`);
@@ -65,12 +59,12 @@ export function createRefs(document: Json, shown: string): Refs {
     target,
     pointerOf(value) {
       named ??= indexNamedSchemas(document);
-      return isObject(value) ? named.get(value) : undefined;
+      return isJsonObject(value) ? named.get(value) : undefined;
     },
     follow(value) {
       let current = value;
       const seen = new Set<string>();
-      while (isObject(current) && typeof current.$ref === 'string') {
+      while (isJsonObject(current) && typeof current.$ref === 'string') {
         if (seen.has(current.$ref)) {
           throw new RestbusError('OPENAPI_INVALID', `${shown}: the $ref ${JSON.stringify(current.$ref)} names itself`);
         }

@@ -1,4 +1,4 @@
-import { isObject, type Json } from './refs';
+import { isJsonObject, type JsonObject } from '@restbus/infra';
 import type { Schema } from './to-json-schema';
 
 const BY_FORMAT: Record<string, string> = {
@@ -28,7 +28,7 @@ const firstType = (type: unknown): string | undefined => {
   return undefined;
 };
 
-function sampleString(schema: Json): string {
+function sampleString(schema: JsonObject): string {
   let text = (typeof schema.format === 'string' && BY_FORMAT[schema.format]) || 'string';
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity;
@@ -36,7 +36,7 @@ function sampleString(schema: Json): string {
   return text.length > max ? text.slice(0, max) : text;
 }
 
-function sampleNumber(schema: Json, integer: boolean): number {
+function sampleNumber(schema: JsonObject, integer: boolean): number {
   const low =
     typeof schema.minimum === 'number'
       ? schema.minimum
@@ -65,9 +65,9 @@ function sampleNumber(schema: Json, integer: boolean): number {
  * that refers to itself ends where it would repeat (an empty list, the property left out).
  */
 export function sampleFromSchema(schema: Schema, root: Schema = schema): unknown {
-  const defs = isObject(root) && isObject(root.$defs) ? root.$defs : {};
+  const defs = isJsonObject(root) && isJsonObject(root.$defs) ? root.$defs : {};
   const sample = (node: unknown, depth: number, open: readonly string[]): unknown => {
-    if (!isObject(node) || depth > MAX_DEPTH) return undefined;
+    if (!isJsonObject(node) || depth > MAX_DEPTH) return undefined;
     if ('const' in node) return structuredClone(node.const);
     if (Array.isArray(node.examples) && node.examples.length) return structuredClone(node.examples[0]);
     if (node.example !== undefined) return structuredClone(node.example);
@@ -79,7 +79,7 @@ export function sampleFromSchema(schema: Schema, root: Schema = schema): unknown
       const { $ref: _ref, ...beside } = node;
       const target = sample(defs[name], depth, [...open, name]);
       const extra = Object.keys(beside).length ? sample(beside, depth, open) : undefined;
-      return isObject(target) && isObject(extra) ? { ...target, ...extra } : (target ?? extra);
+      return isJsonObject(target) && isJsonObject(extra) ? { ...target, ...extra } : (target ?? extra);
     }
     if (Array.isArray(node.allOf) && node.allOf.length) {
       const parts = node.allOf.map((part) => sample(part, depth, open));
@@ -88,7 +88,7 @@ export function sampleFromSchema(schema: Schema, root: Schema = schema): unknown
         ? sample(rest, depth, open)
         : undefined;
       const all = [...parts, own].filter((part) => part !== undefined);
-      if (all.every(isObject)) return Object.assign({}, ...all) as Json;
+      if (all.every(isJsonObject)) return all.reduce<JsonObject>((merged, part) => Object.assign(merged, part), {});
       return all[0];
     }
     for (const key of ['oneOf', 'anyOf'] as const) {
@@ -102,11 +102,11 @@ export function sampleFromSchema(schema: Schema, root: Schema = schema): unknown
     }
     const type =
       firstType(node.type) ??
-      (isObject(node.properties) ? 'object' : 'items' in node || 'prefixItems' in node ? 'array' : undefined);
+      (isJsonObject(node.properties) ? 'object' : 'items' in node || 'prefixItems' in node ? 'array' : undefined);
     switch (type) {
       case 'object': {
-        const value: Json = {};
-        for (const [name, property] of Object.entries(isObject(node.properties) ? node.properties : {})) {
+        const value: JsonObject = {};
+        for (const [name, property] of Object.entries(isJsonObject(node.properties) ? node.properties : {})) {
           const item = sample(property, depth + 1, open);
           // defineProperty: a property named "__proto__" is a property like any other.
           if (item !== undefined)

@@ -1,9 +1,10 @@
 import type { Dialect } from '@restbus/openapi';
-import { isObject, type Json, type Refs } from './refs';
+import { isJsonObject, type JsonObject } from '@restbus/infra';
+import type { Refs } from './refs';
 
 export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
-export type Schema = Json | boolean;
+export type Schema = JsonObject | boolean;
 
 // The keywords whose values are schemas: a map of them, one, or a list. Everything else (examples, defaults,
 // enums) is data and copied as it is, even when it holds a key named "$ref".
@@ -24,19 +25,19 @@ const SCHEMA_VALUES = [
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 
 /** Calls `visit` on every subschema of a schema (one level down). */
-function forEachSubschema(schema: Json, visit: (subschema: unknown) => void): void {
-  for (const key of SCHEMA_MAPS) if (isObject(schema[key])) Object.values(schema[key]).forEach(visit);
+function forEachSubschema(schema: JsonObject, visit: (subschema: unknown) => void): void {
+  for (const key of SCHEMA_MAPS) if (isJsonObject(schema[key])) Object.values(schema[key]).forEach(visit);
   for (const key of SCHEMA_VALUES) if (key in schema) visit(schema[key]);
-  for (const key of SCHEMA_LISTS) if (Array.isArray(schema[key])) (schema[key] as unknown[]).forEach(visit);
-  if (Array.isArray(schema.items)) (schema.items as unknown[]).forEach(visit);
+  for (const key of SCHEMA_LISTS) if (Array.isArray(schema[key])) schema[key].forEach(visit);
+  if (Array.isArray(schema.items)) schema.items.forEach(visit);
   else if ('items' in schema) visit(schema.items);
 }
 
 /** A copy of a schema with each subschema replaced by `map(subschema)`; other keywords are copied as data. */
-function mapSubschemas(schema: Json, map: (subschema: unknown) => unknown): Json {
-  const copy: Json = {};
+function mapSubschemas(schema: JsonObject, map: (subschema: unknown) => unknown): JsonObject {
+  const copy: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (SCHEMA_MAPS.includes(key) && isObject(value)) {
+    if (SCHEMA_MAPS.includes(key) && isJsonObject(value)) {
       copy[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, map(sub)]));
     } else if (SCHEMA_VALUES.includes(key)) copy[key] = map(value);
     else if ((SCHEMA_LISTS.includes(key) || key === 'items') && Array.isArray(value)) copy[key] = value.map(map);
@@ -51,14 +52,14 @@ function mapSubschemas(schema: Json, map: (subschema: unknown) => unknown): Json
  * server's draft-2020 validator read): `nullable: true` (`x-nullable` in 2.0) is `null` among the types, a boolean
  * `exclusiveMinimum`/`exclusiveMaximum` turns its `minimum`/`maximum` into the number it excludes.
  */
-function fromOpenApi30(schema: Json): Json {
+function fromOpenApi30(schema: JsonObject): JsonObject {
   const copy = { ...schema };
   const nullable = copy.nullable === true || copy['x-nullable'] === true;
   if ('nullable' in copy) delete copy.nullable;
   if ('x-nullable' in copy) delete copy['x-nullable'];
   if (nullable) {
     if (typeof copy.type === 'string') copy.type = [copy.type, 'null'];
-    if (Array.isArray(copy.enum) && !copy.enum.includes(null)) copy.enum = [...(copy.enum as unknown[]), null];
+    if (Array.isArray(copy.enum) && !copy.enum.includes(null)) copy.enum = [...copy.enum, null];
   }
   for (const [exclusive, bound] of [
     ['exclusiveMinimum', 'minimum'],
@@ -74,7 +75,7 @@ function fromOpenApi30(schema: Json): Json {
 
 /** The local pointers a schema's `$ref`s (and named schemas) name, without following them. */
 function refsOf(schema: unknown, refs: Refs, found = new Set<string>()): Set<string> {
-  if (!isObject(schema)) return found;
+  if (!isJsonObject(schema)) return found;
   if (typeof schema.$ref === 'string') found.add(schema.$ref);
   forEachSubschema(schema, (subschema) => {
     // A named schema in place of its `$ref` (a dereferenced document) is that `$ref`.
@@ -128,8 +129,8 @@ function build(schema: unknown, refs: Refs, dialect: Dialect, allInDefs: boolean
     const seen = new Set<string>();
     const stack = [...edgesOf(pointer)];
     let found = false;
-    while (stack.length && !found) {
-      const next = stack.pop() as string;
+    let next: string | undefined;
+    while (!found && (next = stack.pop()) !== undefined) {
       if (next === pointer) found = true;
       else if (!seen.has(next)) {
         seen.add(next);
@@ -141,7 +142,7 @@ function build(schema: unknown, refs: Refs, dialect: Dialect, allInDefs: boolean
   };
 
   const defNames = new Map<string, string>();
-  const taken = new Set(isObject(schema) && isObject(schema.$defs) ? Object.keys(schema.$defs) : []);
+  const taken = new Set(isJsonObject(schema) && isJsonObject(schema.$defs) ? Object.keys(schema.$defs) : []);
   const pending: string[] = [];
   const defName = (pointer: string): string => {
     let name = defNames.get(pointer);
@@ -159,7 +160,7 @@ function build(schema: unknown, refs: Refs, dialect: Dialect, allInDefs: boolean
   let nodes = 0;
   /** `asTarget`: the node is what a `$ref` names, emitted in its place (not named again). */
   const emit = (node: unknown, path: readonly string[], asTarget = false): unknown => {
-    if (!isObject(node)) return typeof node === 'boolean' ? node : structuredClone(node);
+    if (!isJsonObject(node)) return typeof node === 'boolean' ? node : structuredClone(node);
     // A named schema the dereferencer put in place of its `$ref` is written as that `$ref` would be.
     const named = asTarget ? undefined : refs.pointerOf(node);
     if (named !== undefined) return emit({ $ref: named }, path);
@@ -167,24 +168,27 @@ function build(schema: unknown, refs: Refs, dialect: Dialect, allInDefs: boolean
     const { $ref: ref, ...siblings } = node;
     if (typeof ref === 'string') {
       // OpenAPI 3.0 and Swagger 2.0 ignore what stands beside a $ref; 3.1 (JSON Schema 2020-12) applies it too.
-      const beside = dialect === '3.1' ? (emit(siblings, path) as Json) : {};
+      // The siblings are an object no dereferencer named: emitted, they are an object again.
+      const emitted = dialect === '3.1' ? emit(siblings, path) : undefined;
+      const beside = isJsonObject(emitted) ? emitted : {};
       if (allInDefs || isCyclic(ref) || path.includes(ref)) return { $ref: `#/$defs/${defName(ref)}`, ...beside };
       const target = emit(refs.target(ref), [...path, ref], true);
-      return isObject(target) ? { ...target, ...beside } : target;
+      return isJsonObject(target) ? { ...target, ...beside } : target;
     }
     const converted = dialect === '3.1' ? node : fromOpenApi30(node);
     return mapSubschemas(converted, (subschema) => emit(subschema, path));
   };
 
-  const root = emit(schema, []) as Schema;
-  const defs: Json = {};
-  while (pending.length) {
-    const pointer = pending.shift() as string;
+  const root = emit(schema, []);
+  const defs: JsonObject = {};
+  for (let pointer = pending.shift(); pointer !== undefined; pointer = pending.shift()) {
     defs[defName(pointer)] = emit(refs.target(pointer), [pointer], true);
   }
   if (typeof root === 'boolean') return root;
+  // A document's schema is an object or a boolean: anything else was copied as data, and has no keywords to keep.
+  const rootObject = isJsonObject(root) ? root : {};
   const withDefs = Object.keys(defs).length
-    ? { ...root, $defs: { ...((root.$defs as Json | undefined) ?? {}), ...defs } }
-    : root;
+    ? { ...rootObject, $defs: { ...(isJsonObject(rootObject.$defs) ? rootObject.$defs : {}), ...defs } }
+    : rootObject;
   return { $schema: DRAFT_2020_12, ...withDefs };
 }

@@ -8,7 +8,9 @@ import { types } from 'node:util';
 export function describeFileError(err: unknown, show: (path: string) => string): string {
   // isNativeError: an error of Node's own made in another realm (a vm context, a jest test) is no `instanceof Error`.
   if (!(err instanceof Error) && !types.isNativeError(err)) return String(err);
-  const { path, dest } = err as NodeJS.ErrnoException & { dest?: string };
+  // Node's file errors name `path`, and `dest` too when there are two (a rename, a copy).
+  const path = 'path' in err ? err.path : undefined;
+  const dest = 'dest' in err ? err.dest : undefined;
   let message = err.message;
   for (const named of [path, dest]) {
     if (typeof named === 'string' && named) message = message.split(`'${named}'`).join(`'${show(named)}'`);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, RestbusError } from '@restbus/infra';
 import { assertProjectFolder, readYamlFile } from '@restbus/project-format';
 import { showPath } from './show-path';
 
@@ -49,22 +49,26 @@ export async function readProjectConfig(cwd: string, configFile: string): Promis
   const file = resolve(cwd, configFile);
   const read = await readYamlFile(file, configFile);
   if (!read.ok) throw new RestbusError('PROJECT_INVALID', read.problems.join('\n'));
-  const value = read.file.value as Record<string, unknown> | null;
+  const { value } = read.file;
   const problems: string[] = [];
   const at = (pointer: string, message: string): string =>
     `${configFile}:${read.file.lineOf(pointer)}: ${pointer || '/'}: ${message}`;
-  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     throw new RestbusError('PROJECT_INVALID', at('', 'must be a mapping (projectName, servicesRoot, services, …)'));
   }
-  if (typeof value.servicesRoot !== 'string') problems.push(at('/servicesRoot', 'must be a string'));
-  const services = value.services;
+  const { servicesRoot, services } = value;
+  if (typeof servicesRoot !== 'string') problems.push(at('/servicesRoot', 'must be a string'));
+  const paths: string[] = [];
   if (!Array.isArray(services)) problems.push(at('/services', 'must be a list of service paths'));
   else {
     services.forEach((entry, index) => {
-      if (typeof entry !== 'string') problems.push(at(`/services/${index}`, 'must be a string'));
+      if (typeof entry === 'string') paths.push(entry);
+      else problems.push(at(`/services/${index}`, 'must be a string'));
     });
   }
-  if (problems.length) throw new RestbusError('PROJECT_INVALID', problems.join('\n'));
+  // A servicesRoot that is no string is among the problems.
+  if (problems.length || typeof servicesRoot !== 'string')
+    throw new RestbusError('PROJECT_INVALID', problems.join('\n'));
   const projectDir = dirname(file);
   return {
     cwd: resolve(cwd),
@@ -73,7 +77,7 @@ export async function readProjectConfig(cwd: string, configFile: string): Promis
     // Read again as text: the edit keeps every byte that is not the new entries.
     text: await readFile(file, 'utf8'),
     projectDir,
-    servicesDir: resolve(projectDir, value.servicesRoot as string),
-    services: services as string[],
+    servicesDir: resolve(projectDir, servicesRoot),
+    services: paths,
   };
 }

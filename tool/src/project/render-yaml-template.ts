@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { LineCounter, Scalar, parse, parseDocument, visit, type Document } from 'yaml';
+import { isNode, LineCounter, Scalar, parse, parseDocument, visit, type Document } from 'yaml';
 import { RestbusError } from '@restbus/infra';
 
 export type TemplateValues = Readonly<Record<string, string>>;
@@ -40,9 +40,9 @@ export function renderYamlTemplate(text: string, values: TemplateValues, name: s
   document.comment = fillComment(document.comment) ?? null;
   const filled: Scalar[] = [];
   visit(document, (key, node) => {
-    const commented = node as { commentBefore?: string | null; comment?: string | null };
-    if (commented.commentBefore) commented.commentBefore = fillComment(commented.commentBefore);
-    if (commented.comment) commented.comment = fillComment(commented.comment);
+    // Nodes carry the comments; a pair's are on its key and value.
+    if (isNode(node) && node.commentBefore) node.commentBefore = fillComment(node.commentBefore);
+    if (isNode(node) && node.comment) node.comment = fillComment(node.comment);
     if (key === 'key' || !(node instanceof Scalar) || typeof node.value !== 'string') return;
     const value = fillPlaceholders(node.value, values);
     if (value === node.value) return;

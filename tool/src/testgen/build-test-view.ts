@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, extname, relative, resolve, sep } from 'node:path';
+import type { JsonObject } from '@restbus/infra';
 import type {
   FieldList,
   MethodDescriptor,
@@ -8,8 +9,6 @@ import type {
   ServiceDocument,
   TestCase,
 } from '@restbus/project-format';
-
-type Json = Record<string, unknown>;
 
 /** A test case with what surrounds it. */
 export interface TestCaseInput {
@@ -55,7 +54,7 @@ const toHeaderObject = (fields: FieldList | undefined): Record<string, string> =
  * JavaScript literal (JSON), so templates insert it with `{{{…}}}` and odd characters in names can never break the
  * generated file.
  */
-export function buildTestView(input: TestCaseInput): { view: Json; problems: string[]; warnings: string[] } {
+export function buildTestView(input: TestCaseInput): { view: JsonObject; problems: string[]; warnings: string[] } {
   const { config, service, method, methodSpec, testCase, pointer } = input;
   const problems: string[] = [];
   const warnings: string[] = [];

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import Mustache from 'mustache';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, readErrorMessage, RestbusError } from '@restbus/infra';
 import { listMethods, type TestCase } from '@restbus/project-format';
 import { createTemplateSet } from '../docs/create-template-set';
 import { loadTemplates, type LoadedTemplates } from '../docs/load-templates';
@@ -32,8 +32,8 @@ const isCommonJs = (template: string): boolean =>
 
 async function commonJsExtension(projectRoot: string): Promise<string> {
   try {
-    const pkg = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { type?: unknown };
-    return pkg.type === 'module' ? '.cjs' : '.js';
+    const pkg: unknown = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8'));
+    return isJsonObject(pkg) && pkg.type === 'module' ? '.cjs' : '.js';
   } catch {
     return '.js';
   }
@@ -94,7 +94,7 @@ export async function generateTests(
     try {
       templates.set(name, await loadTemplates(templateSet, [name], 'test'));
     } catch (err) {
-      problems.push(`${input.service.file}: ${input.pointer}/template: ${(err as Error).message}`);
+      problems.push(`${input.service.file}: ${input.pointer}/template: ${readErrorMessage(err)}`);
     }
   }
   // Named once the templates are known: a CommonJS template's file is .js. Two test cases of the same name

@@ -1,4 +1,5 @@
 import { join, relative } from 'node:path';
+import { isJsonObject } from '@restbus/infra';
 import { readYamlFile, type Project } from '@restbus/project-format';
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
@@ -48,10 +49,10 @@ export async function findPortMismatches(project: Project): Promise<string[]> {
 
   if (environment.port !== undefined && environment.port !== config.servicePort) {
     const server = await readYamlFile(join(project.root, 'server', 'config.yml'), 'server/config.yml');
-    const environments = server.ok
-      ? ((server.file.value as { environments?: Record<string, Record<string, unknown>> }).environments ?? {})
-      : {};
-    const own = environments[environment.name] ?? {};
+    const value = server.ok ? server.file.value : undefined;
+    const environments = isJsonObject(value) && isJsonObject(value.environments) ? value.environments : {};
+    const found = environments[environment.name];
+    const own = isJsonObject(found) ? found : {};
     // The selected environment's own port, else the one it takes from `default`.
     const owner = Object.hasOwn(own, 'port') ? environment.name : 'default';
     const pointer = `/environments/${escapePointer(owner)}/port`;

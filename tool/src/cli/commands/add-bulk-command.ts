@@ -14,10 +14,10 @@ export function addAddBulkCommand(program: Command, context: CommandContext): vo
   withConfigOption(command)
     .option('-v, --verbose', 'list every file written')
     .action(async (options: { services?: string; config: string; verbose?: boolean }, self: Command) => {
-      requireOptions(self, { services: '-s, --services' });
+      requireOptions(self, options, [['services', '-s, --services']]);
       // Outside a project, say that first: the list's own problems would not matter there.
       await assertConfigFolder(deps.cwd, options.config);
-      const bulk = await commandModules.readBulkFile().readBulkFile(deps.cwd, options.services as string);
+      const bulk = await commandModules.readBulkFile().readBulkFile(deps.cwd, options.services);
       const added = await commandModules.addServices().addServices({
         cwd: deps.cwd,
         configFile: options.config,

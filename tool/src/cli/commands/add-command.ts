@@ -17,7 +17,7 @@ function parseType(value: string): ServiceType {
 
 function parseMethods(value: string): string[] {
   const methods = value.split(',').map((method) => method.trim().toUpperCase());
-  const unknown = methods.filter((method) => !(HTTP_METHODS as readonly string[]).includes(method));
+  const unknown = methods.filter((method) => !HTTP_METHODS.some((known) => known === method));
   if (unknown.length) throw new InvalidArgumentError(`must be a comma-separated list of ${HTTP_METHODS.join(', ')}.`);
   return methods;
 }
@@ -59,16 +59,20 @@ export function addAddCommand(program: Command, context: CommandContext): void {
   withConfigOption(command)
     .option('-v, --verbose', 'list every file written')
     .action(async (options: AddOptions, self: Command) => {
-      requireOptions(self, { path: '-p, --path', uriTemplate: '-u, --uriTemplate', name: '-n, --name' });
+      requireOptions(self, options, [
+        ['path', '-p, --path'],
+        ['uriTemplate', '-u, --uriTemplate'],
+        ['name', '-n, --name'],
+      ]);
       const [service] = await commandModules.addServices().addServices({
         cwd: deps.cwd,
         configFile: options.config,
         specs: [
           {
             type: options.type,
-            path: options.path as string,
-            uriTemplate: options.uriTemplate as string,
-            name: options.name as string,
+            path: options.path,
+            uriTemplate: options.uriTemplate,
+            name: options.name,
             description: options.desc,
             methods: options.methods,
           },

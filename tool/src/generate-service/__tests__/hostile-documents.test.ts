@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
-import { serveContract, type Contract, type ServiceContext } from '@restbus/infra';
+import { serveContract, type Contract, type ServiceContext, type JsonObject } from '@restbus/infra';
 import { recordHostileCounts } from '@restbus/infra/testing';
 import ts from 'typescript';
 import { stringify } from 'yaml';
@@ -57,10 +57,8 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-type Json = Record<string, unknown>;
-
 /** A small valid OpenAPI 3.0 document with one POST operation whose JSON body has `body` as its schema. */
-function openapi(body: Json = { type: 'object' }, extra: Json = {}): Json {
+function openapi(body: JsonObject = { type: 'object' }, extra: JsonObject = {}): JsonObject {
   return {
     openapi: '3.0.3',
     info: { title: 'hostile', version: '1.0.0' },
@@ -78,15 +76,15 @@ function openapi(body: Json = { type: 'object' }, extra: Json = {}): Json {
 }
 
 /** One operation per hostile operationId. */
-function withOperationIds(ids: string[]): Json {
-  const paths: Json = {};
+function withOperationIds(ids: string[]): JsonObject {
+  const paths: JsonObject = {};
   ids.forEach((id, at) => {
     paths[`/op${at}`] = { get: { operationId: id, responses: { '200': { description: 'ok' } } } };
   });
   return { openapi: '3.0.3', info: { title: 't', version: '1' }, paths };
 }
 
-const cyclic = (name: string): Json =>
+const cyclic = (name: string): JsonObject =>
   openapi(
     { $ref: `#/components/schemas/${name}` },
     {
@@ -107,7 +105,7 @@ interface HostileCase {
   /** The document's file name in its own folder. */
   file?: string;
   /** The document, written as JSON (a `.json` name) or YAML. */
-  document: Json | (() => Json);
+  document: JsonObject | (() => JsonObject);
   /** Files beside the document (relative path → text), or a symbolic link (`->target`). */
   beside?: Record<string, string>;
   /** What the generator must do: refuse the document, or generate from it. Absent: either, as long as nothing leaks. */
@@ -117,21 +115,20 @@ interface HostileCase {
 }
 
 /** The contract object of a generated contract.ts, evaluated as the service would see it. */
-async function loadContract(dir: string): Promise<Json> {
+async function loadContract(dir: string): Promise<JsonObject> {
   const text = await readFile(join(dir, 'src/generated/contract.ts'), 'utf8');
   const source = ts.transpileModule(text, {
     // The generated tsconfig's target: an older one lowers a computed key to an assignment, which sets the prototype.
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
   }).outputText;
-  const exports: Json = {};
+  const exports: JsonObject = {};
   runInNewContext(source, { exports, require: () => ({}) });
-  return exports.contract as Json;
+  return exports.contract as JsonObject;
 }
 
-const bodySchema = (contract: Json, at = 0): Json =>
-  ((contract.operations as Json[])[at].requestBody as { content: Record<string, { schema: Json }> }).content[
-    'application/json'
-  ].schema;
+const bodySchema = (contract: JsonObject, at = 0): JsonObject =>
+  ((contract.operations as JsonObject[])[at].requestBody as { content: Record<string, { schema: JsonObject }> })
+    .content['application/json'].schema;
 
 const cases: HostileCase[] = [
   // File names: they reach comments, package.json's generate script and the next steps.
@@ -159,7 +156,7 @@ const cases: HostileCase[] = [
     document: () => {
       const document = openapi({ type: 'object', description: BREAKOUTS.join(' ') });
       document.info = { title: BREAKOUTS.join(' '), version: BREAKOUTS[0], description: BREAKOUTS.join(' ') };
-      const post = (document.paths as Json)['/things'] as { post: Json };
+      const post = (document.paths as JsonObject)['/things'] as { post: JsonObject };
       post.post.summary = BREAKOUTS.join(' ');
       post.post.description = BREAKOUTS.join(' ');
       return document;
@@ -212,7 +209,7 @@ const cases: HostileCase[] = [
     outcome: 'generated',
     check: async (dir) => {
       const schema = bodySchema(await loadContract(dir));
-      expect(Object.hasOwn(schema.properties as Json, '__proto__')).toBe(true);
+      expect(Object.hasOwn(schema.properties as JsonObject, '__proto__')).toBe(true);
       expect(Object.keys(Object.getPrototypeOf(schema.properties) as object)).toEqual([]);
       // The schema checker skips a property named __proto__: the service refuses to start rather than not check it.
       const startup = serveContract({
@@ -231,16 +228,16 @@ const cases: HostileCase[] = [
     outcome: name === 'hasOwnProperty' ? 'refused' : 'generated',
     check: async (dir) => {
       const contract = await loadContract(dir);
-      const schemas = ((contract.schemaRoot as Json).components as Json).schemas as Json;
+      const schemas = ((contract.schemaRoot as JsonObject).components as JsonObject).schemas as JsonObject;
       expect(Object.hasOwn(schemas, name)).toBe(true);
-      expect((schemas[name] as Json).required).toEqual(['id']);
+      expect((schemas[name] as JsonObject).required).toEqual(['id']);
     },
   })),
   {
     name: 'a query parameter named __proto__',
     document: () => {
       const document = withOperationIds(['find']);
-      ((document.paths as Json)['/op0'] as { get: Json }).get.parameters = [
+      ((document.paths as JsonObject)['/op0'] as { get: JsonObject }).get.parameters = [
         { name: '__proto__', in: 'query', required: true, schema: { type: 'string' } },
       ];
       return document;
@@ -262,7 +259,7 @@ const cases: HostileCase[] = [
     name: 'an x-restbus-subject that is a wildcard',
     document: () => {
       const document = withOperationIds(['x']);
-      ((document.paths as Json)['/op0'] as { get: Json }).get['x-restbus-subject'] = 'easer.>';
+      ((document.paths as JsonObject)['/op0'] as { get: JsonObject }).get['x-restbus-subject'] = 'easer.>';
       return document;
     },
     outcome: 'refused',
@@ -303,8 +300,8 @@ const cases: HostileCase[] = [
     name: 'an example externalValue outside the folder and at a URL',
     document: () => {
       const document = openapi();
-      const media = ((document.paths as Json)['/things'] as { post: { requestBody: { content: Json } } }).post
-        .requestBody.content['application/json'] as Json;
+      const media = ((document.paths as JsonObject)['/things'] as { post: { requestBody: { content: JsonObject } } })
+        .post.requestBody.content['application/json'] as JsonObject;
       media.examples = {
         a: { externalValue: '../../outside/secret.txt' },
         b: { externalValue: `${url}/example.json` },
