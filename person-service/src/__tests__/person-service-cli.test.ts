@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { waitFor } from '@restbus/infra/testing';
 
 // The service as users run it; jest's global setup builds it.
 const MAIN = resolve(__dirname, '../../dist/main.js');
@@ -53,8 +54,10 @@ describe('person-service on the command line', () => {
     const child = spawn(process.execPath, [MAIN, '--nats-uri', url, '--log-format', 'pretty']);
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    // Several connect attempts (one every 500 ms) happen meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Its warning comes once it runs (and handles SIGTERM): a busy machine may take seconds to get there. Then more
+    // connect attempts (one every 500 ms) go by, which must not repeat it.
+    await waitFor(() => stdout.includes('NATS is not reachable'), { what: 'the warning that NATS is not reachable' });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     child.kill('SIGTERM');
     expect(await once(child, 'exit')).toEqual([0, null]);
     expect(stdout.split('\n').filter(Boolean)).toEqual([
