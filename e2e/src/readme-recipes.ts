@@ -380,7 +380,7 @@ export const RULES: BlockRule[] = [
     readme: 'gateway/README.md',
     opens: "restbus-gateway -r api.yml -w -i 'sensors.>,chat.room1' -o 'chat.room1,commands.lamp'",
     skip:
-      "a synopsis on the reader's own api.yml; gateway/src/realtime/socket-gateway-binary.integration.test.ts runs " +
+      "a synopsis on the reader's own api.yml; gateway/src/socket-io-bridge/socket-gateway-binary.integration.test.ts runs " +
       'the binary with these options, a socket.io client on each side',
   },
   {

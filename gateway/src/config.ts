@@ -11,7 +11,7 @@ import {
   type NatsConnectionConfig,
   type ProgramSpec,
 } from '@restbus/infra';
-import { checkSubjectList } from './realtime/subject-list';
+import { checkSubjectList } from './socket-io-bridge/subject-list';
 import { authKeyBucketSetting } from './security/api-keys/auth-key-bucket-setting';
 import { AUTH_MODES, type AuthMode } from './security/auth-mode';
 import { readAuthSchemes } from './security/read-auth-schemes';
@@ -61,7 +61,7 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   validateReplies?: ReplyCheckMode;
   /** The fraction of forwarded replies checked, 0 to 1 (1 when left out). */
   validateRepliesSample?: number;
-  /** easer's -w: a socket.io server on the gateway's port, bridging -i and -o subjects (see realtime/). */
+  /** easer's -w: a socket.io server on the gateway's port, bridging -i and -o subjects (see socket-io-bridge/). */
   useWebsocket?: boolean;
   /** easer's -i: comma-separated subjects whose messages go to every socket.io client (readSubjectList). */
   inbound?: string;

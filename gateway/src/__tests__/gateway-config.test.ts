@@ -1,7 +1,7 @@
 import { DEFAULT_HTTP_LIMITS, loadConfig } from '@restbus/infra';
 import { findInvalidSettings } from '@restbus/infra/testing';
 import { gatewayProgram, type GatewayConfig } from '../config';
-import { readSubjectList } from '../realtime/subject-list';
+import { readSubjectList } from '../socket-io-bridge/subject-list';
 
 const load = (argv: string[], env: Record<string, string> = {}): Readonly<GatewayConfig> =>
   loadConfig<GatewayConfig>(gatewayProgram, { argv: ['-r', 'api.yml', ...argv], env });

@@ -19,7 +19,7 @@ import { createApiLinter, type ApiLinter } from '../openapi/create-api-linter';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { ReplyChecker } from '../replies/create-reply-checks';
 import { assertSubjectPrefixes } from './assert-subject-prefixes';
-import { readSubjectList } from '../realtime/subject-list';
+import { readSubjectList } from '../socket-io-bridge/subject-list';
 import { createStreamService } from '../streams/create-stream-service';
 import { compileSecurity, isSecured, type CompiledSecurity } from '../security/compile-security';
 import type { VerifySettings } from '../security/compile-verified-security';
@@ -42,9 +42,9 @@ const loadMockWarnings = (): typeof import('../mock/find-mock-warnings') =>
 const loadExampleWarnings = (): typeof import('../replies/find-example-warnings') =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
   require('../replies/find-example-warnings') as typeof import('../replies/find-example-warnings');
-const loadSocketGateway = (): typeof import('../realtime/start-socket-gateway') =>
+const loadSocketGateway = (): typeof import('../socket-io-bridge/start-socket-gateway') =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the modes that use it
-  require('../realtime/start-socket-gateway') as typeof import('../realtime/start-socket-gateway');
+  require('../socket-io-bridge/start-socket-gateway') as typeof import('../socket-io-bridge/start-socket-gateway');
 
 /** What a request message needs beside the body: headers, cookies, the endpoint descriptor. */
 const ENVELOPE_ROOM = 64 * 1024;
