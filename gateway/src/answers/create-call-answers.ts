@@ -1,10 +1,8 @@
 import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import {
   isRestbusError,
-  logRequestFailure,
   refuseRequest,
   RestbusError,
-  sendError,
   type ErrorCode,
   type HttpMethod,
   type IncomingRequest,
@@ -13,15 +11,15 @@ import {
 } from '@restbus/infra';
 import type { Forwarder } from '../forward/create-forwarder';
 import { readBody } from '../http/read-body';
-import { sendReply, writeHttpAnswer } from '../http/send-reply';
+import { writeHttpAnswer } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
 import type { MockAnswers } from '../mock/create-mock-answers';
-import { findUnmetSecurity } from '../security/find-unmet-security';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { RequestCheck } from '../validation/create-request-validator';
 import { admitCall, attachCaller } from '../security/admit-call';
 import type { CallPolicy } from '../security/call-policy';
 import type { AnsweredEndpoint, Call, CallAnswer } from '../call/call';
+import { CallFailures, isNoService } from './call-failures';
 
 export interface CallAnswerDeps {
   /** Forwards calls over NATS; without it every described endpoint answers 501 (upstream behaviour). */
@@ -99,54 +97,26 @@ function sendNotImplemented(res: ServerResponse, headers: OutgoingHttpHeaders): 
 }
 
 /**
- * Failures that mean no service is there to answer: with -u -m the mock answers instead. A timeout or a service's
- * error is never masked: a service took the call.
- */
-const NO_SERVICE = new Set<ErrorCode>(['NO_RESPONDER', 'NATS_UNAVAILABLE']);
-
-/**
  * The answers of described endpoints: for each endpoint, when the routes are built, the one path its calls take
  * (chooseAnswerKind): read the body, validate, forward or mock, answer. Each failure is answered once, in the one
- * error shape, and logged with the call's ids.
+ * error shape, and logged with the call's ids (CallFailures, which event streams share).
  */
 export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndpoint) => CallAnswer {
   const { forward, mock, metrics, logger } = deps;
+  const failures = new CallFailures({ metrics, logger, checksCredentials: deps.mockChecksCredentials !== false });
+  const methodOf = (call: Call): string => call.endpoint.source.model.method.toUpperCase();
 
-  /** What a log line says of the call: the operation (method and template), never the client's path or values. */
-  const describeCall = ({ endpoint, trace }: Call): Record<string, unknown> => ({
-    method: endpoint.source.model.method.toUpperCase(),
-    route: endpoint.source.model.path,
-    reqId: trace.requestId,
-    traceId: trace.traceId,
-    topic: endpoint.topic,
-  });
-
-  /** Answers a failure in the one error shape, logged in one line at the level its kind has (logRequestFailure). */
   function answerError(call: Call, error: RestbusError): void {
-    logRequestFailure(logger, error, describeCall(call));
-    sendError(call.res, error.code, error.message, { ...call.headers, ...error.headers }, { details: error.details });
+    failures.sendFailure(call.res, error, call.headers, call, methodOf(call));
   }
 
-  /** A failure to read, check or forward a call, as a RestbusError; one of the bus counted as such. */
-  function toFailure(err: unknown): RestbusError {
-    const error = isRestbusError(err)
-      ? err
-      : new RestbusError('INTERNAL', 'the request could not be forwarded', { cause: err });
-    // A client's mistake (a body too large, a query of 1,001 parameters) is no failure of the bus.
-    if (error.status >= 500) metrics.natsError(error.code);
-    return error;
-  }
+  const toFailure = (err: unknown): RestbusError => failures.toFailure(err, 'the request could not be forwarded');
 
   /** Answers 401 when the operation's security requirements are not met (the mock checks them; a service its own). */
   function refuseUnauthenticated(call: Call): boolean {
-    if (deps.mockChecksCredentials === false) return false;
-    const challenges = findUnmetSecurity(call.endpoint.source, { headers: call.req.headers, query: call.query });
-    if (!challenges) return false;
-    const refusal = refuseRequest('credentialsMissing', 'the operation needs credentials the request does not carry', {
-      headers: { 'www-authenticate': challenges },
-    });
-    answerError(call, refusal);
-    return true;
+    const refusal = failures.findMissingCredentials(call.endpoint.source, call.req, call.query);
+    if (refusal) answerError(call, refusal);
+    return refusal !== undefined;
   }
 
   /** Answers as the API description says the operation answers (see buildMockResponse). */
@@ -164,17 +134,8 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
   }
 
   function answerReply(call: Call, reply: ResponseMessage): void {
-    const { method, path } = call.endpoint.source.model;
-    try {
-      sendReply(call.res, reply, call.headers);
-      metrics.answered(path, method.toUpperCase(), 'service');
-    } catch (err) {
-      metrics.natsError('BAD_REPLY');
-      // sendReply says what is wrong (status, which header, the body): the service's failure, a warning; anything
-      // else is ours (logged with its stack) and not the reply's to explain.
-      logRequestFailure(logger, err, describeCall(call));
-      const message = isRestbusError(err) ? err.message : 'the reply cannot be written as an HTTP response';
-      sendError(call.res, 'BAD_REPLY', message, call.headers);
+    if (failures.sendServiceReply(call.res, reply, call.headers, call, methodOf(call))) {
+      metrics.answered(call.endpoint.source.model.path, methodOf(call), 'service');
     }
   }
 
@@ -224,13 +185,9 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
         reply = await send(call.endpoint, request, call.trace);
       } catch (err) {
         const error = toFailure(err);
-        if (fallback && NO_SERVICE.has(error.code)) {
+        if (fallback && isNoService(error)) {
           if (refuseUnauthenticated(call)) return;
-          // What hybrid mode is for while services are being written: one line, no warning, no stack.
-          logger.info(
-            { code: error.code, ...describeCall(call) },
-            'no service is there: the mock answers in its place',
-          );
+          failures.logStandIn(error, call, methodOf(call), 'the mock answers in its place');
           answerFromMock(call, fallback, true);
           return;
         }

@@ -2,24 +2,19 @@ import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders } from 'no
 import type { Duplex } from 'node:stream';
 import Negotiator from 'negotiator';
 import {
-  isRestbusError,
-  logRequestFailure,
   readResumePoint,
   refuseRequest,
   RestbusError,
-  sendError,
   type CallerIdentity,
-  type ErrorCode,
   type Logger,
   type ResponseMessage,
 } from '@restbus/infra';
 import type { Forwarder } from '../forward/create-forwarder';
-import { sendReply, toHttpAnswer } from '../http/send-reply';
+import { toHttpAnswer } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
 import { buildMockEvents } from '../mock/build-mock-events';
 import { createSchemaSampler } from '../mock/create-schema-sampler';
 import { admitCall, attachCaller } from '../security/admit-call';
-import { findUnmetSecurity } from '../security/find-unmet-security';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -29,6 +24,7 @@ import { streamKeyOf, type StreamService, type StreamTarget } from '../streams/c
 import { SNAPSHOT_SEQUENCE_HEADER, type ServiceAnswer } from '../streams/stream-opener';
 import type { StreamEvent } from '../streams/stream-event';
 import type { CallAnswer, CompiledEndpoint } from '../call/call';
+import { CallFailures, isNoService } from './call-failures';
 import {
   chooseAnswerKind,
   ERROR_CODE_HEADER,
@@ -86,8 +82,6 @@ interface StreamCall {
   user?: CallerIdentity;
 }
 
-/** Failures that mean no service is there to answer: with -u -m the mock streams instead. */
-const NO_SERVICE = new Set<ErrorCode>(['NO_RESPONDER', 'NATS_UNAVAILABLE']);
 const EVENT_STREAM = 'text/event-stream';
 const NO_BODY = Buffer.alloc(0);
 
@@ -181,34 +175,14 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
     return events;
   };
 
-  const describeCall = ({ endpoint, trace }: StreamCall): Record<string, unknown> => ({
-    method: 'GET',
-    route: endpoint.source.model.path,
-    reqId: trace.requestId,
-    traceId: trace.traceId,
-    topic: endpoint.topic,
-  });
-
-  const toFailure = (err: unknown): RestbusError => {
-    const error = isRestbusError(err)
-      ? err
-      : new RestbusError('INTERNAL', 'the event stream could not be opened', { cause: err });
-    if (error.status >= 500) metrics.natsError(error.code);
-    return error;
-  };
+  const failures = new CallFailures({ metrics, logger, checksCredentials: deps.mockChecksCredentials !== false });
+  const toFailure = (err: unknown): RestbusError => failures.toFailure(err, 'the event stream could not be opened');
 
   const openMock = async (call: StreamCall, target: StreamTarget, answer: Answerer, since?: number): Promise<void> => {
     const { endpoint, req, query } = call;
-    const challenges =
-      deps.mockChecksCredentials === false
-        ? undefined
-        : findUnmetSecurity(endpoint.source, { headers: req.headers, query });
-    if (challenges) {
-      answer.error(
-        refuseRequest('credentialsMissing', 'the operation needs credentials the request does not carry', {
-          headers: { 'www-authenticate': challenges },
-        }),
-      );
+    const refusal = failures.findMissingCredentials(endpoint.source, req, query);
+    if (refusal) {
+      answer.error(refusal);
       return;
     }
     const key = streamKeyOf(endpoint.source.model) ?? '';
@@ -253,8 +227,8 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
       else answer.reply(reply);
     } catch (err) {
       const error = toFailure(err);
-      if (kind === 'forward-then-mock' && NO_SERVICE.has(error.code)) {
-        logger.info({ code: error.code, ...describeCall(call) }, 'no service is there: the mock streams in its place');
+      if (kind === 'forward-then-mock' && isNoService(error)) {
+        failures.logStandIn(error, call, 'GET', 'the mock streams in its place');
         if (target.kind === 'sse') target.headers = { ...target.headers, [MOCKED_HEADER]: 'true' };
         try {
           await openMock(call, target, answer, since);
@@ -278,28 +252,8 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
         if (call.req.method !== 'GET' || !acceptsEventStream(call.req.headers.accept, onlyStream))
           return ordinary(call);
         const answer: Answerer = {
-          error(error) {
-            logRequestFailure(logger, error, describeCall(call));
-            sendError(
-              call.res,
-              error.code,
-              error.message,
-              { ...call.headers, ...error.headers },
-              {
-                details: error.details,
-              },
-            );
-          },
-          reply(reply) {
-            try {
-              sendReply(call.res, reply, call.headers);
-            } catch (err) {
-              metrics.natsError('BAD_REPLY');
-              logRequestFailure(logger, err, describeCall(call));
-              const message = isRestbusError(err) ? err.message : 'the reply cannot be written as an HTTP response';
-              sendError(call.res, 'BAD_REPLY', message, call.headers);
-            }
-          },
+          error: (error) => failures.sendFailure(call.res, error, call.headers, call, 'GET'),
+          reply: (reply) => void failures.sendServiceReply(call.res, reply, call.headers, call, 'GET'),
         };
         await answerStream(call, kind, { kind: 'sse', res: call.res, headers: call.headers }, answer);
       };
@@ -308,7 +262,7 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
       const { endpoint, socket, headers } = upgrade;
       const answer: Answerer = {
         error(error) {
-          logRequestFailure(logger, error, describeCall(upgrade));
+          failures.log(error, upgrade, 'GET');
           refuseUpgrade(socket, error, headers);
         },
         reply(reply) {
