@@ -105,6 +105,7 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
       urlRefs = findUrlRefs(
         Object.entries(refs._$refs)
           .filter(([, ref]) => ref.pathType === 'file' && !(ref.value instanceof Error))
+          // The parser types a file's value as any: here it is what it is, unknown.
           .map(([url, ref]): { url: string; value: unknown } => ({ url, value: ref.value })),
       );
       return refs;
