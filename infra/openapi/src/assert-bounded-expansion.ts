@@ -37,7 +37,7 @@ const isNode = (value: unknown): value is Node => typeof value === 'object' && v
 
 /** The same `$refs` the parser follows: JSON pointers and other files, not anchors (`#name`). */
 function refText(value: Node): string | undefined {
-  const ref = (value as { $ref?: unknown }).$ref;
+  const ref = '$ref' in value ? value.$ref : undefined;
   if (Array.isArray(value) || typeof ref !== 'string' || ref === '') return undefined;
   return ref === '#' || ref.startsWith('#/') || !ref.startsWith('#') ? ref : undefined;
 }
@@ -130,7 +130,7 @@ export function assertBoundedExpansion({ file, document, url, resolveRef, limits
     const frame = stack[stack.length - 1];
     if (frame.next < frame.keys.length) {
       const key = frame.keys[frame.next++];
-      visit((frame.node as Record<string, unknown>)[key], frame.url, key);
+      visit(Array.isArray(frame.node) ? frame.node[Number(key)] : frame.node[key], frame.url, key);
       continue;
     }
     stack.pop();

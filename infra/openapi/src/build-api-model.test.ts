@@ -1,9 +1,7 @@
-import { toTopic } from '@restbus/infra';
+import { toTopic, type JsonObject } from '@restbus/infra';
 import type { ApiOperation } from './api-model';
 import { buildApiModel } from './build-api-model';
 import { nameOperation } from './name-operation';
-
-type Json = Record<string, unknown>;
 
 const byName = (operations: ApiOperation[], name: string): ApiOperation => {
   const found = operations.find((operation) => operation.name === name);
@@ -20,7 +18,7 @@ const declared = (file: string, pointer: string[], fields: Record<string, string
 
 describe('buildApiModel() of a Swagger 2.0 document', () => {
   const pet = { type: 'object', properties: { name: { type: 'string' } } };
-  const document: Json = {
+  const document: JsonObject = {
     swagger: '2.0',
     info: { title: 'Pets', version: 2 },
     consumes: ['application/json'],
@@ -128,7 +126,7 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
   });
 
   it("reads a body parameter's x-example (Swagger 2 has no example there) as its example", () => {
-    const swagger: Json = {
+    const swagger: JsonObject = {
       swagger: '2.0',
       info: { title: 'T', version: '1' },
       paths: {
@@ -238,7 +236,7 @@ describe('buildApiModel() of a Swagger 2.0 document', () => {
 describe('buildApiModel() of an OpenAPI 3.x document', () => {
   const person = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
   const problem = { type: 'object', properties: { error: { type: 'string' } } };
-  const document: Json = {
+  const document: JsonObject = {
     openapi: '3.0.3',
     info: { title: 'Persons', version: '1.0' },
     components: {
@@ -487,7 +485,7 @@ describe('names of operations without an operationId', () => {
 });
 
 describe('buildApiModel() of what the mock and the load warnings need', () => {
-  const build = (document: Json, dialect: '2.0' | '3.0' = '3.0') =>
+  const build = (document: JsonObject, dialect: '2.0' | '3.0' = '3.0') =>
     buildApiModel(document, { file: 'api.yml', dialect, topicPrefix: 'easer' });
 
   it('reads a 3.x header example, and a named header example after it, leaving out those with no value', () => {
@@ -569,7 +567,7 @@ describe('buildApiModel() of what the mock and the load warnings need', () => {
           "content": { "__proto__": { "examples": { "__proto__": { "value": 1 } } } }
         } }
       } } }
-    }`) as Json;
+    }`) as JsonObject;
     const model = build(document);
     const [response] = model.operations[0].responses;
     expect(Object.keys(response.headers)).toEqual(['__proto__']);
@@ -599,7 +597,7 @@ describe('buildApiModel() of what the mock and the load warnings need', () => {
       "swagger": "2.0",
       "produces": ["__proto__"],
       "paths": { "/a": { "get": { "responses": { "200": { "description": "ok", "schema": { "type": "string" } } } } } }
-    }`) as Json;
+    }`) as JsonObject;
     const [response] = build(document, '2.0').operations[0].responses;
     expect(Object.keys(response.content)).toEqual(['__proto__']);
     expect(Object.getOwnPropertyDescriptor(response.content, '__proto__')?.value).toEqual({
@@ -692,7 +690,7 @@ describe('buildApiModel() of what the mock and the load warnings need', () => {
 
 describe('buildApiModel() of streams (x-restbus-stream with a text/event-stream response)', () => {
   const event = { type: 'object', properties: { id: { type: 'string' } } };
-  const streamOf = (openapi: string, media: Json, extra: Json = {}): Json => ({
+  const streamOf = (openapi: string, media: JsonObject, extra: JsonObject = {}): JsonObject => ({
     openapi,
     info: { title: 'Events', version: '1' },
     paths: {
@@ -709,7 +707,7 @@ describe('buildApiModel() of streams (x-restbus-stream with a text/event-stream 
       },
     },
   });
-  const read = (document: Json, dialect: '3.0' | '3.1') =>
+  const read = (document: JsonObject, dialect: '3.0' | '3.1') =>
     buildApiModel(document, { file: 'events.yml', dialect, topicPrefix: 'easer' }).operations[0];
 
   it("reads a 3.2 sequential media type's itemSchema and gives the stream its subject, stream and the item's examples", () => {
@@ -794,8 +792,8 @@ describe('buildApiModel() of streams (x-restbus-stream with a text/event-stream 
 
   it('gives no stream to an operation that is not a GET, has no event-stream 2xx response, or no subject', () => {
     const post = streamOf('3.1.0', { itemSchema: event });
-    const paths = post.paths as Json;
-    const item = paths['/persons/{id}/events'] as Json;
+    const paths = post.paths as JsonObject;
+    const item = paths['/persons/{id}/events'] as JsonObject;
     item.post = item.get;
     delete item.get;
     expect(read(post, '3.1').stream).toBeUndefined();
@@ -811,6 +809,6 @@ describe('buildApiModel() of streams (x-restbus-stream with a text/event-stream 
   });
 });
 
-function asGet(document: Json): Json {
-  return ((document.paths as Json)['/persons/{id}/events'] as Json).get as Json;
+function asGet(document: JsonObject): JsonObject {
+  return ((document.paths as JsonObject)['/persons/{id}/events'] as JsonObject).get as JsonObject;
 }

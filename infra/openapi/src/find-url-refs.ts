@@ -63,7 +63,7 @@ export function findUrlRefs(files: ReadonlyArray<{ url: string; value: unknown }
       const node = frame.value;
       if (typeof node !== 'object' || node === null || seen.has(node)) continue;
       seen.add(node);
-      const ref = (node as { $ref?: unknown }).$ref;
+      const ref = '$ref' in node ? node.$ref : undefined;
       if (typeof ref === 'string' && ref !== '' && !ref.startsWith('#')) {
         const target = targetOf(url, ref);
         if (isRemoteUrl(ref) || (target !== undefined && isRemoteUrl(target))) {

@@ -1,17 +1,15 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { $RefParser, ResolverError } from '@apidevtools/json-schema-ref-parser';
-import { RestbusError } from '@restbus/infra';
+import { $RefParser, ResolverError, type ParserOptions } from '@apidevtools/json-schema-ref-parser';
+import { isJsonObject, readErrorMessage, RestbusError, type JsonObject } from '@restbus/infra';
 import { assertBoundedExpansion, type RefTarget } from './assert-bounded-expansion';
 import { createApiFileReader, REMOTE_REF } from './create-api-file-reader';
-import { diagnoseLoadError, type ParserFailure } from './diagnose-load-error';
+import { diagnoseLoadError, readParserFailure, type ParserFailure } from './diagnose-load-error';
 import { formatPath, type Diagnostic } from './diagnostic';
 import { findUrlRefs, resolveRefUrl, type UrlRef } from './find-url-refs';
 import { LOAD_LIMITS, type LoadLimits } from './load-limits';
 import { readSourceFile, type SourceFile } from './read-source-file';
 import { valueAt } from './value-at';
-
-type Json = Record<string, unknown>;
 
 export interface ParseOptions {
   /** Let `$refs` read local files outside the API file's folder (`--allowOutsideRefs`). */
@@ -21,21 +19,13 @@ export interface ParseOptions {
 
 export interface ParsedApiFile {
   /** The dereferenced document (a cycle's `$refs` left in place); absent when the file could not be read at all. */
-  document?: Json;
+  document?: JsonObject;
   /** The API file's own text, for the linter and for source positions. */
   source?: SourceFile;
   /** What could not be read or resolved: errors, and warnings for `$refs` no operation reaches. */
   diagnostics: Diagnostic[];
   /** Every file read (absolute paths): the API file first, then those its `$refs` named. */
   files: readonly string[];
-}
-
-/** The parts of the parser's `$refs` registry the loader needs (typed loosely by the parser). */
-interface RefRegistry {
-  _root$Ref: { path: string };
-  /** Every file asked for, by URL-like path: its parsed value (an error when it failed) and who read it. */
-  _$refs: Record<string, { value: unknown; pathType?: string }>;
-  _resolve(path: string, pathFromRoot: string, options?: unknown): { value: unknown; path: string } | null;
 }
 
 /** The file a parser path names, as the diagnostics name files: the API file as given, any other decoded. */
@@ -61,9 +51,9 @@ function diagnoseUrlRef(file: string, rootUrl: string, found: UrlRef, source: So
 }
 
 /** Whether any operation reaches `target` (an object of the dereferenced document), cycles followed once. */
-function reachesFromOperations(document: Json, target: object): boolean {
+function reachesFromOperations(document: JsonObject, target: object): boolean {
   const seen = new Set<object>();
-  const stack: unknown[] = Object.values((document.paths as Json | undefined) ?? {});
+  const stack: unknown[] = isJsonObject(document.paths) ? Object.values(document.paths) : [];
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value !== 'object' || value === null || seen.has(value)) continue;
@@ -88,19 +78,18 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
   let urlRefs: UrlRef[] = [];
   let rootUrl = '';
   const parser = new $RefParser();
-  const resolveAll = parser.resolve.bind(parser) as (...args: unknown[]) => Promise<unknown>;
+  const resolveAll = parser.resolve.bind(parser);
   let bundled = false;
   // bundle() and dereference() resolve through this.resolve: an own property puts the measuring between resolving
   // and bundling, and lets dereference() work on the bundled document with the files already read.
   Object.assign(parser, {
-    async resolve(...args: unknown[]) {
+    async resolve(path: string, schema: unknown, parserOptions: ParserOptions) {
       if (bundled) return parser.$refs;
-      const refs = (await resolveAll(...args)) as RefRegistry;
-      const parserOptions = args[2];
+      const refs = await resolveAll(path, schema, parserOptions);
       assertBoundedExpansion({
         file,
         document: parser.schema,
-        url: refs._root$Ref.path,
+        url: refs._root$Ref.path ?? '',
         limits,
         resolveRef(ref: string, base: string): RefTarget | undefined {
           try {
@@ -112,11 +101,12 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
         },
       });
       // Every file is read by now: name each `$ref` to a URL where it is written (the reader fetched none of them).
-      rootUrl = refs._root$Ref.path;
+      rootUrl = refs._root$Ref.path ?? '';
       urlRefs = findUrlRefs(
         Object.entries(refs._$refs)
           .filter(([, ref]) => ref.pathType === 'file' && !(ref.value instanceof Error))
-          .map(([url, ref]) => ({ url, value: ref.value })),
+          // The parser types a file's value as any: here it is what it is, unknown.
+          .map(([url, ref]): { url: string; value: unknown } => ({ url, value: ref.value })),
       );
       return refs;
     },
@@ -127,7 +117,7 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
       bytes = await reader.read(url);
     } catch (err) {
       // The parser keeps a ResolverError as it is; any other it wraps, losing its text and code.
-      throw new ResolverError(err as Error, url);
+      throw new ResolverError(err, url);
     }
     // The parser reads the API file first, then the files its `$refs` name.
     text ??= bytes.toString('utf8');
@@ -146,7 +136,7 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
     // What fails here is collected again by dereference(), which reports it where it is written.
     await parser.bundle(file, parserOptions).catch((err: unknown) => {
       if (reader.refusal() ?? err instanceof RestbusError) throw err;
-      if (!Array.isArray((err as { errors?: unknown }).errors)) throw err;
+      if (!hasErrors(err)) throw err;
     });
     bundled = true;
     await parser.dereference(file, parserOptions);
@@ -157,15 +147,13 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
         diagnostics: [{ severity: 'error', file, path: '', message: withoutFile(file, refused.message) }],
         files: reader.files(),
       };
-    failures = Array.isArray((err as { errors?: unknown }).errors)
-      ? (err as { errors: ParserFailure[] }).errors
-      : [err as ParserFailure];
+    failures = hasErrors(err) ? err.errors.map(readParserFailure) : [readParserFailure(err)];
   }
-  const document = parser.schema as Json | null;
-  if (failures.length > 0 && (!document || typeof document !== 'object')) {
+  const document: unknown = parser.schema;
+  if (failures.length > 0 && (typeof document !== 'object' || document === null)) {
     return { diagnostics: failures.map((failure) => diagnoseLoadError(file, failure)), files: reader.files() };
   }
-  if (!document || typeof document !== 'object' || Array.isArray(document)) {
+  if (!isJsonObject(document)) {
     // An empty file, a scalar or a list parses without complaint, and describes nothing.
     const message = 'not an API description: the file holds no mapping of OpenAPI fields';
     return { diagnostics: [{ severity: 'error', file, line: 1, column: 1, path: '', message }], files: reader.files() };
@@ -175,7 +163,7 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
     source = text === undefined ? undefined : readSourceFile(file, text);
   } catch (err) {
     // The position parser is another YAML parser than the loader's: what it cannot read still loads, unlocated.
-    failures.push({ code: 'ENOSOURCE', message: `has no line numbers or warnings: ${(err as Error).message}` });
+    failures.push({ code: 'ENOSOURCE', message: `has no line numbers or warnings: ${readErrorMessage(err)}` });
   }
   // The reader's own refusals of those `$refs` say less (the URL resolved, not where it is written).
   const named = new Set(urlRefs.map((found) => found.target.replace(/#.*$/, '')));
@@ -203,6 +191,11 @@ export async function parseApiFile(file: string, options: ParseOptions = {}): Pr
   });
   diagnostics.push(...urlRefs.map((found) => diagnoseUrlRef(file, rootUrl, found, source)));
   return { document, source, diagnostics, files: reader.files() };
+}
+
+/** What the parser throws when it collects failures (`continueOnError`) instead of stopping at the first. */
+function hasErrors(err: unknown): err is { errors: unknown[] } {
+  return typeof err === 'object' && err !== null && 'errors' in err && Array.isArray(err.errors);
 }
 
 /** The parser reports a missing pointer once where it is written and once more for the document: said once. */

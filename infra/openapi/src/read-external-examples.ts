@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, readErrorMessage, RestbusError, type JsonObject } from '@restbus/infra';
 import { parse as parseYaml } from 'yaml';
 import { createApiFileReader } from './create-api-file-reader';
 import { formatPath, type Diagnostic } from './diagnostic';
@@ -8,13 +8,11 @@ import { isRemoteUrl } from './find-url-refs';
 import type { LoadLimits } from './load-limits';
 import type { SourceFile } from './read-source-file';
 
-type Json = Record<string, unknown>;
-
 export interface ExternalExamplesDeps {
   /** The API file as given: `externalValue`s are read relative to it. */
   file: string;
   /** The dereferenced document. */
-  document: Json;
+  document: JsonObject;
   source?: SourceFile;
   allowOutsideRefs: boolean;
   limits: Readonly<LoadLimits>;
@@ -29,11 +27,8 @@ export interface ExternalExamples {
   files: readonly string[];
 }
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 type Path = Array<string | number>;
-type FoundExample = { example: Json; path: Path };
+type FoundExample = { example: JsonObject; path: Path };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -42,13 +37,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  * puts Example objects (parameters, media types, headers of the operations): an example's own value and a schema are
  * data, never walked, so a deep example costs nothing here and an `examples` member inside one is not taken for one.
  */
-function findExternalExamples(document: Json): FoundExample[] {
+function findExternalExamples(document: JsonObject): FoundExample[] {
   const found: FoundExample[] = [];
   const seen = new Set<object>();
   const takeExamples = (holder: unknown, path: Path): void => {
-    if (!isObject(holder) || !isObject(holder.examples)) return;
+    if (!isJsonObject(holder) || !isJsonObject(holder.examples)) return;
     for (const [name, example] of Object.entries(holder.examples)) {
-      if (!isObject(example) || seen.has(example)) continue;
+      if (!isJsonObject(example) || seen.has(example)) continue;
       seen.add(example);
       if (typeof example.externalValue === 'string' && example.value === undefined) {
         found.push({ example, path: [...path, 'examples', name] });
@@ -56,10 +51,10 @@ function findExternalExamples(document: Json): FoundExample[] {
     }
   };
   const takeContent = (holder: unknown, path: Path): void => {
-    if (!isObject(holder) || !isObject(holder.content)) return;
+    if (!isJsonObject(holder) || !isJsonObject(holder.content)) return;
     for (const [type, media] of Object.entries(holder.content)) {
       takeExamples(media, [...path, 'content', type]);
-      if (isObject(media) && isObject(media.encoding)) {
+      if (isJsonObject(media) && isJsonObject(media.encoding)) {
         for (const [property, encoding] of Object.entries(media.encoding)) {
           takeHeaders(encoding, [...path, 'content', type, 'encoding', property]);
         }
@@ -67,29 +62,29 @@ function findExternalExamples(document: Json): FoundExample[] {
     }
   };
   const takeHeaders = (holder: unknown, path: Path): void => {
-    if (!isObject(holder) || !isObject(holder.headers)) return;
+    if (!isJsonObject(holder) || !isJsonObject(holder.headers)) return;
     for (const [name, header] of Object.entries(holder.headers)) {
       takeExamples(header, [...path, 'headers', name]);
       takeContent(header, [...path, 'headers', name]);
     }
   };
-  const takeParameters = (holder: Json, path: Path): void => {
+  const takeParameters = (holder: JsonObject, path: Path): void => {
     if (!Array.isArray(holder.parameters)) return;
     holder.parameters.forEach((parameter: unknown, index) => {
       takeExamples(parameter, [...path, 'parameters', index]);
       takeContent(parameter, [...path, 'parameters', index]);
     });
   };
-  for (const [template, item] of Object.entries(isObject(document.paths) ? document.paths : {})) {
-    if (!isObject(item)) continue;
+  for (const [template, item] of Object.entries(isJsonObject(document.paths) ? document.paths : {})) {
+    if (!isJsonObject(item)) continue;
     takeParameters(item, ['paths', template]);
     for (const method of METHODS) {
       const operation = item[method];
-      if (!isObject(operation)) continue;
+      if (!isJsonObject(operation)) continue;
       const at: Path = ['paths', template, method];
       takeParameters(operation, at);
       takeContent(operation.requestBody, [...at, 'requestBody']);
-      for (const [status, response] of Object.entries(isObject(operation.responses) ? operation.responses : {})) {
+      for (const [status, response] of Object.entries(isJsonObject(operation.responses) ? operation.responses : {})) {
         takeContent(response, [...at, 'responses', status]);
         takeHeaders(response, [...at, 'responses', status]);
       }
@@ -103,14 +98,14 @@ function parseExample(bytes: Buffer, path: string): unknown {
   const type = extname(path).toLowerCase();
   if (type === '.json') {
     try {
-      return JSON.parse(text) as unknown;
+      return JSON.parse(text);
     } catch {
       throw new Error('it is not valid JSON');
     }
   }
   if (type === '.yaml' || type === '.yml') {
     try {
-      return parseYaml(text) as unknown;
+      return parseYaml(text);
     } catch {
       throw new Error('it is not valid YAML');
     }
@@ -158,7 +153,7 @@ export async function readExternalExamples(deps: ExternalExamplesDeps): Promise<
     try {
       values.set(example, parseExample(await reader.read(url.href), url.pathname));
     } catch (err) {
-      const message = (err as Error).message;
+      const message = readErrorMessage(err);
       const why = err instanceof RestbusError && message.startsWith(prefix) ? message.slice(prefix.length) : message;
       warn(`cannot be read (${why})`);
     }

@@ -1,4 +1,14 @@
-import { isCollection, isMap, isScalar, LineCounter, parseDocument, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  isCollection,
+  isMap,
+  isNode,
+  isScalar,
+  LineCounter,
+  parseDocument,
+  type Node,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 
 /** A file's text as a YAML (and so JSON) parser reads it, keeping where each value is written. */
 export interface SourceFile {
@@ -18,7 +28,7 @@ export function readSourceFile(file: string, text: string): SourceFile {
     if (!parsed) {
       const lines = new LineCounter();
       const document = parseDocument(text, { lineCounter: lines, uniqueKeys: false });
-      parsed = { root: document.contents as Node | null, lines };
+      parsed = { root: document.contents, lines };
     }
     return parsed;
   };
@@ -53,8 +63,9 @@ function findStep(collection: YAMLMap | YAMLSeq, key: string | number): { node: 
     );
     if (!pair) return undefined;
     const named = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
-    return { node: pair.value as Node | null, at: named ?? (pair.value as Node | null)?.range?.[0] };
+    const value = isNode(pair.value) ? pair.value : null;
+    return { node: value, at: named ?? value?.range?.[0] };
   }
-  const item = collection.items[Number(key)] as Node | undefined;
-  return item ? { node: item, at: item.range?.[0] } : undefined;
+  const item: unknown = collection.items[Number(key)];
+  return isNode(item) ? { node: item, at: item.range?.[0] } : undefined;
 }

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { isJsonObject } from '@restbus/infra';
 import { isScalar, isSeq, parseDocument } from 'yaml';
 
 /** A list item as YAML: plain when that reads back as the same string, else a JSON (= YAML double-quoted) string. */
@@ -15,9 +16,12 @@ function toItem(entry: string, flow: boolean): string {
 export function appendServices(text: string, entries: readonly string[]): string {
   if (entries.length === 0) return text;
   const document = parseDocument(text);
-  const before = document.toJS() as Record<string, unknown>;
+  const before: unknown = document.toJS();
   const list = document.get('services', true);
-  if (!isSeq(list) || !list.range) throw new Error('services is not a list written in the file');
+  if (!isSeq(list) || !list.range || !isJsonObject(before) || !Array.isArray(before.services)) {
+    throw new Error('services is not a list written in the file');
+  }
+  const services: unknown[] = before.services;
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   let result: string;
   if (list.flow) {
@@ -43,7 +47,7 @@ export function appendServices(text: string, entries: readonly string[]): string
     result = `${text.slice(0, lineEnd)}${lines}${text.slice(lineEnd)}`;
   }
   const after = parseDocument(result);
-  const expected = { ...before, services: [...(before.services as string[]), ...entries] };
+  const expected = { ...before, services: [...services, ...entries] };
   if (after.errors.length || !isDeepStrictEqual(after.toJS(), expected)) {
     throw new Error('the edited file did not read back as the original plus the new entries');
   }

@@ -1,9 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { isJsonObject, type JsonObject } from '@restbus/infra';
 import { isInside } from './is-inside';
 import type { Project } from './load-project';
-
-type Json = Record<string, unknown>;
 
 /** A file a descriptor names, with the JSON pointer of the reference and whether serving needs it. */
 export interface Reference {
@@ -20,31 +19,29 @@ export interface ReferenceFindings {
   warnings: string[];
 }
 
-const isObject = (value: unknown): value is Json => !!value && typeof value === 'object' && !Array.isArray(value);
-
 /** Every mock body, validation schema and test body a descriptor names: the one answer to "which files?". */
-export function listReferencedFiles(descriptor: Json): Reference[] {
+export function listReferencedFiles(descriptor: JsonObject): Reference[] {
   const references: Reference[] = [];
   const add = (pointer: string, value: unknown, served: boolean): void => {
     if (typeof value === 'string') references.push({ pointer, file: value, served });
   };
-  for (const [name, method] of Object.entries((descriptor.methods as Json | undefined) ?? {})) {
-    if (!isObject(method)) continue;
+  for (const [name, method] of Object.entries(isJsonObject(descriptor.methods) ? descriptor.methods : {})) {
+    if (!isJsonObject(method)) continue;
     const base = `/methods/${name}`;
-    if (isObject(method.request)) {
+    if (isJsonObject(method.request)) {
       add(`${base}/request/mockBody`, method.request.mockBody, false);
       add(`${base}/request/validationSchema`, method.request.validationSchema, false);
     }
     (Array.isArray(method.responses) ? method.responses : []).forEach((response: unknown, index) => {
-      if (!isObject(response)) return;
+      if (!isJsonObject(response)) return;
       add(`${base}/responses/${index}/mockBody`, response.mockBody, true);
       add(`${base}/responses/${index}/validationSchema`, response.validationSchema, false);
     });
     (Array.isArray(method.testCases) ? method.testCases : []).forEach((testCase: unknown, index) => {
-      if (!isObject(testCase)) return;
+      if (!isJsonObject(testCase)) return;
       for (const part of ['request', 'response']) {
         const value = testCase[part];
-        if (!isObject(value)) continue;
+        if (!isJsonObject(value)) continue;
         for (const key of ['mockBody', 'body', 'validationSchema']) {
           add(`${base}/testCases/${index}/${part}/${key}`, value[key], false);
         }

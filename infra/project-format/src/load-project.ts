@@ -1,15 +1,13 @@
 import { join, resolve } from 'node:path';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, RestbusError } from '@restbus/infra';
 import { assertProjectFolder } from './assert-project-folder';
-import { createSchemaCheck, type SchemaProblem } from './create-schema-check';
-import { readYamlFile, type YamlFile } from './read-yaml-file';
+import { createSchemaReader, type SchemaReading } from './create-schema-check';
+import { readYamlFile } from './read-yaml-file';
 import { routeKey } from './route-key';
 import { readLegacyProxy } from './read-legacy-proxy';
 import { findUriTemplateProblem } from './compile-uri-template';
 import { projectConfigSchema, serverConfigSchema, serviceSchema } from './schemas';
 import type { EnvironmentSettings, ProjectConfig, ServerConfig, ServiceDocument } from './types';
-
-type Json = Record<string, unknown>;
 
 /** The selected environment: `default` merged with it, its folders resolved to absolute paths. */
 export type Environment = EnvironmentSettings & {
@@ -51,12 +49,12 @@ interface RouteOwner {
   uriTemplate: string;
 }
 
-const checkServer = createSchemaCheck(serverConfigSchema);
-const checkConfig = createSchemaCheck(projectConfigSchema);
-const checkService = createSchemaCheck(serviceSchema);
+const readServer = createSchemaReader(serverConfigSchema);
+const readConfig = createSchemaReader(projectConfigSchema);
+const readService = createSchemaReader(serviceSchema);
 
-const check = (file: YamlFile, checkFile: (file: YamlFile) => SchemaProblem[]): string[] =>
-  checkFile(file).map((problem) => problem.text);
+const problemsOf = <T>(reading: SchemaReading<T>): string[] =>
+  reading.ok ? [] : reading.problems.map((problem) => problem.text);
 
 function selectEnvironment(
   server: ServerConfig,
@@ -65,16 +63,17 @@ function selectEnvironment(
 ): Environment | string {
   const { environments } = server;
   const name = requested ?? server.useEnvironment ?? 'default';
-  // Own keys only: `__proto__` or `constructor` must not find Object.prototype's members.
-  const selected = Object.hasOwn(environments, name) ? environments[name] : undefined;
+  // Own keys only: `__proto__` or `constructor` must not find Object.prototype's members. Looked up by any name,
+  // `default` too, through the schema's additionalProperties: the type derived from `required` alone leaves it unknown.
+  const named = (key: string): EnvironmentSettings | undefined =>
+    Object.hasOwn(environments, key) ? environments[key] : undefined;
+  const selected = named(name);
   if (typeof selected !== 'object' || selected === null) {
     return `server/config.yml: unknown environment "${name}"; known: ${Object.keys(environments).join(', ')}`;
   }
   // default + the selected one, on copies: neither object is changed (upstream leaked values between them).
-  // The schema requires `default` but says nothing of its value: an empty `default:` (null) merges as nothing.
-  const defaults = environments.default as EnvironmentSettings | null;
-  const merged: EnvironmentSettings = { ...structuredClone(defaults), ...structuredClone(selected) };
-  const roots = merged.documentRoot === undefined ? [] : ([] as string[]).concat(merged.documentRoot);
+  const merged: EnvironmentSettings = { ...structuredClone(named('default')), ...structuredClone(selected) };
+  const roots = typeof merged.documentRoot === 'string' ? [merged.documentRoot] : (merged.documentRoot ?? []);
   return {
     ...merged,
     name,
@@ -97,11 +96,11 @@ export async function loadProject(options: { projectDir: string; environment?: s
   const serverDir = join(root, 'server');
   const server = await readYamlFile(join(serverDir, 'config.yml'), 'server/config.yml');
   if (!server.ok) throw new RestbusError('PROJECT_INVALID', server.problems.join('\n'));
-  const serverProblems = check(server.file, checkServer);
-  if (serverProblems.length) throw new RestbusError('PROJECT_INVALID', serverProblems.join('\n'));
-  const environment = selectEnvironment(server.file.value as ServerConfig, options.environment, serverDir);
+  const serverConfig = readServer(server.file);
+  if (!serverConfig.ok) throw new RestbusError('PROJECT_INVALID', problemsOf(serverConfig).join('\n'));
+  const environment = selectEnvironment(serverConfig.value, options.environment, serverDir);
   if (typeof environment === 'string') throw new RestbusError('PROJECT_INVALID', environment);
-  const legacyProxy = readLegacyProxy(environment, server.file);
+  const legacyProxy = readLegacyProxy(environment, serverConfig.value, server.file);
   if (legacyProxy.problem) throw new RestbusError('PROJECT_INVALID', legacyProxy.problem);
   if (legacyProxy.rule) environment.remoteServices = [...environment.remoteServices, legacyProxy.rule];
 
@@ -110,9 +109,9 @@ export async function loadProject(options: { projectDir: string; environment?: s
   const configPath = join(projectRoot, 'config.yml');
   const configFile = await readYamlFile(configPath, relative(configPath));
   if (!configFile.ok) throw new RestbusError('PROJECT_INVALID', configFile.problems.join('\n'));
-  const configProblems = check(configFile.file, checkConfig);
-  if (configProblems.length) throw new RestbusError('PROJECT_INVALID', configProblems.join('\n'));
-  const config = configFile.file.value as ProjectConfig;
+  const checkedConfig = readConfig(configFile.file);
+  if (!checkedConfig.ok) throw new RestbusError('PROJECT_INVALID', problemsOf(checkedConfig).join('\n'));
+  const config = checkedConfig.value;
 
   const problems: string[] = [];
   const warnings: string[] = legacyProxy.warning ? [legacyProxy.warning] : [];
@@ -134,17 +133,17 @@ export async function loadProject(options: { projectDir: string; environment?: s
       );
       break;
     }
-    const value = file.file.value as Json;
-    if (value && typeof value === 'object' && typeof value.urlPattern === 'string' && value.uriTemplate === undefined) {
+    const { value } = file.file;
+    if (isJsonObject(value) && typeof value.urlPattern === 'string' && value.uriTemplate === undefined) {
       value.uriTemplate = value.urlPattern;
       warnings.push(`${file.file.name}: urlPattern is deprecated, use uriTemplate`);
     }
-    const found = check(file.file, checkService);
-    if (found.length) {
-      problems.push(...found);
+    const checked = readService(file.file);
+    if (!checked.ok) {
+      problems.push(...problemsOf(checked));
       continue;
     }
-    const descriptor = value as ServiceDocument;
+    const descriptor = checked.value;
     const templateProblem = findUriTemplateProblem(descriptor.uriTemplate);
     if (templateProblem) {
       problems.push(`${file.file.name}:${file.file.lineOf('/uriTemplate')}: /uriTemplate: ${templateProblem}`);

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isNode, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
 
 /** What a document would become once every alias is expanded, or why it must not be built at all. */
 export type Measurement =
@@ -30,7 +30,7 @@ class Stop {
   constructor(readonly measurement: Measurement & { ok: false }) {}
 }
 
-const offsetOf = (node: unknown): number => (node as { range?: [number, number, number] }).range?.[0] ?? 0;
+const offsetOf = (node: unknown): number => (isNode(node) ? (node.range?.[0] ?? 0) : 0);
 const LEAF: Extent = { size: 4, height: 0 };
 
 /**
@@ -69,8 +69,10 @@ export function measureYamlDocument(document: Document, limit: number): Measurem
       }
       return extent;
     }
-    const anchor = (node as { anchor?: string }).anchor;
-    if (anchor) anchors.set(anchor, node as Node);
+    // Anything else in a parsed document is a node; a value that is none has no anchor and nothing inside.
+    if (!isNode(node)) return LEAF;
+    const { anchor } = node;
+    if (anchor) anchors.set(anchor, node);
     let extent = LEAF;
     if (isScalar(node)) {
       const value = node.value;
@@ -83,7 +85,7 @@ export function measureYamlDocument(document: Document, limit: number): Measurem
       // Duplicate keys are found here, in one pass with a set per map: the parser's own check (uniqueKeys) compares
       // each key with every earlier one, and a map of 30,000 keys took it 6 s.
       const keys = isMap(node) ? new Set<string>() : undefined;
-      for (const item of node.items as unknown[]) {
+      for (const item of node.items) {
         if (keys && isPair(item) && isScalar(item.key) && item.key.value !== '<<') {
           const key = String(item.key.value);
           if (keys.has(key)) throw new Stop({ ok: false, offset: offsetOf(item.key), reason: 'duplicate-key' });
@@ -99,7 +101,7 @@ export function measureYamlDocument(document: Document, limit: number): Measurem
       inProgress.delete(node);
       extent = { size, height: height + 1 };
     }
-    measured.set(node as Node, extent);
+    measured.set(node, extent);
     return extent;
   }
 

@@ -1,6 +1,5 @@
 import type { YamlFile } from './read-yaml-file';
-
-type Json = Record<string, unknown>;
+import type { EnvironmentSettings, ServerConfig } from './types';
 
 /** The older rest-tool layout's proxy settings of an environment, before `remoteServices` replaced them (2014). */
 export const LEGACY_PROXY_KEYS = ['useRemoteServices', 'remoteHost', 'remotePort'] as const;
@@ -27,18 +26,21 @@ const listed = (names: readonly string[]): string =>
  * else (static folders) itself: the same as one active rule with `uri: /`, placed after the environment's own
  * `remoteServices` so that those still decide first.
  */
-export function readLegacyProxy(environment: Json & { name: string }, serverConfig: YamlFile): LegacyProxy {
+export function readLegacyProxy(
+  environment: EnvironmentSettings & { name: string },
+  server: ServerConfig,
+  serverConfig: YamlFile,
+): LegacyProxy {
   const present = LEGACY_PROXY_KEYS.filter((key) => environment[key] !== undefined);
   // `useRemoteServices: false` alone, as rest-tool 0.5 wrote it into every project, forwards nothing either way.
   if (present.length === 0 || (present.length === 1 && environment.useRemoteServices === false)) return {};
-  const environments = (serverConfig.value as { environments: Record<string, Json> }).environments;
-  const own = environments[environment.name] ?? {};
+  const own: object = Object.hasOwn(server.environments, environment.name) ? server.environments[environment.name] : {};
   // Where the selected environment got the key: its own entry, else `default`.
   const pointerOf = (key: string): string =>
     `/environments/${escapePointer(Object.hasOwn(own, key) ? environment.name : 'default')}/${key}`;
   const at = (key: string): string => `${serverConfig.name}:${serverConfig.lineOf(pointerOf(key))}: ${pointerOf(key)}`;
-  const host = environment.remoteHost as string | undefined;
-  const port = environment.remotePort as number | undefined;
+  const host = environment.remoteHost;
+  const port = environment.remotePort;
   const equivalent =
     `remoteServices: [{ uri: /, host: ${host === undefined ? '<remoteHost>' : toYamlScalar(host)}, ` +
     `port: ${port ?? '<remotePort>'}, active: true }]`;
@@ -53,8 +55,8 @@ export function readLegacyProxy(environment: Json & { name: string }, serverConf
         'forward every call under serviceUrlPrefix',
     };
   }
-  const missing = (['remoteHost', 'remotePort'] as const).filter((key) => environment[key] === undefined);
-  if (missing.length > 0) {
+  if (host === undefined || port === undefined) {
+    const missing = (['remoteHost', 'remotePort'] as const).filter((key) => environment[key] === undefined);
     return {
       problem:
         `${at('useRemoteServices')}: is true but ${listed(missing)} ${missing.length > 1 ? 'are' : 'is'} not set: ` +
@@ -62,7 +64,7 @@ export function readLegacyProxy(environment: Json & { name: string }, serverConf
     };
   }
   return {
-    rule: { uri: '/', host: host as string, port: port as number, active: true },
+    rule: { uri: '/', host, port, active: true },
     warning:
       `${at('useRemoteServices')}: ${these} the older rest-tool layout, deprecated; read as ${equivalent} ` +
       '(every call under serviceUrlPrefix forwarded), which is what to write instead',

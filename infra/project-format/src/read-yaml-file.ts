@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { readErrorCode, readErrorMessage } from '@restbus/infra';
 import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document } from 'yaml';
 import { MAX_YAML_ALIASES, MAX_YAML_DEPTH, findDeepNesting, measureYamlDocument } from './measure-yaml-document';
 
@@ -38,7 +39,7 @@ async function readBoundedText(path: string): Promise<{ text: string } | { probl
     // Non-blocking, so that opening a FIFO returns at once (and is then refused) instead of waiting for a writer.
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = readErrorCode(err);
     return { problem: code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code) };
   }
   try {
@@ -57,7 +58,7 @@ async function readBoundedText(path: string): Promise<{ text: string } | { probl
     }
     return { text: buffer.toString('utf8', 0, bytesRead) };
   } catch (err) {
-    return { problem: String((err as NodeJS.ErrnoException).code ?? 'read failed') };
+    return { problem: readErrorCode(err) ?? 'read failed' };
   } finally {
     await handle.close();
   }
@@ -132,7 +133,7 @@ export async function readYamlFile(path: string, name: string): Promise<ReadResu
     value = document.toJS({ maxAliasCount: -1 });
   } catch (err) {
     // An alias without its anchor (or an alias bomb) only shows when the document is built.
-    const message = (err as Error).message;
+    const message = readErrorMessage(err);
     const alias = /: (\S+)$/.exec(message)?.[1];
     const offset = alias ? text.indexOf(`*${alias}`) : -1;
     return { ok: false, problems: [`${name}:${offset >= 0 ? lines.linePos(offset).line : 1}: ${message}`] };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { readErrorCode } from '@restbus/infra';
 
 /** `text` cut to at most `max` UTF-8 bytes, never inside a character. */
 function cutToBytes(text: string, max: number): string {
@@ -103,7 +104,7 @@ export async function createFileAtomic(
     await link(temp, path);
     return true;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = readErrorCode(err);
     if (code === 'EEXIST') return false;
     // Some file systems (FAT, some network mounts) have no hard links; an exclusive create still never overwrites.
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') {
@@ -111,7 +112,7 @@ export async function createFileAtomic(
         await writeFile(path, data, { flag: 'wx' });
         return true;
       } catch (fallback) {
-        if ((fallback as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        if (readErrorCode(fallback) === 'EEXIST') return false;
         throw fallback;
       }
     }
