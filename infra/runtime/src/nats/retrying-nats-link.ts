@@ -1,22 +1,15 @@
 import { connect, Events, type ConnectionOptions, type NatsConnection, type Status } from 'nats';
 import type { Logger } from 'pino';
-import { toNatsServersAndAuth, type NatsServersAndAuth } from './nats-connect-options';
-import { toNatsSecurityOptions } from './to-nats-security-options';
 import { RestbusError } from '../errors/restbus-error';
 import { createMovingConnection, type MoveReason, type MovingConnection } from './create-moving-connection';
 import { describeConnectFailure, type ConnectFailure } from './describe-connect-failure';
 import { listOtherServers } from './list-other-servers';
 import { retireConnection } from './retire-connection';
+import { toLinkConnectOptions } from './to-link-connect-options';
 import { within } from './within';
 import type { NatsLink, NatsLinkOptions } from './nats-link';
 
 const RETRY_MS = 500;
-const RECONNECT_MS = 1000;
-// A server we can no longer reach (a partition: no TCP error, nothing comes back) is left once this many pings in a
-// row, one every PING_MS, went unanswered: within about 4 s, not nats.js' default 2 min × 2, while requests sent into
-// it are lost. A pong later than 2 s on a live server costs a needless reconnect, which loses nothing.
-const PING_MS = 1000;
-const MAX_PINGS_OUT = 2;
 // How long a connection left for a lame-duck server is kept for the requests made on it before the move (their
 // replies come back on it), and how long its drain may take: together well within nats-server's grace period.
 const SETTLE_MS = 2500;
@@ -38,8 +31,7 @@ export class RetryingNatsLink implements NatsLink {
   private readonly logger: Logger;
   /** The server URLs without credentials: what may be logged. */
   private readonly servers: string[];
-  private readonly auth: Omit<NatsServersAndAuth, 'servers'>;
-  private readonly security: Pick<ConnectionOptions, 'tls' | 'authenticator'>;
+  private readonly connectOptions: Omit<ConnectionOptions, 'servers'>;
   private readonly where: string;
   private readonly connecting: Promise<NatsConnection>;
   // The nats.js connection in use now, and what the process holds: one object that follows it across moves.
@@ -59,18 +51,11 @@ export class RetryingNatsLink implements NatsLink {
   // The most servers a server of ours ever named (its INFO's connect_urls, itself included): the cluster's size.
   private largestView = 0;
 
-  constructor(private readonly options: NatsLinkOptions) {
+  constructor(options: NatsLinkOptions) {
     this.logger = options.logger.child({ component: 'nats' });
-    // `-n a,b,c` names a cluster; credentials come out of the URLs into connect options, and out of every log line.
-    const { servers, ...auth } = toNatsServersAndAuth(options.servers);
+    const { servers, connectOptions } = toLinkConnectOptions(options, this.logger);
     this.servers = servers;
-    this.auth = auth;
-    this.security = toNatsSecurityOptions(options, servers, (problem) =>
-      this.logger.warn(
-        { credsFile: options.credsFile, problem },
-        `the NATS credentials file ${options.credsFile} ${problem}; reconnecting with the one read before`,
-      ),
-    );
+    this.connectOptions = connectOptions;
     this.where = servers.join(', ');
     this.connecting = this.connectUntilConnected().then((nc) => this.start(nc));
     // A rejected connect is only seen by whoever awaits ready(); keep it from being an unhandled rejection.
@@ -124,24 +109,7 @@ export class RetryingNatsLink implements NatsLink {
   }
 
   private connectTo(list: string[]): Promise<NatsConnection> {
-    return connect({
-      servers: list,
-      ...this.auth,
-      ...this.security,
-      ...(this.options.inboxPrefix ? { inboxPrefix: this.options.inboxPrefix } : {}),
-      name: this.options.name,
-      // Once connected, reconnect forever.
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: RECONNECT_MS,
-      // nats.js' own delay plus up to 100 ms of jitter (1 s with TLS).
-      reconnectJitter: 100,
-      reconnectJitterTLS: 1000,
-      pingInterval: PING_MS,
-      maxPingOut: MAX_PINGS_OUT,
-      timeout: 2000,
-      // Async stack traces cost about a fifth of the request/reply throughput and we never print them.
-      noAsyncTraces: true,
-    });
+    return connect({ servers: list, ...this.connectOptions });
   }
 
   // Our own first-connect loop instead of nats.js' waitOnFirstConnect, so that drain() can stop it.
