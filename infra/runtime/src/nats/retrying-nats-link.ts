@@ -57,7 +57,7 @@ export class RetryingNatsLink implements NatsLink {
     this.servers = servers;
     this.connectOptions = connectOptions;
     this.where = servers.join(', ');
-    this.connecting = this.connectUntilConnected().then((nc) => this.start(nc));
+    this.connecting = this.connectUntilConnected().then((nc) => this.takeFirstConnection(nc));
     // A rejected connect is only seen by whoever awaits ready(); keep it from being an unhandled rejection.
     this.connecting.catch(() => undefined);
   }
@@ -100,7 +100,8 @@ export class RetryingNatsLink implements NatsLink {
     await Promise.all([...this.draining]);
   }
 
-  // close() as nats.js means it: at once, without waiting for a server (which may be down) to confirm a drain.
+  // The moving connection's close(), as nats.js means it: at once, without waiting for a server (which may be down)
+  // to confirm a drain.
   private async closeAtOnce(): Promise<void> {
     this.closing = true;
     this.wakeRetry();
@@ -151,7 +152,7 @@ export class RetryingNatsLink implements NatsLink {
   }
 
   /** Takes the first connection: what the process holds from now on is the moving connection made on it. */
-  private start(nc: NatsConnection): NatsConnection {
+  private takeFirstConnection(nc: NatsConnection): NatsConnection {
     this.connection = nc;
     this.moving = createMovingConnection(nc, { drain: () => this.drain(), close: () => this.closeAtOnce() });
     this.connected = true;
