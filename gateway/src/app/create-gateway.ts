@@ -10,10 +10,10 @@ import type { GatewayMetrics } from '../observability/create-metrics';
 import { createReadiness, type Readiness } from '../observability/readiness';
 import { labelMethod } from '../observability/label-call';
 import { createCallRecorder } from '../observability/record-call';
-import { toTraceContext } from '../observability/trace-context';
+import { toTraceContext, type TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type RouteTable } from '../routing/route-table';
-import type { StaticContent } from '../static/create-static-content';
+import type { StaticContent, StaticMount } from '../static/create-static-content';
 import { createCorsPolicy, type CorsPolicy } from '../http/cors-policy';
 import { admitCall } from '../security/admit-call';
 import type { CallPolicy } from '../security/call-policy';
@@ -137,6 +137,15 @@ const EXPOSED_HEADERS = [
   'location',
 ];
 
+/** What serving a static file needs of the request it answers. */
+interface StaticRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  headers: OutgoingHttpHeaders;
+  query: string;
+  trace: TraceContext;
+}
+
 /**
  * The gateway's request listener, composed of the parts: HTTP in, route, then the answer chosen for the endpoint when
  * the routes were built (createCallAnswers). Described endpoints take a lean path (a precompiled route table, no
@@ -212,6 +221,26 @@ export function createGateway(options: GatewayOptions): Gateway {
   let { table, statics, policies } = compile(options.endpoints, options.policies);
   const recorder = createCallRecorder({ metrics, logger });
 
+  /** An x-static folder is its operation's: with --auth its security is checked first, as a forwarded call's is. */
+  const serveStatic = (
+    mount: StaticMount,
+    { req, res, headers, query, trace }: StaticRequest,
+    refuse: (error: RestbusError) => void,
+  ): void => {
+    const policy = policies?.get(mount.endpoint);
+    if (!policy) {
+      statics.serve(mount, req, res, headers);
+      return;
+    }
+    const served = statics;
+    void Promise.resolve(admitCall(policy, { req, query }, { metrics, logger, reqId: trace.requestId }))
+      .then((refusal) => (refusal ? refuse(refusal) : served.serve(mount, req, res, headers)))
+      .catch((err: unknown) => {
+        logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+        sendError(res, 'INTERNAL', 'internal error', headers);
+      });
+  };
+
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
@@ -256,25 +285,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       sendError(res, error.code, error.message, { ...headers, ...error.headers });
     };
     if (mount) {
-      // An x-static folder is its operation's: with --auth its security is checked first, as a forwarded call's is.
-      const policy = policies?.get(mount.endpoint);
-      if (!policy) {
-        statics.serve(mount, req, res, headers);
-        return;
-      }
-      const served = statics;
-      void Promise.resolve(
-        admitCall(
-          policy,
-          { req, query: mark < 0 ? '' : url.slice(mark + 1) },
-          { metrics, logger, reqId: trace.requestId },
-        ),
-      )
-        .then((refusal) => (refusal ? refuse(refusal) : served.serve(mount, req, res, headers)))
-        .catch((err: unknown) => {
-          logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
-          sendError(res, 'INTERNAL', 'internal error', headers);
-        });
+      serveStatic(mount, { req, res, headers, query: mark < 0 ? '' : url.slice(mark + 1), trace }, refuse);
       return;
     }
 
