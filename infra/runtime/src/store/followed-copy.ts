@@ -14,7 +14,7 @@ import {
 import { startStreamCopy, type Stored, type StreamCopy } from './stream-copy';
 
 // How long a read waits for the stream to confirm its last sequence before it answers from the copy, marked stale.
-export const CONFIRM_MS = 750;
+const CONFIRM_MS = 750;
 // How long the copy may lag behind a confirmed sequence before its watch is taken for dead and started afresh.
 export const STALL_MS = 300;
 const OPEN_WAIT_MS = 30_000;
