@@ -11,7 +11,7 @@ import { showPath } from '../project/show-path';
 import { declareUriParameters, keepMethods, keyOf } from './edit-service-document';
 import { describeService } from './describe-service';
 import { findTemplateDir } from './find-template-dir';
-import { checkUriTemplate, type ServiceSpec } from './service-spec';
+import { checkUriTemplate, type ServiceSpec, type ServiceType } from './service-spec';
 import { capitalise, toIdentifier } from './to-identifier';
 
 export interface PlannedFile {
@@ -171,7 +171,7 @@ async function findLinkOut(servicesDir: string, dir: string, entry: string): Pro
 
 async function readTemplate(
   projectDir: string,
-  type: ServiceSpec['type'],
+  type: ServiceType,
   label: string,
   show: (file: string) => string,
 ): Promise<Template> {
@@ -215,7 +215,7 @@ async function renderDescriptor(
 }
 
 /** The problems of the methods a spec chooses among those its template offers. */
-function checkMethods(type: ServiceSpec['type'], chosen: string[], offered: string[]): string[] {
+function checkMethods(type: ServiceType, chosen: string[], offered: string[]): string[] {
   const problems: string[] = [];
   const unknown = chosen.filter((method) => !offered.includes(method));
   if (unknown.length) {
@@ -227,7 +227,7 @@ function checkMethods(type: ServiceSpec['type'], chosen: string[], offered: stri
 
 /** Removes the methods not chosen from the descriptor; returns the template files only they refer to. */
 function keepChosenMethods(document: Document, methods: YAMLMap, offered: string[], chosen: string[]): Set<string> {
-  // The template's methods are a map (checked above): as JS, an object.
+  // The template's methods are a map (checked in renderDescriptor): as JS, an object.
   const all: unknown = document.toJS();
   const allMethods = isJsonObject(all) && isJsonObject(all.methods) ? all.methods : {};
   const filesOf = (names: string[]): Set<string> =>
