@@ -145,6 +145,19 @@ function listOperations(context: MappingContext, path: string, item: JsonObject,
   return operations;
 }
 
+/** What planning each path's service reads, and the names and routes it takes for the paths after it. */
+interface ImportRun {
+  api: OpenApiFile;
+  context: MappingContext;
+  styles: ReadonlyMap<string, ServiceType>;
+  /** Service folders taken (compared ignoring case, for file systems that do). */
+  entries: Set<string>;
+  /** The routes taken, see listOperations. */
+  routes: Map<string, string>;
+  /** The document's file name, for the descriptions and comments. */
+  fileName: string;
+}
+
 /**
  * Plans a project of an OpenAPI document (already read and validated): a service per path (its folder and style
  * guessed from the path, see name-services), its methods (see planMethod), with mock and schema files. Nothing is
@@ -153,7 +166,6 @@ function listOperations(context: MappingContext, path: string, item: JsonObject,
 export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
   const { document, dialect } = api;
   const { shown } = options;
-  const fileName = basename(shown);
   const refs: Refs = createRefs(document, shown);
   const warnings: string[] = [];
   const counts: ImportCounts = { methods: 0, parameters: 0, responses: 0, mockFiles: 0, schemaFiles: 0, testCases: 0 };
@@ -168,11 +180,7 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
   };
   const paths = isJsonObject(document.paths) ? document.paths : {};
   const styles = new Map(options.styles ?? []);
-  for (const path of styles.keys()) {
-    if (!Object.hasOwn(paths, path)) {
-      throw new RestbusError('BAD_REQUEST', `--style ${path}: ${shown} has no path ${path}; nothing was written`);
-    }
-  }
+  checkStyledPaths(styles, paths, shown);
 
   const items = Object.entries(paths)
     .map(([path, raw]) => [path, refs.follow(raw)] as const)
@@ -186,78 +194,11 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
     context.warn(`GET ${MONITORING_ENTRY} is described here: it replaces the monitoring service rest-tool create adds`);
   } else entries.add(MONITORING_ENTRY.toLowerCase());
 
+  const run: ImportRun = { api, context, styles, entries, routes: new Map(), fileName: basename(shown) };
   const services: PlannedService[] = [];
-  const routes = new Map<string, string>();
   for (const [path, item] of items) {
-    // eslint-disable-next-line no-control-regex
-    if (!path.startsWith('/') || /[\s?#\u0000-\u001f\u007f]/.test(path)) {
-      context.warn(`the path ${JSON.stringify(path)} cannot be a uriTemplate (blanks, "?" or "#"); left out`);
-      continue;
-    }
-    const problem = findUriTemplateProblem(path);
-    if (problem) {
-      context.warn(`the path ${path} left out: ${problem}`);
-      continue;
-    }
-    const operations = listOperations(context, path, item, routes);
-    if (operations.length === 0) continue;
-
-    const extension = item['x-restbus-style'];
-    const declared = parseStyle(extension);
-    if (extension !== undefined && !declared) {
-      context.warn(
-        `${path}: x-restbus-style ${JSON.stringify(extension)} is not OPERATION, COLLECTION or RESOURCE; ignored`,
-      );
-    }
-    const style =
-      styles.get(path) ??
-      declared ??
-      guessStyle({
-        path,
-        methods: operations.map(([method]) => method),
-        listsItems: listsItems(
-          api.model.operations.find((operation) => operation.method === 'get' && operation.path === path),
-        ),
-      });
-
-    let segments = toServiceFolder(path);
-    const last = segments[segments.length - 1];
-    for (let n = 2; entries.has(`/${segments.join('/')}`.toLowerCase()); n++) {
-      segments = [...segments.slice(0, -1), `${last}-${n}`];
-    }
-    const entry = `/${segments.join('/')}`;
-    entries.add(entry.toLowerCase());
-
-    const files: PlannedFile[] = [];
-    const fileNames = new Set<string>();
-    const addJsonFile = (name: string, value: unknown): string => {
-      let unique = name;
-      for (let n = 2; fileNames.has(unique.toLowerCase()); n++) unique = name.replace(/\.json$/, `-${n}.json`);
-      fileNames.add(unique.toLowerCase());
-      files.push({ name: unique, data: toJsonText(value) });
-      return unique;
-    };
-    const methods: Record<string, JsonObject> = {};
-    for (const [method] of operations) {
-      const model = api.model.operations.find(
-        (candidate) => candidate.method === method.toLowerCase() && candidate.path === path,
-      );
-      // The model has every operation of the document: one missing is a bug here, not a problem of the file.
-      if (!model) throw new Error(`the model of ${path} has no ${method}`);
-      methods[method] = planMethod(context, { method, path, model, style, addJsonFile });
-    }
-    const summary = typeof item.summary === 'string' && item.summary.trim() ? item.summary : undefined;
-    const descriptor: JsonObject = {
-      name: summary ?? capitalise(last),
-      description:
-        (typeof item.description === 'string' && item.description) || summary || `${path}, imported from ${fileName}`,
-      style,
-      uriTemplate: path,
-      methods,
-    };
-    const comment = ` ${style === 'OPERATION' ? 'An' : 'A'} ${style} service, imported by rest-tool import-oas from ${fileName} (${api.version}): ${path}. Edit freely.`;
-    files.unshift({ name: 'service.yml', data: renderServiceFile(comment, descriptor) });
-    services.push({ entry, segments, path, style, methods: operations.map(([method]) => method), files });
+    const service = planPathService(run, path, item);
+    if (service) services.push(service);
   }
 
   if (services.length === 0)
@@ -272,4 +213,120 @@ export function planImport(api: OpenApiFile, options: PlanOptions): ImportPlan {
     warnings,
     counts,
   };
+}
+
+/** Refuses a `--style` for a path the document does not have. */
+function checkStyledPaths(styles: ReadonlyMap<string, ServiceType>, paths: JsonObject, shown: string): void {
+  for (const path of styles.keys()) {
+    if (!Object.hasOwn(paths, path)) {
+      throw new RestbusError('BAD_REQUEST', `--style ${path}: ${shown} has no path ${path}; nothing was written`);
+    }
+  }
+}
+
+/** The service of one path item, or undefined (with a warning) when the project cannot hold any of it. */
+function planPathService(run: ImportRun, path: string, item: JsonObject): PlannedService | undefined {
+  if (!checkPath(run.context, path)) return undefined;
+  const operations = listOperations(run.context, path, item, run.routes);
+  if (operations.length === 0) return undefined;
+  const methodNames = operations.map(([method]) => method);
+  const style = chooseStyle(run, path, item, methodNames);
+
+  const folder = toServiceFolder(path);
+  const segments = claimFolder(run.entries, folder);
+  const { files, addJsonFile } = createFileList();
+  const methods: Record<string, JsonObject> = {};
+  for (const [method] of operations) {
+    const model = run.api.model.operations.find(
+      (candidate) => candidate.method === method.toLowerCase() && candidate.path === path,
+    );
+    // The model has every operation of the document: one missing is a bug here, not a problem of the file.
+    if (!model) throw new Error(`the model of ${path} has no ${method}`);
+    methods[method] = planMethod(run.context, { method, path, model, style, addJsonFile });
+  }
+  const name = folder[folder.length - 1];
+  files.unshift({ name: 'service.yml', data: renderDescriptor(run, { path, item, style, name, methods }) });
+  return { entry: `/${segments.join('/')}`, segments, path, style, methods: methodNames, files };
+}
+
+/** Whether a path can be a uriTemplate; warns when not. */
+function checkPath(context: MappingContext, path: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  if (!path.startsWith('/') || /[\s?#\u0000-\u001f\u007f]/.test(path)) {
+    context.warn(`the path ${JSON.stringify(path)} cannot be a uriTemplate (blanks, "?" or "#"); left out`);
+    return false;
+  }
+  const problem = findUriTemplateProblem(path);
+  if (problem) {
+    context.warn(`the path ${path} left out: ${problem}`);
+    return false;
+  }
+  return true;
+}
+
+/** `--style` first, then `x-restbus-style`, then the guess from the path and its methods. */
+function chooseStyle(run: ImportRun, path: string, item: JsonObject, methods: Method[]): ServiceType {
+  const extension = item['x-restbus-style'];
+  const declared = parseStyle(extension);
+  if (extension !== undefined && !declared) {
+    run.context.warn(
+      `${path}: x-restbus-style ${JSON.stringify(extension)} is not OPERATION, COLLECTION or RESOURCE; ignored`,
+    );
+  }
+  return (
+    run.styles.get(path) ??
+    declared ??
+    guessStyle({
+      path,
+      methods,
+      listsItems: listsItems(
+        run.api.model.operations.find((operation) => operation.method === 'get' && operation.path === path),
+      ),
+    })
+  );
+}
+
+/** The folder's segments, its last one numbered (`pet-2`) when taken already; takes it. */
+function claimFolder(entries: Set<string>, folder: string[]): string[] {
+  let segments = folder;
+  const last = folder[folder.length - 1];
+  for (let n = 2; entries.has(`/${segments.join('/')}`.toLowerCase()); n++) {
+    segments = [...segments.slice(0, -1), `${last}-${n}`];
+  }
+  entries.add(`/${segments.join('/')}`.toLowerCase());
+  return segments;
+}
+
+/** A service's files, and how its methods add JSON files to them, each name once (compared ignoring case). */
+function createFileList(): { files: PlannedFile[]; addJsonFile: (name: string, value: unknown) => string } {
+  const files: PlannedFile[] = [];
+  const fileNames = new Set<string>();
+  const addJsonFile = (name: string, value: unknown): string => {
+    let unique = name;
+    for (let n = 2; fileNames.has(unique.toLowerCase()); n++) unique = name.replace(/\.json$/, `-${n}.json`);
+    fileNames.add(unique.toLowerCase());
+    files.push({ name: unique, data: toJsonText(value) });
+    return unique;
+  };
+  return { files, addJsonFile };
+}
+
+/** The service.yml of a path's service: named after its summary, or else its folder's last segment. */
+function renderDescriptor(
+  run: ImportRun,
+  service: { path: string; item: JsonObject; style: ServiceType; name: string; methods: Record<string, JsonObject> },
+): string {
+  const { path, item, style, methods } = service;
+  const { fileName } = run;
+  const summary = typeof item.summary === 'string' && item.summary.trim() ? item.summary : undefined;
+  const descriptor: JsonObject = {
+    name: summary ?? capitalise(service.name),
+    description:
+      (typeof item.description === 'string' && item.description) || summary || `${path}, imported from ${fileName}`,
+    style,
+    uriTemplate: path,
+    methods,
+  };
+  const comment = ` ${style === 'OPERATION' ? 'An' : 'A'} ${style} service, imported by rest-tool import-oas from ${fileName} (${run.api.version}): ${path}. Edit freely.`;
+  return renderServiceFile(comment, descriptor);
 }
