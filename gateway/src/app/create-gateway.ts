@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { logRequestFailure, refuseRequest, sendError, RestbusError, STALE_HEADER, type Logger } from '@restbus/infra';
-import type { AnsweredEndpoint } from '../call/call';
+import type { AnsweredEndpoint, CompiledEndpoint } from '../call/call';
 import { createCallAnswers, ERROR_CODE_HEADER, MOCKED_HEADER } from '../answers/create-call-answers';
 import { createStreamAnswers, refuseUpgrade } from '../answers/create-stream-answers';
 import type { Forwarder } from '../forward/create-forwarder';
@@ -12,7 +12,7 @@ import { labelMethod } from '../observability/label-call';
 import { createCallRecorder } from '../observability/record-call';
 import { toTraceContext, type TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
-import { createRouteTable, type RouteTable } from '../routing/route-table';
+import { createRouteTable, type Lookup, type RouteTable } from '../routing/route-table';
 import type { StaticContent, StaticMount } from '../static/create-static-content';
 import { createCorsPolicy, type CorsPolicy } from '../http/cors-policy';
 import { admitCall } from '../security/admit-call';
@@ -137,6 +137,13 @@ const EXPOSED_HEADERS = [
   'location',
 ];
 
+/** A call's route label: a described path is its template whatever the method (an OPTIONS, a 405). */
+function labelRoute(lookup: Lookup, found: CompiledEndpoint | undefined, isStatic: boolean): string {
+  if (found) return found.source.model.path;
+  if ('template' in lookup) return lookup.template;
+  return isStatic ? 'static' : 'unmatched';
+}
+
 /** What serving a static file needs of the request it answers. */
 interface StaticRequest {
   req: IncomingMessage;
@@ -259,14 +266,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // A described, forwarded operation wins over a static folder whose path it lies under.
     const mount = lookup.kind === 'not-found' ? statics.match(path) : undefined;
     const found = lookup.kind === 'found' ? lookup.endpoint : undefined;
-    // A described path is its template whatever the method (an OPTIONS, a 405); `unmatched` is for the others only.
-    const route = found
-      ? found.source.model.path
-      : 'template' in lookup
-        ? lookup.template
-        : mount
-          ? 'static'
-          : 'unmatched';
+    const route = labelRoute(lookup, found, mount !== undefined);
     const counted = labelMethod(mount ? 'static' : lookup.kind, method);
     recorder.track({
       req,
