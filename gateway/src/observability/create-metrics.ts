@@ -61,41 +61,8 @@ export function createMetrics(): GatewayMetrics {
     labelNames: ['operation', 'kind'] as const,
     registers: [registry],
   });
-  const refusals = new Counter({
-    name: 'restbus_gateway_auth_refused_total',
-    help: "Calls refused by their operation's security (--auth), by code",
-    labelNames: ['code'] as const,
-    registers: [registry],
-  });
-  const keySetFetches = new Counter({
-    name: 'restbus_gateway_auth_key_set_fetches_total',
-    help: "Fetches of issuers' key sets (--auth verify), by outcome",
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  // Counted in plain numbers and added at each scrape: a labelled inc() hashes its labels, and this one runs on every
-  // verified call.
-  const tokenLookupsSinceScrape = { hit: 0, miss: 0 };
-  new Counter({
-    name: 'restbus_gateway_auth_token_cache_total',
-    help: 'Bearer tokens found verified already (hit) or checked anew (miss), --auth verify',
-    labelNames: ['result'] as const,
-    registers: [registry],
-    collect() {
-      for (const result of ['hit', 'miss'] as const) {
-        this.inc({ result }, tokenLookupsSinceScrape[result]);
-        tokenLookupsSinceScrape[result] = 0;
-      }
-    },
-  });
-  new Gauge({
-    name: 'restbus_gateway_nodejs_heap_live_bytes',
-    help: 'Heap in use just after the last full garbage collection: the data the process holds (0 before the first)',
-    registers: [registry],
-    collect() {
-      this.set(readHeapLive() ?? 0);
-    },
-  });
+  const auth = registerAuthMetrics(registry);
+  registerHeapLive(registry);
   const inFlight = new Gauge({
     name: 'restbus_gateway_requests_in_flight',
     help: 'Requests being served',
@@ -132,13 +99,57 @@ export function createMetrics(): GatewayMetrics {
       replyViolations.labels(operation, kind).inc();
     },
     refused(code) {
-      refusals.labels(code).inc();
+      auth.refusals.labels(code).inc();
     },
     keySetFetched(outcome) {
-      keySetFetches.labels(outcome).inc();
+      auth.keySetFetches.labels(outcome).inc();
     },
     tokenLookup(result) {
-      tokenLookupsSinceScrape[result]++;
+      auth.tokenLookupsSinceScrape[result]++;
     },
   };
+}
+
+/** The --auth counters: refusals by code, key set fetches by outcome, and the token cache's hits and misses. */
+function registerAuthMetrics(registry: Registry) {
+  const refusals = new Counter({
+    name: 'restbus_gateway_auth_refused_total',
+    help: "Calls refused by their operation's security (--auth), by code",
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+  const keySetFetches = new Counter({
+    name: 'restbus_gateway_auth_key_set_fetches_total',
+    help: "Fetches of issuers' key sets (--auth verify), by outcome",
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  // Counted in plain numbers and added at each scrape: a labelled inc() hashes its labels, and this one runs on every
+  // verified call.
+  const tokenLookupsSinceScrape = { hit: 0, miss: 0 };
+  new Counter({
+    name: 'restbus_gateway_auth_token_cache_total',
+    help: 'Bearer tokens found verified already (hit) or checked anew (miss), --auth verify',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      for (const result of ['hit', 'miss'] as const) {
+        this.inc({ result }, tokenLookupsSinceScrape[result]);
+        tokenLookupsSinceScrape[result] = 0;
+      }
+    },
+  });
+  return { refusals, keySetFetches, tokenLookupsSinceScrape };
+}
+
+/** The heap in use after the last full collection, read at each scrape (readHeapLive). */
+function registerHeapLive(registry: Registry): void {
+  new Gauge({
+    name: 'restbus_gateway_nodejs_heap_live_bytes',
+    help: 'Heap in use just after the last full garbage collection: the data the process holds (0 before the first)',
+    registers: [registry],
+    collect() {
+      this.set(readHeapLive() ?? 0);
+    },
+  });
 }
