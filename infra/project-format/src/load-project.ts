@@ -85,6 +85,32 @@ function selectEnvironment(
 }
 
 /**
+ * Claims each method's route for `owner`, and says, one line per other service, which routes another service took
+ * first. The mock server matches without regard to case, parameter names or a trailing slash: the line says so when
+ * the two templates are not written alike, or the second one looks like another route.
+ */
+function claimRoutes(routes: Map<string, RouteOwner>, owner: RouteOwner, methods: string[]): string[] {
+  const taken = new Map<RouteOwner, string[]>();
+  for (const method of methods) {
+    const key = routeKey(method, owner.uriTemplate);
+    const other = routes.get(key);
+    if (other) taken.set(other, [...(taken.get(other) ?? []), method]);
+    else routes.set(key, owner);
+  }
+  return [...taken].map(([other, claimed]) => {
+    const alike = other.uriTemplate === owner.uriTemplate;
+    return (
+      `${owner.file}:${owner.line}: /uriTemplate: ${claimed.join(', ')} ${owner.uriTemplate} ` +
+      `${claimed.length === 1 ? 'is' : 'are'} also served by ${other.file}:${other.line}` +
+      (alike
+        ? ''
+        : ` as ${other.uriTemplate}, the same route to the mock server (paths match without regard to case, ` +
+          'parameter names or a trailing slash)')
+    );
+  });
+}
+
+/**
  * Reads a REST API project: `server/config.yml` (the environment, `default` merged with the selected one), the
  * project `config.yml`, and every listed service's `service.yml`, each validated against its schema. Every problem
  * of every file is collected; any problem is one `PROJECT_INVALID` error listing them all (a folder with no config
@@ -154,27 +180,7 @@ export async function loadProject(options: { projectDir: string; environment?: s
       line: file.file.lineOf('/uriTemplate'),
       uriTemplate: descriptor.uriTemplate,
     };
-    // The methods whose route another service took, by that service: one line for each.
-    const taken = new Map<RouteOwner, string[]>();
-    for (const method of Object.keys(descriptor.methods)) {
-      const key = routeKey(method, descriptor.uriTemplate);
-      const other = routes.get(key);
-      if (other) taken.set(other, [...(taken.get(other) ?? []), method]);
-      else routes.set(key, owner);
-    }
-    for (const [other, methods] of taken) {
-      // The mock server matches without regard to case, parameter names or a trailing slash: say so when the two
-      // templates are not written alike, or the second one looks like another route.
-      const alike = other.uriTemplate === descriptor.uriTemplate;
-      problems.push(
-        `${owner.file}:${owner.line}: /uriTemplate: ${methods.join(', ')} ${descriptor.uriTemplate} ` +
-          `${methods.length === 1 ? 'is' : 'are'} also served by ${other.file}:${other.line}` +
-          (alike
-            ? ''
-            : ` as ${other.uriTemplate}, the same route to the mock server (paths match without regard to case, ` +
-              'parameter names or a trailing slash)'),
-      );
-    }
+    problems.push(...claimRoutes(routes, owner, Object.keys(descriptor.methods)));
     services.push({ path, file: file.file.name, descriptor, lineOf: file.file.lineOf });
   }
   if (problems.length) throw new RestbusError('PROJECT_INVALID', problems.join('\n'));
