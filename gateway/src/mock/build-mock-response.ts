@@ -1,11 +1,10 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { isJsonMediaType, isRestbusError, RestbusError, type ResponseMessage } from '@restbus/infra';
+import { isJsonMediaType, isJsonObject, isRestbusError, RestbusError, type ResponseMessage } from '@restbus/infra';
 import type { ApiMedia, ApiResponse, JsonSchema } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { chooseMediaType } from './choose-media-type';
 import { chooseResponse } from './choose-response';
 import { createSchemaSampler, type SchemaSampler } from './create-schema-sampler';
-import { isObject } from './is-object';
 import { listDeclaredHeaders, type DeclaredHeader } from './list-declared-headers';
 import { listNames } from './list-names';
 import { nameSelector, type MockPreference } from './read-prefer';
@@ -126,7 +125,7 @@ function writeExample(
   if (!isXmlMediaType(where.type) || typeof value !== 'object' || value === null) return writeAs(where.type, value);
   if (!hasXmlNames(value)) return undefined;
   // The example in place of the schema's own values; the schema still names the elements.
-  const schema = isObject(media.schema) ? { ...media.schema, example: value } : { example: value };
+  const schema = isJsonObject(media.schema) ? { ...media.schema, example: value } : { example: value };
   const body = sampleBody(sampler, endpoint, schema, where);
   return body?.text === undefined ? undefined : body;
 }

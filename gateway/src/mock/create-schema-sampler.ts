@@ -1,5 +1,5 @@
+import { isJsonObject } from '@restbus/infra';
 import { sample } from 'openapi-sampler';
-import { isObject } from './is-object';
 import { usePrismSamples } from './use-prism-samples';
 
 /** How large a value `-m` builds from a schema may be, and how much work building it may take. */
@@ -109,7 +109,7 @@ export function createSchemaSampler(limits: SampleLimits = SAMPLE_LIMITS): Schem
   const tooLarge = { json: new WeakMap<object, string>(), xml: new WeakMap<object, string>() };
   return {
     sample(schema, document, format = 'json') {
-      if (!isObject(schema)) return {};
+      if (!isJsonObject(schema)) return {};
       const known = tooLarge[format].get(schema);
       if (known !== undefined) return { tooLarge: known };
       const view = createMeteredView(limits);

@@ -1,4 +1,11 @@
-import { RestbusError, type EndpointDesc, type HttpMethod, type ResponseDesc } from '@restbus/infra';
+import {
+  isJsonObject,
+  RestbusError,
+  type EndpointDesc,
+  type HttpMethod,
+  type JsonObject,
+  type ResponseDesc,
+} from '@restbus/infra';
 import {
   checkRoutes,
   formatDiagnostic,
@@ -12,26 +19,22 @@ import {
 import { createApiLinter, type ApiLinter } from './create-api-linter';
 import { toJsfUri, type ApiEndpoint } from './endpoint';
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 /** A lenient document may have anything where an object belongs: it reads as empty (and the linter says so). */
-const asObject = (value: unknown): Json => (isObject(value) ? value : {});
+const asObject = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
 const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined;
 
-function firstExample(media: Json): unknown {
+function firstExample(media: JsonObject): unknown {
   if (media.example !== undefined) return media.example;
   const first = Object.values(asObject(media.examples))[0];
-  return isObject(first) ? first.value : undefined;
+  return isJsonObject(first) ? first.value : undefined;
 }
 
-function toResponses(operation: Json): { responses: Record<string, ResponseDesc>; mediaTypes: string[] } {
+function toResponses(operation: JsonObject): { responses: Record<string, ResponseDesc>; mediaTypes: string[] } {
   const responses: Record<string, ResponseDesc> = {};
   const mediaTypes = new Set<string>();
   for (const [status, raw] of Object.entries(asObject(operation.responses))) {
-    if (!isObject(raw)) continue;
+    if (!isJsonObject(raw)) continue;
     const examples: Record<string, unknown> = { ...asObject(raw.examples) }; // Swagger 2
     for (const [type, media] of Object.entries(asObject(raw.content))) {
       mediaTypes.add(type);
@@ -45,7 +48,7 @@ function toResponses(operation: Json): { responses: Record<string, ResponseDesc>
   return { responses, mediaTypes: [...mediaTypes] };
 }
 
-function toEndpoint(document: Json, uri: string, method: HttpMethod, operation: Json): EndpointDesc {
+function toEndpoint(document: JsonObject, uri: string, method: HttpMethod, operation: JsonObject): EndpointDesc {
   const { responses, mediaTypes } = toResponses(operation);
   const consumes =
     strings(operation.consumes ?? document.consumes) ?? Object.keys(asObject(asObject(operation.requestBody).content));

@@ -1,9 +1,6 @@
 import type { ErrorObject } from 'ajv';
-import { MAX_LISTED_PROBLEMS } from '@restbus/infra';
+import { isJsonObject, MAX_LISTED_PROBLEMS } from '@restbus/infra';
 import { appendPointer, describeValue, type ReplyViolation } from './reply-violation';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What the contract asks for, said as briefly as the error allows. */
 function describeExpected(error: ErrorObject): string {
@@ -44,7 +41,7 @@ function toViolation(error: ErrorObject, kind: 'body' | 'header', at: (path: str
   const actual =
     error.keyword === 'required'
       ? 'absent'
-      : describeValue(name === undefined ? error.data : isRecord(error.data) ? error.data[name] : undefined);
+      : describeValue(name === undefined ? error.data : isJsonObject(error.data) ? error.data[name] : undefined);
   return {
     kind,
     severity: 'error',

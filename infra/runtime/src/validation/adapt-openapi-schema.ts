@@ -1,14 +1,11 @@
+import { isJsonObject, type JsonObject } from '../json/is-json-object';
+
 /**
  * Which JSON Schema a set of schemas speaks: an OpenAPI version (2.0 and 3.0 are draft-04's bounds with OpenAPI's
  * `nullable`, `x-nullable` and `type: file`; 3.1 is 2020-12), or a JSON Schema draft named by a schema file's
  * `$schema`.
  */
 export type SchemaDialect = '2.0' | '3.0' | '3.1' | 'draft-04' | 'draft-07' | '2020-12';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Members whose values are data, not schemas: never rewritten. */
 const DATA = new Set(['enum', 'const', 'example', 'examples', 'default', 'xml', 'externalDocs', 'discriminator']);
@@ -67,8 +64,8 @@ export function adaptOpenApiSchema<S extends object | boolean>(
 }
 
 function adaptMap(map: unknown, rules: DialectRules, memo: WeakMap<object, unknown>): unknown {
-  if (!isObject(map)) return map;
-  let copy: Json | undefined;
+  if (!isJsonObject(map)) return map;
+  let copy: JsonObject | undefined;
   for (const [name, value] of Object.entries(map)) {
     const adapted = adaptValue(value, rules, memo);
     if (adapted !== value) (copy ??= { ...map })[name] = adapted;
@@ -81,12 +78,12 @@ function adaptValue(schema: unknown, rules: DialectRules, memo: WeakMap<object, 
     const items = schema.map((item) => adaptValue(item, rules, memo));
     return items.every((item, i) => item === schema[i]) ? schema : items;
   }
-  if (!isObject(schema)) return schema;
+  if (!isJsonObject(schema)) return schema;
   const known = memo.get(schema);
   if (known !== undefined) return known;
   // A placeholder while its members are adapted: a shared object met again below itself is left as it is.
   memo.set(schema, schema);
-  let copy: Json | undefined;
+  let copy: JsonObject | undefined;
   const change = (key: string, value: unknown): void => {
     copy ??= { ...schema };
     if (value === undefined) delete copy[key];
@@ -113,7 +110,7 @@ function adaptValue(schema: unknown, rules: DialectRules, memo: WeakMap<object, 
   }
   if (rules.fileType && schema.type === 'file') change('type', undefined);
   if (rules.dropNullable && 'nullable' in schema) change('nullable', undefined);
-  let result: Json = copy ?? schema;
+  let result: JsonObject = copy ?? schema;
   const marker = rules.nullable;
   if (marker !== undefined && marker in result) {
     const { [marker]: nullable, ...rest } = result;
@@ -125,7 +122,7 @@ function adaptValue(schema: unknown, rules: DialectRules, memo: WeakMap<object, 
 }
 
 /** A schema that takes null too, beside what it took (an `enum` that does not list null still refuses it). */
-function addNull(schema: Json): Json {
+function addNull(schema: JsonObject): JsonObject {
   const { type } = schema;
   if (typeof type === 'string') return type === 'null' ? schema : { ...schema, type: [type, 'null'] };
   if (Array.isArray(type)) return type.includes('null') ? schema : { ...schema, type: [...type, 'null'] };

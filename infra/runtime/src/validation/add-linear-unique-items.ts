@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { toCanonicalJson } from './to-canonical-json';
+import type { JsonObject } from '../json/is-json-object';
 
 /**
  * What is used of an ajv instance (draft-07 or 2020-12): each program has its own copy of ajv, whose classes TypeScript
@@ -11,7 +12,6 @@ interface KeywordHost {
   addKeyword(definition: never): unknown;
 }
 
-type Json = Record<string, unknown>;
 type Check = ((data: unknown) => boolean) & { errors?: Array<Partial<ErrorObject>> };
 
 const isOfType = (type: unknown, item: unknown): boolean => {
@@ -30,10 +30,10 @@ const isOfType = (type: unknown, item: unknown): boolean => {
 };
 
 /** The types `items` declares (with OpenAPI 3.0's `nullable`), as ajv reads them to pick its loop. */
-function declaredItemTypes(parentSchema: Json): unknown[] {
+function declaredItemTypes(parentSchema: JsonObject): unknown[] {
   const items = parentSchema.items;
   if (typeof items !== 'object' || items === null || Array.isArray(items)) return [];
-  const { type, nullable } = items as Json;
+  const { type, nullable } = items as JsonObject;
   const types: unknown[] = Array.isArray(type) ? [...(type as unknown[])] : type ? [type] : [];
   if (types.length > 0 && nullable === true && !types.includes('null')) types.push('null');
   return types;
@@ -53,7 +53,7 @@ const linearUniqueItems = {
   type: 'array',
   schemaType: 'boolean',
   errors: true,
-  compile(unique: boolean, parentSchema: Json) {
+  compile(unique: boolean, parentSchema: JsonObject) {
     const types = declaredItemTypes(parentSchema);
     const scalar = types.length > 0 && !types.some((type) => type === 'object' || type === 'array');
     const check: Check = (data) => {
