@@ -3,11 +3,13 @@ import httpProxy from 'http-proxy';
 import {
   createHttpServer,
   createLogger,
+  type HttpLimits,
   listenHttpServer,
+  type Logger,
+  readErrorCode,
+  readErrorMessage,
   RestbusError,
   sendError,
-  type HttpLimits,
-  type Logger,
 } from '@restbus/infra';
 import { loadProject, type Project } from '@restbus/project-format';
 import { normalisePath } from '../request/normalise-path';
@@ -150,7 +152,8 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       }
     } catch (err) {
       claimed.delete(claim);
-      logger.error({ route, err: (err as Error).message }, `${route}: not recorded: ${(err as Error).message}`);
+      const message = readErrorMessage(err);
+      logger.error({ route, err: message }, `${route}: not recorded: ${message}`);
     }
   }
 
@@ -251,7 +254,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   const server = createHttpServer(
     (req, res) => {
       proxy.web(req, res, {}, (err) => {
-        const code = (err as NodeJS.ErrnoException).code ?? err.message;
+        const code = readErrorCode(err) ?? err.message;
         logger.warn({ method: req.method, url: req.url, code }, `the target ${target} did not answer: ${code}`);
         if (res instanceof ServerResponse) {
           sendError(res, 'PROXY_FAILED', `the record target ${target} did not answer (${code}); nothing was recorded`);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
-import { RestbusError } from '@restbus/infra';
+import { readErrorMessage, RestbusError } from '@restbus/infra';
 import {
   JSON_STRING_HELPER,
   JSON_VALUE_HELPER,
@@ -177,10 +177,7 @@ export function compileMockTemplate(source: string, name: string, escaping: Temp
       try {
         return render(context, { data: { random: createRandom(seed) } });
       } catch (err) {
-        throw new RestbusError(
-          'MOCK_UNAVAILABLE',
-          `${name}: the template failed: ${firstLine((err as Error).message)}`,
-        );
+        throw new RestbusError('MOCK_UNAVAILABLE', `${name}: the template failed: ${firstLine(readErrorMessage(err))}`);
       }
     },
   };

@@ -6,6 +6,7 @@ import {
   createInputCompilers,
   findSchemaErrors,
   isJsonMediaType,
+  readErrorMessage,
   REQUEST_MISTAKES,
   type RequestProblem,
   type SchemaCompilers,
@@ -157,7 +158,7 @@ async function readSchema(file: string): Promise<Record<string, unknown>> {
   try {
     schema = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    throw new Error(`is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`is not valid JSON: ${readErrorMessage(err)}`);
   }
   if (!isPlainObject(schema) && typeof schema !== 'boolean') throw new Error('is not a JSON Schema (an object)');
   return schema as Record<string, unknown>;
@@ -236,8 +237,9 @@ export async function compileRequestChecks(
           bodySchema = await validate;
         } catch (err) {
           const route = routeName(method, service);
-          const why = `${shown} ${(err as Error).message}`;
-          const keyword = findKeyword((err as Error).message);
+          const message = readErrorMessage(err);
+          const why = `${shown} ${message}`;
+          const keyword = findKeyword(message);
           const at = `${service.file}:${service.lineOf(pointer)}: ${pointer}: ${route}`;
           if (unchecked.some((entry) => isNamed(route, entry))) {
             skipped.push(`${at}: served unchecked (--validate-unchecked): ${why}`);
