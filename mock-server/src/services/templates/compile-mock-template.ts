@@ -18,7 +18,8 @@ export interface TemplateContext {
   request: {
     method: string;
     path: string;
-    params: Record<string, string>;
+    /** As express 5 gives them: a `*wildcard`'s value is its list of segments. */
+    params: Record<string, string | string[]>;
     query: unknown;
     headers: Record<string, unknown>;
     cookies: Record<string, unknown>;
