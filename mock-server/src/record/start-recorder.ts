@@ -253,12 +253,17 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   proxy.on('error', (err) => logger.debug({ err: err.message }, 'proxy error'));
   const server = createHttpServer(
     (req, res) => {
-      proxy.web(req, res, {}, (err) => {
+      // http-proxy hands back the response it was given, typed as it may be for a WebSocket: a Socket.
+      proxy.web(req, res, {}, (err, _req, answer) => {
         const code = readErrorCode(err) ?? err.message;
         logger.warn({ method: req.method, url: req.url, code }, `the target ${target} did not answer: ${code}`);
-        if (res instanceof ServerResponse) {
-          sendError(res, 'PROXY_FAILED', `the record target ${target} did not answer (${code}); nothing was recorded`);
-        } else (res as { destroy(): void }).destroy();
+        if (answer instanceof ServerResponse) {
+          sendError(
+            answer,
+            'PROXY_FAILED',
+            `the record target ${target} did not answer (${code}); nothing was recorded`,
+          );
+        } else answer.destroy();
       });
     },
     { limits: options.limits },
