@@ -1,4 +1,4 @@
-import { RestbusError } from '@restbus/infra';
+import { readErrorMessage, RestbusError } from '@restbus/infra';
 import type { Environment } from '@restbus/project-format';
 
 export interface ProxyTarget {
@@ -29,7 +29,7 @@ export function compileProxyRules(environment: Environment, serviceUrlPrefix: st
     } catch (err) {
       throw new RestbusError(
         'PROJECT_INVALID',
-        `server/config.yml: environment ${environment.name}: ${where}: ${JSON.stringify(uri)} is not a valid regular expression (${(err as Error).message})`,
+        `server/config.yml: environment ${environment.name}: ${where}: ${JSON.stringify(uri)} is not a valid regular expression (${readErrorMessage(err)})`,
       );
     }
   };

@@ -111,14 +111,14 @@ export function chooseResponseHeaders(headers: IncomingHttpHeaders, recordSecret
       continue;
     }
     if (name === 'set-cookie') {
-      for (const line of ([] as string[]).concat(value)) {
+      for (const line of Array.isArray(value) ? value : [value]) {
         const cookie = toCookie(line);
         if (cookie) chosen.cookies.push(cookie);
       }
       continue;
     }
     const field = display(name);
-    const content = ([] as string[]).concat(value).join(', ');
+    const content = (Array.isArray(value) ? value : [value]).join(', ');
     if (valid(field, content)) chosen.headers.push({ field, content });
   }
   chosen.headers.sort((a, b) => Number(b.field === 'Content-Type') - Number(a.field === 'Content-Type'));

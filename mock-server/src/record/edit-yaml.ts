@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, parseDocument, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
+import { isJsonObject, type JsonObject } from '@restbus/infra';
 
 // The recorder's edits of a project's YAML files, made on the parsed document (service.yml) or on the text
 // (config.yml), so that comments, anchors, quoting and layout stay as they were. Each result is read back and
@@ -19,9 +20,9 @@ function parse(text: string, name: string): Document {
   return document;
 }
 
-const toData = (document: Document): Record<string, unknown> => {
+const toData = (document: Document): JsonObject => {
   const data: unknown = document.toJS();
-  return data && typeof data === 'object' ? (data as Record<string, unknown>) : {};
+  return isJsonObject(data) ? data : {};
 };
 
 /** The indentation the file's first nested line uses (2 when none says). */
@@ -56,11 +57,12 @@ export function addMethod(text: string, name: string, method: string, descriptor
   const methods = document.get('methods', true);
   if (!isMap(methods)) throw new Error(`${name} has no methods map`);
   const before = toData(document);
-  if (Object.hasOwn((before.methods as object | null) ?? {}, method))
-    throw new Error(`${name} declares ${method} already`);
+  // A map, as isMap said above: toJS makes it an object.
+  const declared = isJsonObject(before.methods) ? before.methods : {};
+  if (Object.hasOwn(declared, method)) throw new Error(`${name} declares ${method} already`);
   methods.set(document.createNode(method), document.createNode(descriptor));
   const result = document.toString({ lineWidth: 0, indent: indentOf(text) });
-  const expected = { ...before, methods: { ...(before.methods as object), [method]: descriptor } };
+  const expected = { ...before, methods: { ...declared, [method]: descriptor } };
   if (!isDeepStrictEqual(toData(parse(result, name)), expected)) {
     throw new Error(`${name}: the edited file did not read back as the original plus ${method}`);
   }

@@ -3,11 +3,13 @@ import httpProxy from 'http-proxy';
 import {
   createHttpServer,
   createLogger,
+  type HttpLimits,
   listenHttpServer,
+  type Logger,
+  readErrorCode,
+  readErrorMessage,
   RestbusError,
   sendError,
-  type HttpLimits,
-  type Logger,
 } from '@restbus/infra';
 import { loadProject, type Project } from '@restbus/project-format';
 import { normalisePath } from '../request/normalise-path';
@@ -150,7 +152,8 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       }
     } catch (err) {
       claimed.delete(claim);
-      logger.error({ route, err: (err as Error).message }, `${route}: not recorded: ${(err as Error).message}`);
+      const message = readErrorMessage(err);
+      logger.error({ route, err: message }, `${route}: not recorded: ${message}`);
     }
   }
 
@@ -250,12 +253,17 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   proxy.on('error', (err) => logger.debug({ err: err.message }, 'proxy error'));
   const server = createHttpServer(
     (req, res) => {
-      proxy.web(req, res, {}, (err) => {
-        const code = (err as NodeJS.ErrnoException).code ?? err.message;
+      // http-proxy hands back the response it was given, typed as it may be for a WebSocket: a Socket.
+      proxy.web(req, res, {}, (err, _req, answer) => {
+        const code = readErrorCode(err) ?? err.message;
         logger.warn({ method: req.method, url: req.url, code }, `the target ${target} did not answer: ${code}`);
-        if (res instanceof ServerResponse) {
-          sendError(res, 'PROXY_FAILED', `the record target ${target} did not answer (${code}); nothing was recorded`);
-        } else (res as { destroy(): void }).destroy();
+        if (answer instanceof ServerResponse) {
+          sendError(
+            answer,
+            'PROXY_FAILED',
+            `the record target ${target} did not answer (${code}); nothing was recorded`,
+          );
+        } else answer.destroy();
       });
     },
     { limits: options.limits },

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { extension } from 'mime-types';
-import { isJsonMediaType } from '@restbus/infra';
+import { isJsonMediaType, readErrorCode } from '@restbus/infra';
 
 /** The largest body recorded, decoded: a larger answer is forwarded, not recorded, with a warning. */
 export const RECORD_BODY_LIMIT = 1024 * 1024;
@@ -33,7 +33,7 @@ function decode(body: Buffer, encoding: string | undefined): Buffer | { reason: 
       data = decoder(data, { maxOutputLength: RECORD_BODY_LIMIT });
     } catch (err) {
       // Past maxOutputLength (a RangeError, code ERR_BUFFER_TOO_LARGE).
-      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      if (readErrorCode(err) === 'ERR_BUFFER_TOO_LARGE') {
         return { reason: `the body has more than ${RECORD_BODY_LIMIT} bytes once decoded` };
       }
       return { reason: `the body does not decode as ${coding}` };

@@ -13,6 +13,7 @@ import {
 import type { Field } from './choose-headers';
 import type { KnownService, RoutePlan } from './route-registry';
 import { addMethod, declaredMethods, renderServiceFile } from './edit-yaml';
+import { isJsonObject } from '@restbus/infra';
 
 /** What the target answered to one call, ready to be written. */
 export interface RecordedCall {
@@ -131,7 +132,8 @@ export async function writeNewService(
     const entry = `/${segments.join('/')}`;
     const dir = join(target.servicesDir, ...segments);
     const configText = await readYamlText(configFile);
-    const listed = (parse(configText) as { services?: unknown }).services;
+    const config: unknown = parse(configText);
+    const listed = isJsonObject(config) ? config.services : undefined;
     if (Array.isArray(listed) && listed.some((item) => typeof item === 'string' && normalEntry(item) === entry)) {
       continue;
     }
@@ -215,7 +217,9 @@ export async function addToService(
   for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
     const text = await readYamlText(file);
     if (declaredMethods(text).includes(call.method)) return false;
-    const data = parse(text, { merge: true }) as Record<string, unknown>;
+    const parsed: unknown = parse(text, { merge: true });
+    // Not a mapping: addMethod below refuses it (no methods map).
+    const data = isJsonObject(parsed) ? parsed : {};
     const taken = new Set(listReferencedFiles(data).map((reference) => reference.file));
     const style = typeof data.style === 'string' ? capitalise(data.style) : 'Service';
     const mockBody = call.body

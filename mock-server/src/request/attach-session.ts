@@ -12,17 +12,17 @@ const SESSION_COOKIE = /(?:^|;\s*)connect\.sid=/;
 export async function attachSession(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
   if (SESSION_COOKIE.test(req.headers.cookie ?? '')) {
     await new Promise<void>((resolve, reject) => {
-      void middleware(req, res, (err?: unknown) => (err ? reject(err as Error) : resolve()));
+      void middleware(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
     });
     return;
   }
   let failure: unknown;
   const create = (): void => {
-    // The getter goes first: express-session's first step is `if (req.session) next()`.
-    delete (req as { session?: unknown }).session;
-    delete (req as { sessionID?: unknown }).sessionID;
+    // The getter goes first (Reflect: the types declare both fields always present): express-session's first step is `if (req.session) next()`.
+    Reflect.deleteProperty(req, 'session');
+    Reflect.deleteProperty(req, 'sessionID');
     void middleware(req, res, (err?: unknown) => (failure = err));
-    if (failure) throw failure as Error;
+    if (failure) throw failure;
   };
   Object.defineProperty(req, 'session', {
     configurable: true,
@@ -31,10 +31,10 @@ export async function attachSession(middleware: RequestHandler, req: Request, re
       create();
       return req.session;
     },
-    set(value: unknown) {
-      delete (req as { session?: unknown }).session;
-      delete (req as { sessionID?: unknown }).sessionID;
-      (req as { session?: unknown }).session = value;
+    set(value: Request['session']) {
+      Reflect.deleteProperty(req, 'session');
+      Reflect.deleteProperty(req, 'sessionID');
+      req.session = value;
     },
   });
   Object.defineProperty(req, 'sessionID', {

@@ -38,8 +38,10 @@ export class BoundedSessionStore extends session.Store {
   override set(sid: string, data: SessionData, done?: Done): void {
     this.sessions.delete(sid);
     this.sessions.set(sid, { data: JSON.stringify(data), expires: Date.now() + this.ttlMs });
-    while (this.sessions.size > this.maxSessions) {
-      this.sessions.delete(this.sessions.keys().next().value as string);
+    // Deleting while iterating is safe for a Map: the oldest (first inserted) go first.
+    for (const oldest of this.sessions.keys()) {
+      if (this.sessions.size <= this.maxSessions) break;
+      this.sessions.delete(oldest);
     }
     done?.();
   }

@@ -1,5 +1,12 @@
 import express, { type Request, type Response } from 'express';
-import { isJsonMediaType, isNestedDeeperThan, MAX_JSON_DEPTH, parseJsonInSlices, refuseRequest } from '@restbus/infra';
+import {
+  isJsonMediaType,
+  isJsonObject,
+  isNestedDeeperThan,
+  MAX_JSON_DEPTH,
+  parseJsonInSlices,
+  refuseRequest,
+} from '@restbus/infra';
 
 type Middleware = (req: Request, res: Response, next: (err?: unknown) => void) => void;
 
@@ -23,9 +30,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * body as the gateway does: the same code and status for the same mistake. Others (a stream already read) pass on.
  */
 function toRequestMistake(err: unknown, limit: number): unknown {
-  const failure = err as { type?: unknown; message?: unknown };
-  const said = typeof failure?.message === 'string' ? failure.message : undefined;
-  switch (failure?.type) {
+  const failure = isJsonObject(err) ? err : {};
+  const said = typeof failure.message === 'string' ? failure.message : undefined;
+  switch (failure.type) {
     case 'entity.too.large':
       return refuseRequest('bodyTooLarge', `the request body is larger than ${limit} bytes`);
     // A form of more than 1,000 fields: a body too large in fields rather than bytes.
@@ -107,7 +114,8 @@ const OVERRIDABLE = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'O
 export function overrideMethod(req: Request): boolean {
   if (req.method !== 'POST') return false;
   const header = req.headers['x-http-method-override'];
-  const field = (req.body as Record<string, unknown> | undefined)?._method;
+  const body: unknown = req.body;
+  const field = isJsonObject(body) ? body._method : undefined;
   const wanted = typeof header === 'string' ? header : typeof field === 'string' ? field : undefined;
   if (!wanted || !OVERRIDABLE.has(wanted.toUpperCase()) || wanted.toUpperCase() === 'POST') return false;
   req.method = wanted.toUpperCase();

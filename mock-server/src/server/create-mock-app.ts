@@ -5,13 +5,14 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type httpProxy from 'http-proxy';
 import {
+  type ErrorCode,
+  isJsonObject,
   isRestbusError,
+  type Logger,
   logRequestFailure,
   refuseRequest,
   RestbusError,
   sendError,
-  type ErrorCode,
-  type Logger,
 } from '@restbus/infra';
 import { normalisePath } from '../request/normalise-path';
 import { createBodyParser, hasBody, overrideMethod } from '../request/parse-body';
@@ -54,14 +55,17 @@ const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
  */
 function describeFailure(err: unknown): { error: RestbusError; status?: number } {
   if (isRestbusError(err)) return { error: err };
-  const failure = err as { status?: number; type?: string; message?: string };
-  if (failure?.status === 404) return { error: refuseRequest('notFound') };
-  if (typeof failure?.status === 'number' && failure.status >= 400 && failure.status < 500) {
-    const message = BODY_ERROR.test(failure.type ?? '') && failure.message ? failure.message : 'bad request';
-    const code = CODE_OF_STATUS[failure.status];
+  // http-errors and body-parser's errors: Error objects with a status and a type.
+  const failure = isJsonObject(err) ? err : {};
+  const { status, type } = failure;
+  if (status === 404) return { error: refuseRequest('notFound') };
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const said = typeof failure.message === 'string' ? failure.message : '';
+    const message = BODY_ERROR.test(typeof type === 'string' ? type : '') && said ? said : 'bad request';
+    const code = CODE_OF_STATUS[status];
     return code
       ? { error: new RestbusError(code, message) }
-      : { error: new RestbusError('BAD_REQUEST', message), status: failure.status };
+      : { error: new RestbusError('BAD_REQUEST', message), status };
   }
   return { error: new RestbusError('INTERNAL', 'internal error', { cause: err }) };
 }
@@ -198,7 +202,7 @@ export function createMockApp(deps: MockAppDeps): MockApp {
       // What express's app.handle and router would have set.
       req.res = res;
       res.req = req;
-      res.locals = Object.create(null) as Record<string, unknown>;
+      res.locals = Object.create(null);
       req.originalUrl = req.url;
       req.baseUrl = '';
       req.params = {};

@@ -6,13 +6,14 @@ import {
   coalesceRuns,
   createHttpServer,
   createLogger,
-  listenHttpServer,
+  type HttpLimits,
   isRestbusError,
+  listenHttpServer,
+  type Logger,
   logRequestFailure,
+  readErrorCode,
   RestbusError,
   sendError,
-  type HttpLimits,
-  type Logger,
 } from '@restbus/infra';
 import { loadProject, type Project } from '@restbus/project-format';
 import { BoundedSessionStore } from '../request/bounded-session-store';
@@ -118,7 +119,7 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
   proxy.on('error', (err, req, res) => {
     const failure = new RestbusError(
       'PROXY_FAILED',
-      `the remote service did not answer (${(err as NodeJS.ErrnoException).code ?? err.message})`,
+      `the remote service did not answer (${readErrorCode(err) ?? err.message})`,
     );
     // A remote that is down is an outage, not our failure: one warning with its code, no stack.
     logRequestFailure(logger, failure, { method: req.method, path: req.url });

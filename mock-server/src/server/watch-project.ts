@@ -1,7 +1,7 @@
 import { readdirSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { Logger } from '@restbus/infra';
+import { type Logger, readErrorCode } from '@restbus/infra';
 
 const IGNORED = /(^|[/\\])(node_modules|\.git|docs|test)([/\\]|$)/;
 
@@ -73,7 +73,7 @@ function watchFolders(
       watchFolder(folder);
     } catch (err) {
       // Gone again before it could be watched: its parent's watch has seen that.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onError(err, folder);
+      if (readErrorCode(err) !== 'ENOENT') onError(err, folder);
       return;
     }
     await watchSubfolders(folder);
@@ -96,7 +96,7 @@ function watchFolders(
       watchFolder(folder);
     } catch (err) {
       if (folder === '') throw err;
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onError(err, folder);
+      if (readErrorCode(err) !== 'ENOENT') onError(err, folder);
       return;
     }
     let entries: Dirent[] = [];

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, relative, resolve, sep } from 'node:path';
 import { contentType } from 'mime-types';
-import { isJsonMediaType, RestbusError } from '@restbus/infra';
+import { isJsonMediaType, readErrorCode, readErrorMessage, RestbusError } from '@restbus/infra';
 import {
   compileMockTemplate,
   TEMPLATE_EXTENSION,
@@ -45,7 +45,7 @@ export function createMockFiles(projectRoot: string): MockFiles {
     try {
       body = await readFile(path);
     } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read';
+      const reason = readErrorCode(err) === 'ENOENT' ? 'does not exist' : 'cannot be read';
       throw new RestbusError('MOCK_UNAVAILABLE', `the mock file ${name} ${reason}`);
     }
     const template = isTemplateFile(path);
@@ -61,10 +61,7 @@ export function createMockFiles(projectRoot: string): MockFiles {
       try {
         JSON.parse(body.toString('utf8'));
       } catch (err) {
-        throw new RestbusError(
-          'MOCK_UNAVAILABLE',
-          `the mock file ${name} is not valid JSON: ${(err as Error).message}`,
-        );
+        throw new RestbusError('MOCK_UNAVAILABLE', `the mock file ${name} is not valid JSON: ${readErrorMessage(err)}`);
       }
     }
     return { body, json, type, name };

@@ -2,16 +2,23 @@ import { existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
-import { sendError, type Logger } from '@restbus/infra';
+import { readErrorCode, readErrorMessage, sendError, type Logger } from '@restbus/infra';
 import type { Project } from '@restbus/project-format';
 
 export type ImplementationFunction = (request: unknown, response: unknown, serviceDescriptor: unknown) => unknown;
+
+/** A resolved implementation inside its deadline: it settles once the answer has begun (see callWithDeadline). */
+export type DeadlinedFunction = (
+  request: unknown,
+  response: ServerResponse,
+  serviceDescriptor: unknown,
+) => Promise<void>;
 
 /**
  * What `<module>.<function>` resolved to: the function, or why there is none (the service then answers from a
  * fallback, or 500 when strict; see createServiceRoutes). `reason` goes to clients: project-relative names only.
  */
-export type Resolved = { ok: true; fn: ImplementationFunction } | { ok: false; reason: string };
+export type Resolved = { ok: true; fn: DeadlinedFunction } | { ok: false; reason: string };
 
 export interface Implementations {
   /** The function comes wrapped in its deadline (see callWithDeadline): callers only await it. */
@@ -68,14 +75,14 @@ const RESPONSE_WRITERS = [
 ] as const;
 
 function dropLateWrites(response: ServerResponse): void {
-  const writable = response as unknown as Record<string, unknown>;
+  // By name through Reflect: express adds `sendFile`, which node's ServerResponse type does not know.
   for (const name of RESPONSE_WRITERS) {
-    const original = writable[name];
+    const original: unknown = Reflect.get(response, name);
     if (typeof original !== 'function') continue;
-    writable[name] = function (this: ServerResponse, ...args: unknown[]) {
+    Reflect.set(response, name, function (this: ServerResponse, ...args: unknown[]): unknown {
       if (response.writableEnded) return name === 'write' ? false : response;
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    };
+      return Reflect.apply(original, this, args);
+    });
   }
 }
 
@@ -110,7 +117,12 @@ export async function callWithDeadline(
 
   try {
     const result = fn(args.request, response, args.serviceDescriptor);
-    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+    if (
+      (typeof result === 'object' || typeof result === 'function') &&
+      result !== null &&
+      'then' in result &&
+      typeof result.then === 'function'
+    ) {
       Promise.resolve(result).then(
         () => {
           if (response.headersSent) settle();
@@ -149,8 +161,11 @@ function findOwnFunction(exports: unknown, name: string): ImplementationFunction
   if ((typeof exports !== 'object' && typeof exports !== 'function') || exports === null) return undefined;
   if (!Object.hasOwn(exports, name)) return undefined;
   try {
-    const value = (exports as Record<string, unknown>)[name];
-    return typeof value === 'function' ? (value as ImplementationFunction) : undefined;
+    const value: unknown = Reflect.get(exports, name);
+    if (typeof value !== 'function') return undefined;
+    // Called detached, as `module.fn(...)` was not: `this` is undefined, as it always was here.
+    return (request, response, serviceDescriptor) =>
+      Reflect.apply(value, undefined, [request, response, serviceDescriptor]);
   } catch {
     // A getter that throws exports nothing callable.
     return undefined;
@@ -159,8 +174,8 @@ function findOwnFunction(exports: unknown, name: string): ImplementationFunction
 
 /** The package a failed require was looking for, when that is why it failed; not a missing file of the project. */
 function findMissingPackage(err: unknown): string | undefined {
-  if ((err as NodeJS.ErrnoException)?.code !== 'MODULE_NOT_FOUND') return undefined;
-  const wanted = /^Cannot find module '([^']+)'/.exec((err as Error).message)?.[1];
+  if (readErrorCode(err) !== 'MODULE_NOT_FOUND') return undefined;
+  const wanted = /^Cannot find module '([^']+)'/.exec(readErrorMessage(err))?.[1];
   return wanted && !wanted.startsWith('.') && !isAbsolute(wanted) ? wanted : undefined;
 }
 
@@ -207,9 +222,10 @@ export function loadImplementations(project: Project, options: ImplementationOpt
       // the cached copy dropped so that a reload runs the edited code.
       const load = createRequire(file);
       delete load.cache[file];
-      modules.set(name, { ok: true, exports: load(file) as unknown });
+      const exports: unknown = load(file);
+      modules.set(name, { ok: true, exports });
     } catch (err) {
-      const message = (err as Error)?.message?.split('\n')[0] ?? String(err);
+      const message = readErrorMessage(err).split('\n')[0];
       // The error's message (which may name absolute paths) goes to the startup report only, not to clients.
       modules.set(name, { ok: false, reason: `the module server/${name}.js failed to load (see the server log)` });
       const missing = findMissingPackage(err);
@@ -236,7 +252,7 @@ export function loadImplementations(project: Project, options: ImplementationOpt
       resolved.set(reference, {
         ok: true,
         fn: (request, response, serviceDescriptor) =>
-          callWithDeadline(fn, { request, response: response as ServerResponse, serviceDescriptor }, deadline),
+          callWithDeadline(fn, { request, response, serviceDescriptor }, deadline),
       });
     } else {
       resolved.set(reference, {

@@ -127,7 +127,7 @@ export function createStaticFiles(mounts: StaticMount[], rules: StaticFileRules 
     await new Promise<void>((resolve, reject) => {
       // The root option makes `send` check only the part below the folder (a project under `~/.x/` still works).
       res.sendFile(file.slice(mount.root.length + 1), { root: mount.root, dotfiles: 'allow', headers }, (err) =>
-        err && !res.headersSent ? reject(err as Error) : resolve(),
+        err && !res.headersSent ? reject(err) : resolve(),
       );
     });
     return true;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, type JsonObject, RestbusError } from '@restbus/infra';
 import type { StateAccount } from './create-state-budget';
 import { describeMemory, estimateMemory, estimateStringMemory } from './estimate-memory';
 
-export type Item = Record<string, unknown>;
+export type Item = JsonObject;
 
 /**
  * How much one stateful collection holds at most: what a mock needs, far from what would exhaust the process. Bytes
@@ -65,8 +65,8 @@ export function createResourceState(options: ResourceStateOptions): ResourceStat
   let largestWhole: number | undefined = 0;
   let notWhole = 0;
   const noteAdded = (id: unknown): void => {
-    if (!Number.isSafeInteger(id)) notWhole++;
-    else if (largestWhole !== undefined) largestWhole = Math.max(largestWhole, id as number);
+    if (typeof id !== 'number' || !Number.isSafeInteger(id)) notWhole++;
+    else if (largestWhole !== undefined) largestWhole = Math.max(largestWhole, id);
   };
   const noteRemoved = (id: unknown): void => {
     if (!Number.isSafeInteger(id)) notWhole--;
@@ -94,7 +94,11 @@ export function createResourceState(options: ResourceStateOptions): ResourceStat
   /** A new id: the next whole number when every id so far is one (as seeds usually are), else a UUID. */
   const newId = (target: Map<string, { item: Item; bytes: number }>): string | number => {
     if (notWhole > 0) return randomUUID();
-    largestWhole ??= [...target.values()].reduce((largest, { item }) => Math.max(largest, item.id as number), 0);
+    // Every id is a whole number here (notWhole is 0): the typeof only tells the compiler so.
+    largestWhole ??= [...target.values()].reduce(
+      (largest, { item }) => (typeof item.id === 'number' ? Math.max(largest, item.id) : largest),
+      0,
+    );
     return largestWhole + 1;
   };
 
@@ -107,8 +111,8 @@ export function createResourceState(options: ResourceStateOptions): ResourceStat
       largestWhole = 0;
       notWhole = 0;
       for (const entry of Array.isArray(seed) ? seed : []) {
-        if (!entry || typeof entry !== 'object' || Array.isArray(entry)) continue;
-        const item = { ...(entry as Item) };
+        if (!isJsonObject(entry)) continue;
+        const item = { ...entry };
         const key = keyOf(item.id) ?? String((item.id = newId(next)));
         if (next.has(key)) continue;
         // A seed past the bounds is cut there: the state starts full rather than not at all.

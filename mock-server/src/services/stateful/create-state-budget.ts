@@ -108,7 +108,10 @@ export function createStateBudget<T>(options: { maxBytes?: number; maxSessions?:
           },
         };
         entry = created;
-        while (sessions.size >= maxSessions) evict(...(sessions.entries().next().value as [string, SessionEntry<T>]));
+        for (const [oldestId, oldest] of sessions) {
+          if (sessions.size < maxSessions) break;
+          evict(oldestId, oldest);
+        }
       }
       sessions.set(id, entry);
       return entry;

@@ -1,11 +1,18 @@
 import { join } from 'node:path';
 import type { Request, Response } from 'express';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, RestbusError } from '@restbus/infra';
 import { findMethod, routeKey, type Project, type ServiceDescriptor } from '@restbus/project-format';
 import type { MockFiles } from '../create-mock-files';
 import { createResourceState, MAX_STATE_BYTES, type Item, type ResourceState } from './create-resource-state';
 import { createStateBudget, type StateAccount } from './create-state-budget';
 import { stringifyInChunks } from './stringify-in-chunks';
+
+declare module 'express-session' {
+  interface SessionData {
+    /** Set on the first use of a per-session state; express-session saves only a session that was changed. */
+    restbusState: boolean;
+  }
+}
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
@@ -36,10 +43,10 @@ const lastParameterOf = (uriTemplate: string): string | undefined => /\/\{([^}/]
 
 function readItem(req: Request): Item {
   const body: unknown = req.body;
-  if (!body || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
+  if (!isJsonObject(body) || Buffer.isBuffer(body)) {
     throw new RestbusError('BAD_REQUEST', 'the body must be a JSON object (Content-Type: application/json)');
   }
-  return body as Item;
+  return body;
 }
 
 /**
@@ -109,7 +116,8 @@ export function createStatefulServices(deps: {
           const text = mock.template
             ? mock.template.render({ request: { ...request, body: undefined } }, `GET ${descriptor.uriTemplate}`)
             : mock.body.toString('utf8');
-          return JSON.parse(text) as unknown;
+          const seeded: unknown = JSON.parse(text);
+          return seeded;
         },
       });
     const perSession = modeOf(collection) === 'session';
@@ -118,7 +126,7 @@ export function createStatefulServices(deps: {
       const key = collection.path;
       stateOf = (req) => {
         // Touching the session marks it, so that express-session saves it and sets its cookie.
-        (req.session as unknown as Record<string, unknown>).restbusState = true;
+        req.session.restbusState = true;
         // The session becomes the most recently used: the flood of new ones pushes out those used longest ago.
         const { account, states } = budget.sessionStates(req.sessionID);
         let state = states.get(key);

@@ -53,17 +53,17 @@ export function estimateMemory(value: unknown): number {
   for (let container = pending.pop(); container !== undefined; container = pending.pop()) {
     if (Array.isArray(container)) {
       total += MEMORY_COSTS.array + container.length * MEMORY_COSTS.element;
-      for (const element of container as unknown[]) {
+      const elements: unknown[] = container;
+      for (const element of elements) {
         if (element !== null && typeof element === 'object') pending.push(element);
         else total += scalarCost(element);
       }
       continue;
     }
     total += MEMORY_COSTS.object;
-    const record = container as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
+    for (const key of Object.keys(container)) {
       total += MEMORY_COSTS.member + estimateStringMemory(key);
-      const member = record[key];
+      const member: unknown = Reflect.get(container, key);
       if (member !== null && typeof member === 'object') pending.push(member);
       else total += scalarCost(member);
     }

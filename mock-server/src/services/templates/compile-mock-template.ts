@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
-import { RestbusError } from '@restbus/infra';
+import { isJsonObject, readErrorMessage, RestbusError } from '@restbus/infra';
 import {
   JSON_STRING_HELPER,
   JSON_VALUE_HELPER,
@@ -18,7 +18,8 @@ export interface TemplateContext {
   request: {
     method: string;
     path: string;
-    params: Record<string, string>;
+    /** As express 5 gives them: a `*wildcard`'s value is its list of segments. */
+    params: Record<string, string | string[]>;
     query: unknown;
     headers: Record<string, unknown>;
     cookies: Record<string, unknown>;
@@ -110,12 +111,13 @@ const firstLine = (text: string): string => text.split('\n')[0];
 
 /** A Handlebars error as `name:line: what`, the line from its location or its "Parse error on line N" text. */
 function describeTemplateError(name: string, err: unknown): RestbusError {
-  const failure = err as { message?: string; lineNumber?: number };
-  const message = failure.message ?? String(err);
+  const message = readErrorMessage(err);
   const parse = /^Parse error on line (\d+):\n[^\n]*\n[^\n]*\n(.*)$/s.exec(message);
   if (parse) return new RestbusError('MOCK_UNAVAILABLE', `${name}:${parse[1]}: template syntax: ${parse[2]}`);
   const located = / - (\d+):(\d+)$/.exec(message);
-  const line = failure.lineNumber ?? (located ? Number(located[1]) : undefined);
+  // Handlebars' Exception carries the line of a located failure.
+  const lineNumber: unknown = isJsonObject(err) ? err.lineNumber : undefined;
+  const line = typeof lineNumber === 'number' ? lineNumber : located ? Number(located[1]) : undefined;
   let what = located ? message.slice(0, located.index) : firstLine(message);
   const unknown = /^You specified knownHelpersOnly, but used the unknown helper (.*)$/.exec(what);
   if (unknown) what = `no helper ${unknown[1]} (there are ${Object.keys(templateHelpers).join(', ')})`;
@@ -177,10 +179,7 @@ export function compileMockTemplate(source: string, name: string, escaping: Temp
       try {
         return render(context, { data: { random: createRandom(seed) } });
       } catch (err) {
-        throw new RestbusError(
-          'MOCK_UNAVAILABLE',
-          `${name}: the template failed: ${firstLine((err as Error).message)}`,
-        );
+        throw new RestbusError('MOCK_UNAVAILABLE', `${name}: the template failed: ${firstLine(readErrorMessage(err))}`);
       }
     },
   };

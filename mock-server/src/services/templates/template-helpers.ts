@@ -44,10 +44,10 @@ const FAKER_PATH = /^[a-z]+\.[a-zA-Z]+$/;
 const callFaker = (faker: FakerLike, path: string): unknown => {
   if (!FAKER_PATH.test(path)) throw new Error(`faker ${JSON.stringify(path)}: expected "module.function"`);
   const [module, name] = path.split('.');
-  const group = Object.hasOwn(faker, module) ? (faker[module] as Record<string, unknown>) : undefined;
-  const fn = group && typeof group === 'object' ? group[name] : undefined;
+  const group = Object.hasOwn(faker, module) ? faker[module] : undefined;
+  const fn: unknown = group && typeof group === 'object' ? Reflect.get(group, name) : undefined;
   if (typeof fn !== 'function') throw new Error(`faker has no ${path}`);
-  return (fn as () => unknown).call(group);
+  return Reflect.apply(fn, group, []);
 };
 
 // Characters JSON allows as they are that break what embeds it: `</script>` and `<!--` in an HTML page, U+2028 and

@@ -6,6 +6,9 @@ import {
   createInputCompilers,
   findSchemaErrors,
   isJsonMediaType,
+  isJsonObject,
+  type JsonObject,
+  readErrorMessage,
   REQUEST_MISTAKES,
   type RequestProblem,
   type SchemaCompilers,
@@ -65,7 +68,9 @@ const LOCATION_OF: Record<RequestParameter['kind'], Location | 'body'> = {
 
 const toProblems = (location: string, errors: ErrorObject[] | null | undefined): RequestProblem[] =>
   (errors ?? []).map((error) => {
-    const missing = (error.params as { missingProperty?: string }).missingProperty;
+    // ajv's `required` error names the property; its params are typed `any`.
+    const missingProperty: unknown = error.params.missingProperty;
+    const missing = typeof missingProperty === 'string' ? missingProperty : undefined;
     if (location === 'body') {
       const where = missing ? `${error.instancePath}/${missing}` : error.instancePath;
       return { location: `body${where}`, message: missing ? 'is required' : (error.message ?? 'is invalid') };
@@ -79,9 +84,6 @@ const objectSchema = (parameters: RequestParameter[], name: (parameter: RequestP
   properties: Object.fromEntries(parameters.map((parameter) => [name(parameter), { type: parameter.type }])),
   required: parameters.filter((parameter) => parameter.required).map(name),
 });
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const contentTypeOf = (req: Request): string =>
   String(req.headers['content-type'] ?? '')
@@ -119,13 +121,13 @@ function compileCheck(
     : undefined;
   if (parameters.length === 0 && !fields && !bodySchema) return undefined;
 
-  const check = ((req: Request, bodyLength: number) => {
+  const check = (req: Request, bodyLength: number): ReturnType<RequestCheck> => {
     const problems: RequestProblem[] = [];
     let partial = false;
     const values = { path: req.params, query: req.query, header: req.headers };
     for (const { location, validate } of parameters) {
       // Coercion turns "7" into 7 for the check; it works on a copy, an implementation still gets the text.
-      if (!validate({ ...(values[location] as object) })) problems.push(...toProblems(location, validate.errors));
+      if (!validate({ ...values[location] })) problems.push(...toProblems(location, validate.errors));
     }
     const body: unknown = req.body;
     if (bodySchema) {
@@ -139,17 +141,16 @@ function compileCheck(
       }
     }
     // BODY parameters are fields of an object body; a schema, when there is one, says the rest.
-    if (fields && isPlainObject(body) && !fields(body)) problems.push(...toProblems('body', fields.errors));
+    if (fields && isJsonObject(body) && !fields(body)) problems.push(...toProblems('body', fields.errors));
     else if (fields && !bodySchema && body === undefined && bodyParameters.some((parameter) => parameter.required)) {
       problems.push({ location: 'body', message: 'is required' });
     }
     return { problems, partial };
-  }) as RequestCheck;
-  check.readsBody = fields !== undefined || bodySchema !== undefined;
-  return check;
+  };
+  return Object.assign(check, { readsBody: fields !== undefined || bodySchema !== undefined });
 }
 
-async function readSchema(file: string): Promise<Record<string, unknown>> {
+async function readSchema(file: string): Promise<JsonObject | boolean> {
   const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) throw new Error('does not exist');
   if (info.size > MAX_SCHEMA_BYTES) throw new Error(`is larger than ${MAX_SCHEMA_BYTES} bytes`);
@@ -157,16 +158,16 @@ async function readSchema(file: string): Promise<Record<string, unknown>> {
   try {
     schema = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    throw new Error(`is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`is not valid JSON: ${readErrorMessage(err)}`);
   }
-  if (!isPlainObject(schema) && typeof schema !== 'boolean') throw new Error('is not a JSON Schema (an object)');
-  return schema as Record<string, unknown>;
+  if (!isJsonObject(schema) && typeof schema !== 'boolean') throw new Error('is not a JSON Schema (an object)');
+  return schema;
 }
 
 /** A body schema compiled twice (see ValidatorPair): listing every error is bounded to small bodies. */
-function compileSchema(schema: Record<string, unknown>, ajv: Compilers): ValidatorPair<ValidateFunction> {
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (DRAFT_04.test(dialect)) {
+function compileSchema(schema: JsonObject | boolean, ajv: Compilers): ValidatorPair<ValidateFunction> {
+  const dialect = typeof schema === 'object' && typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (typeof schema === 'object' && DRAFT_04.test(dialect)) {
     const { $schema: _draft04, ...rest } = schema;
     return ajv.draft4.compilePair(rest);
   }
@@ -236,8 +237,9 @@ export async function compileRequestChecks(
           bodySchema = await validate;
         } catch (err) {
           const route = routeName(method, service);
-          const why = `${shown} ${(err as Error).message}`;
-          const keyword = findKeyword((err as Error).message);
+          const message = readErrorMessage(err);
+          const why = `${shown} ${message}`;
+          const keyword = findKeyword(message);
           const at = `${service.file}:${service.lineOf(pointer)}: ${pointer}: ${route}`;
           if (unchecked.some((entry) => isNamed(route, entry))) {
             skipped.push(`${at}: served unchecked (--validate-unchecked): ${why}`);
