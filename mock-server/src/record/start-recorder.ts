@@ -67,6 +67,26 @@ function pathOf(req: IncomingMessage): string | undefined {
   }
 }
 
+/** The target record mode forwards to: `--target`, else the environment's `record.target`; refused when neither is a URL. */
+function readRecordTarget(flag: string | undefined, environment: Project['environment']): string {
+  const given = flag ?? environment.record?.target;
+  if (given === undefined) {
+    throw new RestbusError(
+      'CONFIG_INVALID',
+      `record mode needs a target: --target <url>, or record: { target: <url> } in the ${environment.name} environment of server/config.yml`,
+    );
+  }
+  const problem = findTargetProblem(given);
+  if (problem) {
+    const where = flag === undefined ? `server/config.yml: environment ${environment.name}: record.target` : '--target';
+    throw new RestbusError(
+      'CONFIG_INVALID',
+      `invalid configuration: ${where}: ${problem} (got ${JSON.stringify(given)})`,
+    );
+  }
+  return given;
+}
+
 /**
  * Record mode: every call is forwarded to the target (method, path, query, headers, body) and answered with what
  * the target answered, streamed. A 2xx answer to GET, PUT, POST or DELETE under serviceUrlPrefix that no service
@@ -81,22 +101,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     options.project ?? (await loadProject({ projectDir: options.projectDir, environment: options.environment }));
   const { environment } = project;
   const settings = environment.record;
-  const given = options.target ?? settings?.target;
-  if (given === undefined) {
-    throw new RestbusError(
-      'CONFIG_INVALID',
-      `record mode needs a target: --target <url>, or record: { target: <url> } in the ${environment.name} environment of server/config.yml`,
-    );
-  }
-  const problem = findTargetProblem(given);
-  if (problem) {
-    const where =
-      options.target === undefined ? `server/config.yml: environment ${environment.name}: record.target` : '--target';
-    throw new RestbusError(
-      'CONFIG_INVALID',
-      `invalid configuration: ${where}: ${problem} (got ${JSON.stringify(given)})`,
-    );
-  }
+  const given = readRecordTarget(options.target, environment);
   const target = describeTarget(given);
   const recordSecrets = options.recordSecrets === true || settings?.recordSecrets === true;
   const registry = createRouteRegistry(project);

@@ -179,17 +179,9 @@ function findMissingPackage(err: unknown): string | undefined {
   return wanted && !wanted.startsWith('.') && !isAbsolute(wanted) ? wanted : undefined;
 }
 
-/**
- * Loads `server/<module>.js` for every module a descriptor names, plus `api` (loaded by default, as upstream did).
- * Only module names the schema allows reach here (`[\w-]+`), so a name cannot walk out of `server/`. Modules are
- * required afresh on every load, so that a hot reload sees edited code. Each resolved function is called with a
- * deadline (see callWithDeadline).
- */
-export function loadImplementations(project: Project, options: ImplementationOptions = {}): Implementations {
-  const timeoutMs = selectImplementationTimeout(project, options);
-  const serverDir = join(project.root, 'server');
+/** The `module.function` references the project's methods name, and where each module is named (for a message that points at the line to fix). */
+function findImplementationReferences(project: Project): { references: Set<string>; namedAt: Map<string, string[]> } {
   const references = new Set<string>();
-  // Where each module is named, for a message that points at the line to fix.
   const namedAt = new Map<string, string[]>();
   for (const service of project.services) {
     for (const [methodName, method] of Object.entries(service.descriptor.methods)) {
@@ -203,6 +195,19 @@ export function loadImplementations(project: Project, options: ImplementationOpt
       ]);
     }
   }
+  return { references, namedAt };
+}
+
+/**
+ * Loads `server/<module>.js` for every module a descriptor names, plus `api` (loaded by default, as upstream did).
+ * Only module names the schema allows reach here (`[\w-]+`), so a name cannot walk out of `server/`. Modules are
+ * required afresh on every load, so that a hot reload sees edited code. Each resolved function is called with a
+ * deadline (see callWithDeadline).
+ */
+export function loadImplementations(project: Project, options: ImplementationOptions = {}): Implementations {
+  const timeoutMs = selectImplementationTimeout(project, options);
+  const serverDir = join(project.root, 'server');
+  const { references, namedAt } = findImplementationReferences(project);
   const moduleNames = new Set(['api', ...[...references].map((reference) => reference.split('.')[0])]);
   const modules = new Map<string, { ok: true; exports: unknown } | { ok: false; reason: string }>();
   const problems: string[] = [];
