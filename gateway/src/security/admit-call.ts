@@ -10,20 +10,30 @@ import type { CallPolicy, PolicyCall } from './call-policy';
 export function admitCall(
   policy: CallPolicy,
   call: PolicyCall,
-  deps: { metrics: GatewayMetrics; logger: Logger; reqId: string },
+  deps: AdmitDeps,
 ): RestbusError | undefined | Promise<RestbusError | undefined> {
-  const refuse = (err: unknown): RestbusError => {
-    if (!isRestbusError(err)) deps.logger.error({ err, reqId: deps.reqId }, 'the credentials could not be checked');
-    const refusal = isRestbusError(err) ? err : new RestbusError('INTERNAL', 'the credentials could not be checked');
-    deps.metrics.refused(refusal.code);
-    return refusal;
-  };
   try {
     const decided = policy.admit(call);
-    return decided ? decided.then(() => undefined, refuse) : undefined;
+    return decided ? decided.then(admitted, (err: unknown) => refuse(err, deps)) : undefined;
   } catch (err) {
-    return refuse(err);
+    return refuse(err, deps);
   }
+}
+
+interface AdmitDeps {
+  metrics: GatewayMetrics;
+  logger: Logger;
+  reqId: string;
+}
+
+const admitted = (): undefined => undefined;
+
+/** The refusal a policy's failure is answered with, counted by code; an unforeseen failure is logged with its cause. */
+function refuse(err: unknown, deps: AdmitDeps): RestbusError {
+  if (!isRestbusError(err)) deps.logger.error({ err, reqId: deps.reqId }, 'the credentials could not be checked');
+  const refusal = isRestbusError(err) ? err : new RestbusError('INTERNAL', 'the credentials could not be checked');
+  deps.metrics.refused(refusal.code);
+  return refusal;
 }
 
 /**

@@ -61,12 +61,20 @@ export class SecurityPolicy implements CallPolicy {
     );
   }
 
-  /** Whether the first requirement, one scheme alone, admits the call by its outcome; its identity made once. */
+  /**
+   * Whether the first requirement, one scheme alone, admits the call by its outcome. An outcome it admitted once has
+   * its identity kept, so a busy client's calls are admitted by one lookup, scopes compared once.
+   */
   private admitByFirst(call: PolicyCall, outcome: SchemeOutcome): boolean {
-    const [[{ scopes }]] = this.requirements;
-    if (outcome.kind !== 'verified' || !scopes.every((scope) => outcome.scopes.has(scope))) return false;
+    if (outcome.kind !== 'verified') return false;
     let identity = this.identities.get(outcome);
-    if (!identity) this.identities.set(outcome, (identity = toIdentity(this.requirements[0], [outcome])));
+    if (!identity) {
+      const [[{ scopes }]] = this.requirements;
+      if (!scopes.every((scope) => outcome.scopes.has(scope))) return false;
+      // Frozen: the request message serializes it once for all of its calls (encodeRequestMessage).
+      identity = Object.freeze(toIdentity(this.requirements[0], [outcome]));
+      this.identities.set(outcome, identity);
+    }
     call.user = identity;
     return true;
   }

@@ -1,9 +1,11 @@
 // `npm run bench:auth`: what `--auth verify` costs. The same gateway, the same API and service, with and without
 // verification, measured side by side in alternating slices at 64 connections, with RS256 tokens of 1,000 distinct
-// clients (a random one per request), in two rounds (each gateway started first once); and the cost of one cold
-// verification (a token never seen) beside a cached one. BENCH_AA=1 runs both gateways with --auth off: the ratio of
-// two equal gateways, which says how fair the comparison is on this machine.
-import { spawn, type ChildProcess } from 'node:child_process';
+// clients (a random one per request), in rounds of new processes (each gateway started first in every other one); and
+// the cost of one cold verification (a token never seen) beside a cached one. BENCH_AA=1 runs both gateways with
+// --auth off: the ratio of two equal gateways, which says how fair the comparison is on this machine. BENCH_PIN=1 gives
+// the gateways the second core and everything else the first: each gateway then has a core to itself, and the ratio
+// is of their CPU cost alone.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,8 +23,9 @@ import { TestIssuer } from '../../testing/test-issuer';
 const MAIN = resolve(__dirname, '../../main.js');
 const CLIENTS = 1000;
 const CONNECTIONS = 64;
-const SLICES = Number(process.env.BENCH_SLICES ?? 8);
-const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const SLICES = Number(process.env.BENCH_SLICES ?? 6);
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
 /** The issue's bound: with verification, at least this share of the throughput without it. */
 const GOAL = 0.9;
 
@@ -37,7 +40,9 @@ async function startGateway(file: string, natsUrl: string, auth: 'verify' | 'off
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${auth}`]
     : [];
   const args = [...profile, MAIN, '-r', file, '-u', '-n', natsUrl, '-p', '0', '--log-format', 'json', '--auth', auth];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = process.env.BENCH_PIN
+    ? spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   // Its log is read to the end (a line a request), so that a full pipe never holds the gateway up.
   const lines = createInterface({ input: child.stdout! });
   let url: string | undefined;
@@ -100,6 +105,7 @@ function combine(slices: LoadResult[]): { rps: number; p50: number; p99: number 
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_PIN) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
   const dir = await mkdtemp(join(tmpdir(), 'restbus-bench-auth-'));
   const nats = await startNatsServer();
   const issuer = await TestIssuer.start();
@@ -130,11 +136,13 @@ async function main(): Promise<void> {
     );
     const script = join(dir, 'tokens.lua');
     await writeTokenScript(script, tokens);
-    // Two rounds, the gateways started in one order then the other: the first of two processes side by side was up to
-    // 5 % slower in A/A runs (BENCH_AA), whichever it was.
+    // Rounds of new processes, the gateways started in one order then the other: the first of two processes side by
+    // side was up to 5 % slower in A/A runs (BENCH_AA), whichever it was.
+    // One process differs from the next of the same build by up to 7 % (measured with BENCH_PIN, a core of its own
+    // each): more rounds, not longer ones, average that out.
     const rounds: Round[] = [];
-    for (const verifyFirst of [true, false])
-      rounds.push(await runRound(file, nats.url, script, tokens[0], verifyFirst));
+    for (let round = 0; round < ROUNDS; round++)
+      rounds.push(await runRound(file, nats.url, script, tokens[0], round % 2 === 0));
     const withAuth = combine(rounds.flatMap((round) => round.slices.verify));
     const without = combine(rounds.flatMap((round) => round.slices.off));
     const cpuPerRequest = (kind: 'verify' | 'off'): number => {
@@ -142,7 +150,11 @@ async function main(): Promise<void> {
       const cpu = rounds.reduce((sum, round) => sum + round.cpu[kind], 0);
       return (cpu / slices.reduce((sum, slice) => sum + slice.requests, 0)) * 1e6;
     };
-    const ratio = withAuth.rps / without.rps;
+    // The median of the ratios of slices run back to back: a machine whose speed drifts (a shared host's neighbours
+    // moved this one's throughput by half between runs) moves both of a pair alike, where the ratio of the sums
+    // takes the drift of every slice in.
+    const ratio = median(rounds.flatMap((round) => round.pairs));
+    const ratioOfSums = withAuth.rps / without.rps;
     const fresh = await Promise.all(
       Array.from({ length: CLIENTS }, (_, i) =>
         issuer.sign({ sub: `cold-${i}`, aud: 'pets-api' }, { expiresIn: 3600 }),
@@ -153,7 +165,7 @@ async function main(): Promise<void> {
     const row = (name: string, r: { rps: number; p50: number; p99: number }) =>
       `${name.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms`;
     console.log(
-      `bench:auth: ${CONNECTIONS} connections, RS256 tokens of ${CLIENTS} clients, 2 rounds of ${SLICES} alternating slices of ${SLICE_SECONDS} s`,
+      `bench:auth: ${CONNECTIONS} connections, RS256 tokens of ${CLIENTS} clients, ${ROUNDS} rounds of ${SLICES} alternating pairs of slices of ${SLICE_SECONDS} s`,
     );
     console.log(row('restbus-gateway --auth off', without));
     console.log(row('restbus-gateway --auth verify', withAuth));
@@ -162,7 +174,7 @@ async function main(): Promise<void> {
     );
     const byRound = rounds.map((round) => `${round.ratio.toFixed(3)} ${round.order}`).join(', ');
     console.log(
-      `ratio verify / off: ${ratio.toFixed(3)} (goal >= ${GOAL}): ${ratio >= GOAL ? 'PASS' : 'FAIL'} (${byRound})`,
+      `ratio verify / off, median of ${rounds.length * SLICES} pairs of slices: ${ratio.toFixed(3)} (goal >= ${GOAL}): ${ratio >= GOAL ? 'PASS' : 'FAIL'} (${byRound}; of the sums ${ratioOfSums.toFixed(3)})`,
     );
     console.log(
       `one verification in-process: ${cost.cold.toFixed(1)} us cold (RS256 signature check), ${cost.cached.toFixed(2)} us cached (ratio ${(cost.cold / cost.cached).toFixed(0)}x)`,
@@ -180,6 +192,8 @@ interface Round {
   slices: { verify: LoadResult[]; off: LoadResult[] };
   /** CPU seconds of each gateway during its own slices. */
   cpu: { verify: number; off: number };
+  /** Each slice's ratio verify / off, of the two slices run back to back. */
+  pairs: number[];
   ratio: number;
 }
 
@@ -224,8 +238,9 @@ async function runRound(
         cpu[kind] += cpuOf(gateway.child) - before;
       }
     }
-    const ratio = combine(slices.verify).rps / combine(slices.off).rps;
-    return { order: verifyFirst ? '(verify started first)' : '(off started first)', slices, cpu, ratio };
+    const pairs = slices.verify.map((verify, i) => verify.requests / slices.off[i].requests);
+    const order = verifyFirst ? '(verify started first)' : '(off started first)';
+    return { order, slices, cpu, pairs, ratio: median(pairs) };
   } finally {
     // SIGINT: a clean stop, which writes the profiles asked for.
     await Promise.all(

@@ -32,4 +32,21 @@ describe('encodeRequestMessage', () => {
     });
     expect(decodeRequestMessage(bytes)).toEqual(message);
   });
+
+  it('carries the caller identity in the request, the same one twice as it was first serialized', () => {
+    const prefix = createMessagePrefix('easer.put_/persons/{personId}', desc);
+    const user = { subject: 'luke', schemes: ['oidc'], scopes: ['persons:write'], issuer: 'https://id', claims: {} };
+    for (let call = 0; call < 2; call++) {
+      const message = decodeRequestMessage(encodeRequestMessage(prefix, { ...request, user }));
+      expect(message.request).toEqual({ ...request, user });
+    }
+  });
+
+  it('leaves a request without a caller identity without one', () => {
+    const bytes = encodeRequestMessage(createMessagePrefix('easer.put_/persons/{personId}', desc), {
+      ...request,
+      user: undefined,
+    });
+    expect(JSON.parse(bytes.toString('utf8'))).not.toHaveProperty('request.user');
+  });
 });
