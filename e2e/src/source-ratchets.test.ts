@@ -7,13 +7,11 @@ import { REPO_ROOT } from './compose-stack';
 const CASTS_PER_THOUSAND = 6;
 
 /**
- * Packages not there yet, at most this many per 1,000 lines: the ratchet only turns down. systems-service's one cast
- * is its `postSystems(data, cb)` reading the body from the request message, as the specification fixes it: in 155
- * lines that is 6.5.
+ * Packages not there yet, at most this many per 1,000 lines: the ratchet only turns down. Empty since systems-service's
+ * last cast went (its `postSystems(data, cb)` reads the checked body with readCheckedBody); a package that must go
+ * above the bound for a while is named here with its ceiling, and leaves once under it.
  */
-const NOT_YET: Record<string, number> = {
-  'systems-service': 6.5,
-};
+const NOT_YET: Record<string, number> = {};
 
 /** A package's own source: every .ts file under src/ but tests, their helpers, benchmarks and generated code. */
 function listSourceFiles(dir: string): string[] {

@@ -4,6 +4,7 @@ import {
   describeInvalidId,
   describePage,
   jsonTextOf,
+  readCheckedBody,
   readPageRequest,
   replyJson,
   type CallbackOperationHandler,
@@ -48,10 +49,10 @@ export function createSystemsHandlers(
         .then((page) => cb(null, json(200, jsonTextOf<System[]>(page.json), describePage(page, wanted))), cb);
     },
 
-    postSystems({ request }, cb) {
-      // Valid JSON and a system: the contract checked the body before this handler runs. The one cast here: the
-      // specification fixes this handler as `(data, cb)`, so the body arrives as the request message's text.
-      const body = JSON.parse(request.body) as NewSystem;
+    postSystems(data, cb) {
+      // The specification fixes this handler as `(data, cb)`, with the request message as `data`: the body the
+      // contract's check parsed (valid JSON and a system) is read from it, not parsed again.
+      const body: NewSystem = readCheckedBody<Operations['postSystems']>(data);
       const problem = body.id === undefined ? undefined : describeInvalidId(body.id);
       if (problem) {
         // Before anything is stored: such an id could not be put in a Location header or kept apart in the store.

@@ -1,5 +1,5 @@
 import { createRequestMessage } from '../testing';
-import { fromCallbackHandler } from './from-callback-handler';
+import { fromCallbackHandler, readCheckedBody } from './from-callback-handler';
 import type { OperationInput } from './operation-types';
 
 type Op = { responses: { 200: { content: { 'application/json': { ok: boolean } } } } };
@@ -28,5 +28,18 @@ describe('fromCallbackHandler', () => {
       'the store is gone',
     );
     await expect(fromCallbackHandler<Op>((_data, cb) => cb(null))(input)).rejects.toThrow('without a reply');
+  });
+
+  it("gives a handler the body its call's check parsed, and refuses a message of no such call", async () => {
+    type Post = Op & { requestBody: { content: { 'application/json': { name: string } } } };
+    const checked = { ...input, body: { name: 'Luke' }, message: createRequestMessage({}) } as OperationInput<Post>;
+    const bodies: Array<{ name: string }> = [];
+    await fromCallbackHandler<Post>((data, cb) => {
+      bodies.push(readCheckedBody<Post>(data));
+      cb(null, { status: 200, body: { ok: true } });
+    })(checked);
+    expect(bodies).toEqual([{ name: 'Luke' }]);
+    expect(bodies[0]).toBe(checked.body);
+    expect(() => readCheckedBody<Post>(createRequestMessage({}))).toThrow('a callback handler serves');
   });
 });

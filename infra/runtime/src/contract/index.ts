@@ -18,7 +18,7 @@ export type { ContractService, ContractServiceOptions } from './start-contract-s
 export { toOperationSubject } from './to-operation-subject';
 export { createContractEndpoints } from './create-contract-endpoints';
 export { createWordedRefusal } from './create-worded-refusal';
-export { fromCallbackHandler } from './from-callback-handler';
+export { fromCallbackHandler, readCheckedBody } from './from-callback-handler';
 export type { CallbackOperationHandler } from './from-callback-handler';
 export type { ContractEndpointsOptions, ContractHandler, InputRefusal, RefuseInput } from './create-contract-endpoints';
 export { createContractClient } from './create-contract-client';
