@@ -117,6 +117,35 @@ describe("the README's compose v1 readiness checks", () => {
         server.close();
       }
     });
+
+    it('waits through empty replies of a gateway still starting, saying only that it waits (issue 47)', async () => {
+      let asked = 0;
+      const server = createServer((request, response) => {
+        // A container whose port is published before its server listens: the connection closes with no answer.
+        if (++asked < 3) request.socket.destroy();
+        else response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ready"}');
+      });
+      try {
+        const port = await listen(server);
+        await standInCompose(`echo 127.0.0.1:${port}`);
+        const ran = await runCommand(command);
+        expect(ran).toMatchObject({ code: 0, stdout: '{"status":"ready"}' });
+        expect(ran.stderr.trim().split('\n')).toEqual([
+          `waiting up to ${service === 'lb' ? 120 : 90} s for 127.0.0.1:${port}/-/ready`,
+        ]);
+      } finally {
+        server.close();
+      }
+    });
+
+    it('fails saying where to look when the gateway never gets ready', async () => {
+      await standInCompose('echo 127.0.0.1:9');
+      const curlRan = await standInCurl();
+      const ran = await runCommand(command);
+      expect(ran.code).not.toBe(0);
+      expect(await curlRan()).toContain('/-/ready');
+      expect(ran.stderr).toMatch(/did not get ready in \d+ s: see docker-compose .*logs/);
+    });
   });
 });
 
