@@ -69,8 +69,9 @@ export function createPersonHandlers(
     },
     async getPersonsEvents() {
       await events.ready();
-      // The stream opens with no snapshot: a client resuming with Last-Event-ID must not get the whole list again.
-      return { status: 200, body: undefined };
+      // The stream opens with no snapshot (a body here would be sent as its first event): a client resuming with
+      // Last-Event-ID must not get the whole list again.
+      return { status: 200 };
     },
     async getPersonsByPersonId({ params: { personId } }) {
       assertPersonId(personId);

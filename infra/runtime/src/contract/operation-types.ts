@@ -51,11 +51,17 @@ export type StatusOf<S> = S extends number
       ? ToNumber<`${D}${Digit}${Digit}`>
       : ToNumber<S>;
 
-/** A reply's body; a handler's may also be JSON text that stands for it (jsonTextOf), which is sent as it is. */
+/**
+ * A reply's body; a handler's may also be JSON text that stands for it (jsonTextOf), which is sent as it is. The reply
+ * that opens an event stream (`text/event-stream`) may leave it out: its body, when there is one, is the snapshot the
+ * gateway sends as the stream's first event.
+ */
 type ReplyBody<R, Sent extends boolean> = R extends { content: infer C }
   ? IsNever<C> extends true
     ? { body?: undefined }
-    : { body: Sent extends true ? C[keyof C] | JsonTextOf<C[keyof C]> : C[keyof C] }
+    : 'text/event-stream' extends keyof C
+      ? { body?: Sent extends true ? C[keyof C] | JsonTextOf<C[keyof C]> : C[keyof C] }
+      : { body: Sent extends true ? C[keyof C] | JsonTextOf<C[keyof C]> : C[keyof C] }
   : { body?: undefined };
 /** The names a headers object declares, without openapi-typescript's `[name: string]: unknown`. */
 type DeclaredKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };

@@ -231,3 +231,17 @@ export const answersDefaultWithoutBody: OperationHandler<GetThing> = () => ({ st
 export const missesARequiredHeader: OperationHandler<GetThing> = () => ({ status: 200, body: { ok: true } });
 // @ts-expect-error a 4XX answers the 4XX body
 export const answersTheWrongBody: OperationHandler<GetThing> = () => ({ status: 404, body: { ok: false } });
+
+// An event stream's opening reply: its body, the snapshot sent as the first event, may be left out (issue 47).
+type WatchThings = {
+  parameters: { path?: never; query?: never; header?: never };
+  requestBody?: never;
+  responses: {
+    200: { headers: { [name: string]: unknown }; content: { 'text/event-stream': { id: number } } };
+    500: { headers: { [name: string]: unknown }; content: { 'application/json': { error: string } } };
+  };
+};
+export const opensAStreamWithNoSnapshot: OperationHandler<WatchThings> = () => ({ status: 200 });
+export const opensAStreamWithASnapshot: OperationHandler<WatchThings> = () => ({ status: 200, body: { id: 1 } });
+// @ts-expect-error an ordinary reply still has the body its response declares
+export const failsWithNoBody: OperationHandler<WatchThings> = () => ({ status: 500 });
