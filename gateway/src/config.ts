@@ -4,6 +4,7 @@ import {
   logFormatSetting,
   logLevelSetting,
   natsConnectionSettings,
+  readErrorMessage,
   readPackageVersion,
   topicPrefixSetting,
   type HttpLimitConfig,
@@ -11,6 +12,7 @@ import {
   type NatsConnectionConfig,
   type ProgramSpec,
 } from '@restbus/infra';
+import proxyAddr from 'proxy-addr';
 import { checkSubjectList } from './socket-io-bridge/subject-list';
 import { authKeyBucketSetting } from './security/api-keys/auth-key-bucket-setting';
 import { AUTH_MODES, type AuthMode } from './security/auth-mode';
@@ -98,7 +100,25 @@ export interface GatewayConfig extends Partial<HttpLimitConfig>, NatsConnectionC
   authKeyBucket?: string;
   /** With --auth verify: JSON, per scheme name, what `x-restbus-jwt` says (issuer, jwksUri, audience …), winning. */
   authSchemes?: string;
+  /** The NATS key-value bucket the rate limits' counts are shared in (x-restbus-rate-limit). */
+  rateLimitBucket?: string;
+  /** When the shared counts do not answer: each gateway counts its share of a limit (`local`), or refuses. */
+  rateLimitFallback?: RateLimitFallback;
+  /** Comma-separated: direct callers (addresses, CIDR ranges, loopback, uniquelocal …) whose X-Forwarded-For counts. */
+  rateLimitTrustedProxies?: string;
+  /** Client windows of the rate limits a gateway keeps at most. */
+  rateLimitClients?: number;
 }
+
+export const RATE_LIMIT_FALLBACKS = ['local', 'refuse'] as const;
+export type RateLimitFallback = (typeof RATE_LIMIT_FALLBACKS)[number];
+
+/** `--rateLimitTrustedProxies` as a list. */
+export const readTrustedProxies = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((one) => one.trim())
+    .filter((one) => one !== '');
 
 export const STREAM_OVERFLOW_POLICIES = ['gap', 'close'] as const;
 export type StreamOverflow = (typeof STREAM_OVERFLOW_POLICIES)[number];
@@ -273,6 +293,48 @@ export const gatewayProgram: ProgramSpec = {
       schema: { type: 'integer', minimum: 10, maximum: 86400, default: 600 },
     },
     authKeyBucketSetting,
+    {
+      key: 'rateLimitBucket',
+      flags: '--rateLimitBucket <bucket>',
+      aliases: ['--rate-limit-bucket'],
+      env: 'GATEWAY_RATE_LIMIT_BUCKET',
+      description: 'with -u, the NATS key-value bucket where every gateway keeps the counts of the rate limits',
+      schema: { type: 'string', pattern: '^[-_A-Za-z0-9]{1,64}$', default: 'restbus_rate_limits' },
+    },
+    {
+      key: 'rateLimitFallback',
+      flags: '--rateLimitFallback <mode>',
+      aliases: ['--rate-limit-fallback'],
+      env: 'GATEWAY_RATE_LIMIT_FALLBACK',
+      description:
+        "when the shared counts of the rate limits do not answer (NATS away): 'local' admits each gateway's share of a limit on its own count, 'refuse' answers 503 RATE_LIMIT_UNAVAILABLE",
+      schema: { type: 'string', enum: [...RATE_LIMIT_FALLBACKS], default: 'local' },
+    },
+    {
+      key: 'rateLimitTrustedProxies',
+      flags: '--rateLimitTrustedProxies <list>',
+      aliases: ['--rate-limit-trusted-proxies'],
+      env: 'GATEWAY_RATE_LIMIT_TRUSTED_PROXIES',
+      description:
+        "comma-separated addresses, CIDR ranges or names (loopback, linklocal, uniquelocal) of the proxies in front of the gateway: a rate limit by address reads the client's from their X-Forwarded-For",
+      schema: { type: 'string', maxLength: 4096 },
+      check: (value) => {
+        try {
+          proxyAddr.compile(readTrustedProxies(String(value)));
+          return undefined;
+        } catch (err) {
+          return readErrorMessage(err);
+        }
+      },
+    },
+    {
+      key: 'rateLimitClients',
+      flags: '--rateLimitClients <count>',
+      aliases: ['--rate-limit-clients'],
+      env: 'GATEWAY_RATE_LIMIT_CLIENTS',
+      description: 'clients of the rate limits a gateway keeps count of at most (the ones seen longest ago go first)',
+      schema: { type: 'integer', minimum: 100, maximum: 10_000_000, default: 100_000 },
+    },
     {
       key: 'authSchemes',
       flags: '--authSchemes <json>',

@@ -6,6 +6,9 @@ import { assertServable, readApis, type LoadedApis, type LoadOptions } from '../
 import type { ApiLinter } from '../openapi/create-api-linter';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { ReplyChecker } from '../replies/create-reply-checks';
+import { compileRateLimits } from '../rate-limits/compile-rate-limits';
+import type { RateLimits } from '../rate-limits/rate-limits';
+import { chainPolicies } from '../security/chain-policies';
 import { compileSecurity, type CompiledSecurity } from '../security/compile-security';
 import type { VerifySettings } from '../security/compile-verified-security';
 
@@ -13,7 +16,10 @@ import type { VerifySettings } from '../security/compile-verified-security';
 export interface LoadedEndpoints {
   endpoints: ApiEndpoint[];
   checkers: ReadonlyMap<ApiEndpoint, ReplyChecker>;
-  /** --auth: the endpoints' policies, and the issuers' key sets they verify with. */
+  /**
+   * The endpoints' policies (--auth's security, then the rate limits), and what runs beside them (the issuers' key
+   * sets, the census of the gateways sharing the limits).
+   */
   security: CompiledSecurity;
   /** The warnings left to say once the endpoints serve: none unless the load was told to serve first. */
   later: Promise<Diagnostic[]>;
@@ -23,6 +29,8 @@ export interface ApiLoaderOptions {
   config: Readonly<GatewayConfig>;
   linter: ApiLinter;
   security: VerifySettings;
+  /** What the rate limits count with, for the gateway's life. */
+  rateLimits: RateLimits;
   logger: Logger;
 }
 
@@ -46,6 +54,7 @@ export class ApiLoader {
   private readonly config: Readonly<GatewayConfig>;
   private readonly options: LoadOptions;
   private readonly security: VerifySettings;
+  private readonly rateLimits: RateLimits;
   private readonly logger: Logger;
   private readonly checkReplies: boolean;
   private stopped = false;
@@ -60,6 +69,7 @@ export class ApiLoader {
       linter: options.linter,
     };
     this.security = options.security;
+    this.rateLimits = options.rateLimits;
     this.logger = options.logger;
     this.checkReplies = config.useMessaging && (config.validateReplies ?? 'off') !== 'off';
   }
@@ -97,7 +107,18 @@ export class ApiLoader {
     reportDiagnostics(config.strict ? [] : loaded.diagnostics.filter(({ severity }) => severity === 'warning'), logger);
     const endpoints = assertServable(loaded, config.strict);
     for (const reason of compiled?.skipped ?? []) logger.warn({ reason }, 'replies of an operation are not checked');
-    const security = await compileSecurity(endpoints, config.auth, this.security, createSourceLocator());
+    const locate = createSourceLocator();
+    const compiledSecurity = await compileSecurity(endpoints, config.auth, this.security, locate);
+    const limits = await compileRateLimits(endpoints, this.rateLimits.parts, locate);
+    const security: CompiledSecurity = {
+      // Security first: a limit by subject counts the subject it verified, and a refused call counts for no limit.
+      policies: chainPolicies(compiledSecurity.policies, limits),
+      start: () => {
+        compiledSecurity.start();
+        if (limits.size > 0) this.rateLimits.start();
+      },
+      stop: () => compiledSecurity.stop(),
+    };
     return { endpoints, checkers: compiled?.checkers ?? new Map(), security, later: later ?? Promise.resolve([]) };
   }
 

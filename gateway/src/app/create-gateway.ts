@@ -240,7 +240,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       return;
     }
     const served = statics;
-    void Promise.resolve(admitCall(policy, { req, query }, { metrics, logger, reqId: trace.requestId }))
+    void Promise.resolve(admitCall(policy, { req, query, headers }, { metrics, logger, reqId: trace.requestId }))
       .then((refusal) => (refusal ? refuse(refusal) : served.serve(mount, req, res, headers)))
       .catch((err: unknown) => {
         logger.error({ err, reqId: trace.requestId }, 'unexpected failure');

@@ -20,6 +20,10 @@ export interface GatewayMetrics {
   keySetFetched(outcome: 'ok' | 'failed'): void;
   /** Counts a bearer token looked up among those verified before (--auth verify): found (`hit`) or checked (`miss`). */
   tokenLookup(result: 'hit' | 'miss'): void;
+  /** Counts a call of a rate-limited operation (x-restbus-rate-limit), admitted or limited, by operation. */
+  rateLimitCall(operation: string, outcome: 'admitted' | 'limited'): void;
+  /** Where the number of rate-limit clients the gateway keeps count of is read at each scrape. */
+  watchRateLimitClients(read: () => number): void;
   inFlight: Gauge;
 }
 
@@ -62,6 +66,21 @@ export function createMetrics(): GatewayMetrics {
     registers: [registry],
   });
   const auth = registerAuthMetrics(registry);
+  const rateLimitCalls = new Counter({
+    name: 'restbus_gateway_rate_limit_calls_total',
+    help: 'Calls of rate-limited operations (x-restbus-rate-limit), by operation and outcome: admitted or limited (429)',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [registry],
+  });
+  let readRateLimitClients = (): number => 0;
+  new Gauge({
+    name: 'restbus_gateway_rate_limit_clients',
+    help: 'Client windows of the rate limits this gateway keeps count of (at most --rateLimitClients)',
+    registers: [registry],
+    collect() {
+      this.set(readRateLimitClients());
+    },
+  });
   registerHeapLive(registry);
   const inFlight = new Gauge({
     name: 'restbus_gateway_requests_in_flight',
@@ -73,6 +92,7 @@ export function createMetrics(): GatewayMetrics {
   const counters = new Map<string, { inc(): void }>();
   const histograms = new Map<string, { observe(value: number): void }>();
   const answerCounters = new Map<string, { inc(): void }>();
+  const rateLimitCounters = new Map<string, { inc(): void }>();
   return {
     registry,
     inFlight,
@@ -106,6 +126,16 @@ export function createMetrics(): GatewayMetrics {
     },
     tokenLookup(result) {
       auth.tokenLookupsSinceScrape[result]++;
+    },
+    rateLimitCall(operation, outcome) {
+      // Operations are the API's, so the label sets are bounded.
+      const key = `${operation} ${outcome}`;
+      let counter = rateLimitCounters.get(key);
+      if (!counter) rateLimitCounters.set(key, (counter = rateLimitCalls.labels(operation, outcome)));
+      counter.inc();
+    },
+    watchRateLimitClients(read) {
+      readRateLimitClients = read;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { CallerIdentity } from '@restbus/infra';
 
 /** What a policy sees of a call (an ordinary call or a stream's), and where it leaves what it learned. */
@@ -8,6 +8,8 @@ export interface PolicyCall {
   query: string;
   /** Who called, once a policy verified it: the service finds it at `request.user`. */
   user?: CallerIdentity;
+  /** The headers every answer to the call carries, where a policy adds its own (a rate limit's RateLimit fields). */
+  headers?: OutgoingHttpHeaders;
 }
 
 /**

@@ -196,6 +196,8 @@ export interface ApiModel {
   operations: ApiOperation[];
   /** Named schemas (`components.schemas`, Swagger 2's `definitions`), dereferenced, for type generators. */
   schemas: Record<string, JsonSchema>;
+  /** The document's own `x-` members (`x-restbus-rate-limit`: a limit every operation without its own shares). */
+  extensions: Record<string, unknown>;
   /**
    * The dereferenced document, opaque: what the `$ref`s of a cycle left in a schema resolve against. Hand it to
    * ajv or the sampler as the root; never read OpenAPI from it.

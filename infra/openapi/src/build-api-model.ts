@@ -478,6 +478,7 @@ export function buildApiModel(document: JsonObject, options: BuildOptions): ApiM
         return value === undefined ? [] : [[name, value]];
       }),
     ),
+    extensions: Object.fromEntries(Object.entries(document).filter(([key]) => key.startsWith('x-'))),
     schemaRoot: document,
   };
 }

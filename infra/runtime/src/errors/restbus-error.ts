@@ -23,6 +23,8 @@ export const ErrorCodes = {
   INSUFFICIENT_SCOPE: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  // A client past a limit its operation declares (x-restbus-rate-limit); answered with Retry-After and RateLimit.
+  RATE_LIMITED: 429,
   // What the request asks for contradicts what is stored (e.g. creating what exists).
   CONFLICT: 409,
   STATE_FULL: 507,
@@ -51,6 +53,8 @@ export const ErrorCodes = {
   STREAMS_FULL: 503,
   // The gateway cannot verify credentials just now (the issuer's keys were never fetched); answered with Retry-After.
   AUTH_UNAVAILABLE: 503,
+  // The gateway cannot count a limited operation's calls just now (NATS away, --rateLimitFallback refuse).
+  RATE_LIMIT_UNAVAILABLE: 503,
   UPSTREAM_TIMEOUT: 504,
   // A program that cannot listen on its port; it stops at start, so the status is never sent.
   PORT_UNAVAILABLE: 500,

@@ -21,6 +21,10 @@ function countPeers(nc: NatsConnection): number {
 export interface BucketOptions {
   /** Replicas the bucket must have; by default min(3, JetStream peers). */
   replicas?: number;
+  /** How long a value is kept after its last write (ms), when set at creation; by default for ever. */
+  ttlMs?: number;
+  /** Bytes the bucket keeps at most, set at creation: past them, the oldest values go. By default no bound. */
+  maxBytes?: number;
   logger: Logger;
 }
 
@@ -36,7 +40,12 @@ export async function openBucket(nc: NatsConnection, bucket: string, options: Bu
   let kv: KV | undefined;
   for (let replicas = desired; !kv; replicas--) {
     try {
-      kv = await js.views.kv(bucket, { history: 1, replicas });
+      kv = await js.views.kv(bucket, {
+        history: 1,
+        replicas,
+        ...(options.ttlMs === undefined ? {} : { ttl: options.ttlMs }),
+        ...(options.maxBytes === undefined ? {} : { max_bytes: options.maxBytes }),
+      });
     } catch (err) {
       const message = readErrorMessage(err);
       if (!NO_ROOM.test(message)) throw err;

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { RestbusError } from '@restbus/infra';
+import { formatDiagnostic, formatPath, type Diagnostic, type SourceLocator } from '@restbus/openapi';
+import type { ApiEndpoint } from '../openapi/endpoint';
+import type { CallPolicy } from '../security/call-policy';
+import type { AllowanceLedger, LimitSlot } from './allowance-ledger';
+import type { ClientReader } from './read-client';
+import { RATE_LIMIT_EXTENSION, readRateLimits } from './rate-limit-extension';
+import { RateLimitPolicy, type RateLimitCounter } from './rate-limit-policy';
+
+/** What the limits of every load count with: the ledger, who a client is, the metrics. */
+export interface RateLimitParts {
+  ledger: AllowanceLedger;
+  readClient: ClientReader;
+  count: RateLimitCounter;
+}
+
+/**
+ * The id a limit's counts are kept under: the same on every gateway that loads the same document, and on each
+ * reload of it, so that the gateways share counts and a reload loses none. A document's own limit is one count for
+ * all the operations that have none of their own (an API's quota); an operation's is its own.
+ */
+function identifySlot(endpoint: ApiEndpoint, scope: string, name: string): string {
+  const { title, version } = endpoint.api;
+  return createHash('sha256').update(`${title}\n${version}\n${scope}\n${name}`).digest('base64url').slice(0, 16);
+}
+
+interface Problem {
+  file: string;
+  pointer: Array<string | number>;
+  message: string;
+}
+
+/**
+ * Each limited endpoint's policy (x-restbus-rate-limit on its operation, else on its document; `[]` on the operation
+ * lifts the document's), or a load error naming the file, line and member of each limit that cannot be applied.
+ */
+export async function compileRateLimits(
+  endpoints: readonly ApiEndpoint[],
+  parts: RateLimitParts,
+  locate: SourceLocator,
+): Promise<Map<ApiEndpoint, CallPolicy>> {
+  const policies = new Map<ApiEndpoint, CallPolicy>();
+  const problems: Problem[] = [];
+  for (const endpoint of endpoints) {
+    const own = Object.hasOwn(endpoint.model.extensions, RATE_LIMIT_EXTENSION);
+    const value = own ? endpoint.model.extensions[RATE_LIMIT_EXTENSION] : endpoint.api.extensions[RATE_LIMIT_EXTENSION];
+    if (value === undefined) continue;
+    const pointer = own ? [...endpoint.model.source.pointer, RATE_LIMIT_EXTENSION] : [RATE_LIMIT_EXTENSION];
+    const file = own ? endpoint.model.source.file : endpoint.api.file;
+    const limits = readRateLimits(value);
+    if (typeof limits === 'string') {
+      // A document's limit is said once, not once per operation that shares it.
+      if (!problems.some((one) => one.file === file && formatPath(one.pointer) === formatPath(pointer)))
+        problems.push({ file, pointer, message: limits });
+      continue;
+    }
+    if (limits.length === 0) continue;
+    const scope = own ? `${endpoint.model.method} ${endpoint.model.path}` : '*';
+    const slots: LimitSlot[] = limits.map((limit) => ({ limit, id: identifySlot(endpoint, scope, limit.name) }));
+    const { ledger, readClient, count } = parts;
+    policies.set(endpoint, new RateLimitPolicy(endpoint.model.name, slots, ledger, readClient, count));
+  }
+  if (problems.length === 0) return policies;
+  const lines = await Promise.all(
+    problems.map(async ({ file, pointer, message }): Promise<Diagnostic> => ({
+      severity: 'error',
+      file,
+      ...(await locate(file, pointer)),
+      path: formatPath(pointer),
+      message,
+    })),
+  );
+  throw new RestbusError(
+    'OPENAPI_INVALID',
+    `the rate limits of the API cannot be applied:\n${lines.map(formatDiagnostic).join('\n')}`,
+    { details: { diagnostics: lines } },
+  );
+}
