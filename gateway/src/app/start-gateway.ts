@@ -118,7 +118,7 @@ export async function startGateway(
     count: (operation, outcome) => metrics.rateLimitCall(operation, outcome),
     logger: logger.child({ component: 'rate-limits' }),
   });
-  metrics.watchRateLimitClients(() => rateLimits.parts.ledger.size);
+  metrics.watchRateLimits(() => rateLimits.read());
   const loader = new ApiLoader({ config, linter, security: securitySettings, rateLimits, logger });
   const loaded = await loader.load(true);
   // -w relays over NATS even without -u, as easer's does. Made once the files loaded: a start they refuse connects

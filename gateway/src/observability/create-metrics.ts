@@ -22,8 +22,8 @@ export interface GatewayMetrics {
   tokenLookup(result: 'hit' | 'miss'): void;
   /** Counts a call of a rate-limited operation (x-restbus-rate-limit), admitted or limited, by operation. */
   rateLimitCall(operation: string, outcome: 'admitted' | 'limited'): void;
-  /** Where the number of rate-limit clients the gateway keeps count of is read at each scrape. */
-  watchRateLimitClients(read: () => number): void;
+  /** Where the rate limits' client windows kept and gateways heard are read at each scrape. */
+  watchRateLimits(read: () => { clients: number; gateways: number }): void;
   inFlight: Gauge;
 }
 
@@ -72,13 +72,21 @@ export function createMetrics(): GatewayMetrics {
     labelNames: ['operation', 'outcome'] as const,
     registers: [registry],
   });
-  let readRateLimitClients = (): number => 0;
+  let readRateLimits = (): { clients: number; gateways: number } => ({ clients: 0, gateways: 1 });
   new Gauge({
     name: 'restbus_gateway_rate_limit_clients',
     help: 'Client windows of the rate limits this gateway keeps count of (at most --rateLimitClients)',
     registers: [registry],
     collect() {
-      this.set(readRateLimitClients());
+      this.set(readRateLimits().clients);
+    },
+  });
+  new Gauge({
+    name: 'restbus_gateway_rate_limit_gateways',
+    help: 'Gateways sharing the rate limits, this one included, as heard lately on NATS (the last count while NATS is away)',
+    registers: [registry],
+    collect() {
+      this.set(readRateLimits().gateways);
     },
   });
   registerHeapLive(registry);
@@ -134,8 +142,8 @@ export function createMetrics(): GatewayMetrics {
       if (!counter) rateLimitCounters.set(key, (counter = rateLimitCalls.labels(operation, outcome)));
       counter.inc();
     },
-    watchRateLimitClients(read) {
-      readRateLimitClients = read;
+    watchRateLimits(read) {
+      readRateLimits = read;
     },
   };
 }

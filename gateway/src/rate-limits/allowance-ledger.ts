@@ -106,6 +106,12 @@ export class AllowanceLedger {
       if (state.used >= state.refillAt && this.mayAsk(state, now)) void this.refill(slot, state, now);
       return this.verdict(true, slot, state, resetSeconds);
     }
+    // Counted locally (the shared count was silent): past the share the call is refused at once, and the shared count
+    // is asked again in the background, so that no call waits out the timeout of a NATS that is away.
+    if (state.local) {
+      if (this.mayAsk(state, now)) void this.refill(slot, state, now);
+      return this.verdict(false, slot, state, resetSeconds);
+    }
     if (!this.mayAsk(state, now) && !state.pending) return this.verdict(false, slot, state, resetSeconds);
     return this.refill(slot, state, now).then(() => {
       const admitted = state.used < state.granted;

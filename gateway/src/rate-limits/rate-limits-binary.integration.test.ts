@@ -34,6 +34,12 @@ const api = {
     '/a': { get: { responses: { '200': { description: 'a' } } } },
     '/b': { get: { responses: { '200': { description: 'b' } } } },
     '/free': { get: { 'x-restbus-rate-limit': [], responses: { '200': { description: 'no limit' } } } },
+    '/by-address': {
+      get: {
+        'x-restbus-rate-limit': { limit: 2, window: '1h', by: 'address' },
+        responses: { '200': { description: 'limited by address' } },
+      },
+    },
   },
 };
 
@@ -132,6 +138,45 @@ describe('x-restbus-rate-limit through the gateway binary', () => {
     expect(kept).toBeLessThanOrEqual(100);
     expect(kept).toBeGreaterThan(0);
     expect(metrics).toMatch(/restbus_gateway_rate_limit_calls_total\{operation="getA",outcome="admitted"\} 600/);
+  });
+
+  it('ignores the X-Forwarded-For of a caller that is no trusted proxy: a client cannot make itself new clients', async () => {
+    const gateway = await start();
+    const seen: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const forwarded = { 'x-forwarded-for': `203.0.113.${i}` };
+      seen.push((await fetch(`${gateway.url}/by-address`, { headers: forwarded })).status);
+    }
+    expect(seen).toEqual([200, 200, 429, 429]);
+  });
+
+  it('counts the client X-Forwarded-For names behind a trusted proxy', async () => {
+    const gateway = await start(['--rateLimitTrustedProxies', 'loopback']);
+    const call = (client: string) =>
+      fetch(`${gateway.url}/by-address`, { headers: { 'x-forwarded-for': client } }).then((answer) => answer.status);
+    expect([await call('198.51.100.1'), await call('198.51.100.1'), await call('198.51.100.1')]).toEqual([
+      200, 200, 429,
+    ]);
+    expect(await call('198.51.100.2')).toBe(200);
+  });
+
+  it('refuses a trusted proxy setting it cannot read, at start', async () => {
+    const run = await runToEnd([
+      '-r',
+      join(dir, 'limited.json'),
+      '-p',
+      '0',
+      '--rateLimitTrustedProxies',
+      'not-an-address',
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(run.output).toContain('--rateLimitTrustedProxies');
+  });
+
+  it('counts a client named by a header of kilobytes as one client, kept by its hash', async () => {
+    const gateway = await start();
+    const huge = 'k'.repeat(8 * 1024);
+    expect(await statuses(gateway, '/reports', huge, 4)).toEqual([200, 200, 200, 429]);
   });
 
   it('refuses to load a limit it cannot apply, naming the file, line and member', async () => {

@@ -54,6 +54,11 @@ export class RateLimits {
     this.parts = { ledger, readClient: createClientReader(settings.trustedProxies), count: settings.count };
   }
 
+  /** Client windows kept, and gateways heard sharing the limits (1 without NATS). */
+  read(): { clients: number; gateways: number } {
+    return { clients: this.parts.ledger.size, gateways: this.census?.gateways ?? 1 };
+  }
+
   /** Starts counting the gateways (once NATS is there); called once a load has limits. */
   start(): void {
     this.census?.start();
