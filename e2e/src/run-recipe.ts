@@ -57,8 +57,8 @@ export interface RecipeRun {
 interface Server {
   /** What starts it, at the start of a command (after `npx`). */
   program: RegExp;
-  /** The `msg` of the JSON log line it writes once it serves. */
-  ready: string;
+  /** The `msg`s of the JSON log lines it writes before it serves: each of them, in any order. */
+  ready: Array<string | RegExp>;
   /**
    * Its port when the command names none, for a program on this machine's ports (not in a container): a number, or
    * the `servicePort` of the project it serves (config.yml in the folder, or in `--project <dir>`).
@@ -68,14 +68,21 @@ interface Server {
 
 /** The programs the READMEs start and leave running. */
 const SERVERS: Server[] = [
-  { program: /^node server\/server\b/, ready: 'serving', defaultPort: 'servicePort' },
-  { program: /^restbus-mock record\b/, ready: 'recording', defaultPort: 'servicePort' },
-  { program: /^restbus-mock\b/, ready: 'serving', defaultPort: 'servicePort' },
-  { program: /^restbus-gateway\b/, ready: 'gateway listening', defaultPort: 3007 },
-  { program: /^(person-service|systems-service|node systems-service\/dist\/main\.js)\b/, ready: 'answering' },
+  { program: /^node server\/server\b/, ready: ['serving'], defaultPort: 'servicePort' },
+  { program: /^restbus-mock record\b/, ready: ['recording'], defaultPort: 'servicePort' },
+  { program: /^restbus-mock\b/, ready: ['serving'], defaultPort: 'servicePort' },
+  // A forwarding gateway listens before it reaches NATS (it serves 503 meanwhile): the next command's call waits for
+  // both, as a person typing it would have.
+  {
+    program: /^restbus-gateway\b(?=.* -u\b)/,
+    ready: ['gateway listening', /^connected to NATS at /],
+    defaultPort: 3007,
+  },
+  { program: /^restbus-gateway\b/, ready: ['gateway listening'], defaultPort: 3007 },
+  { program: /^(person-service|systems-service|node systems-service\/dist\/main\.js)\b/, ready: ['answering'] },
   // In a container, on the host port the command publishes.
-  { program: /\/rest-tool-docker serve\b/, ready: 'serving' },
-  { program: /^docker(-| )compose\b.* run\b.* server\/server\b/, ready: 'serving' },
+  { program: /\/rest-tool-docker serve\b/, ready: ['serving'] },
+  { program: /^docker(-| )compose\b.* run\b.* server\/server\b/, ready: ['serving'] },
 ];
 
 const serverOf = (command: string): Server | undefined => {
@@ -264,27 +271,33 @@ function startServer(
     output = (output + text).slice(-20_000);
   };
   const timeoutMs = options.timeoutMs ?? 120_000;
+  const awaited = new Set(server.ready);
+  const readyText = server.ready.map((want) => (typeof want === 'string' ? `"${want}"` : String(want))).join(' and ');
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       killGroup(child, 'SIGKILL');
-      reject(new Error(`did not log "${server.ready}" within ${timeoutMs / 1000} s:\n${tail(output)}`));
+      reject(new Error(`did not log ${readyText} within ${timeoutMs / 1000} s:\n${tail(output)}`));
     }, timeoutMs);
     const onLine = (text: string): void => {
       keep(`${text}\n`);
+      let msg: unknown;
       try {
-        if ((JSON.parse(text) as { msg?: unknown }).msg === server.ready) {
-          clearTimeout(timer);
-          resolve({ child, output: () => output });
-        }
+        msg = (JSON.parse(text) as { msg?: unknown }).msg;
       } catch {
-        // not a log line
+        return; // not a log line
+      }
+      if (typeof msg !== 'string') return;
+      for (const want of awaited) if (typeof want === 'string' ? msg === want : want.test(msg)) awaited.delete(want);
+      if (awaited.size === 0) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output });
       }
     };
     createInterface({ input: child.stdout! }).on('line', onLine);
     createInterface({ input: child.stderr! }).on('line', onLine);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`exited (${code ?? signal}) before it logged "${server.ready}":\n${tail(output)}`));
+      reject(new Error(`exited (${code ?? signal}) before it logged ${readyText}:\n${tail(output)}`));
     });
   });
 }

@@ -8,7 +8,7 @@ import {
   toNatsLinkOptions,
   type Logger,
 } from '@restbus/infra';
-import { readTrustedProxies, type GatewayConfig } from '../config';
+import type { GatewayConfig } from '../config';
 import { createGateway, type GatewayOptions } from './create-gateway';
 import { createMetrics } from '../observability/create-metrics';
 import { createApiLinter, type ApiLinter } from '../openapi/create-api-linter';
@@ -19,8 +19,7 @@ import { assertSubjectPrefixes } from './assert-subject-prefixes';
 import { isSecured } from '../security/compile-security';
 import { DEFAULT_API_KEY_BUCKET } from '../security/api-keys/api-key-record';
 import { ApiKeyStore } from '../security/api-keys/api-key-store';
-import { DEFAULT_RATE_LIMIT_BUCKET } from '../rate-limits/kv-window-counts';
-import { RateLimits } from '../rate-limits/rate-limits';
+import { createRateLimits } from './create-rate-limits';
 import { ApiLoader } from './api-loader';
 import { createSecuritySettings } from './create-security-settings';
 import { createForwarding } from './create-forwarding';
@@ -109,16 +108,7 @@ export async function startGateway(
       : undefined,
   );
   // Made before the link, which it asks for once a load has limits and the census starts.
-  const rateLimits = new RateLimits({
-    link: config.useMessaging ? () => link! : undefined,
-    bucket: config.rateLimitBucket ?? DEFAULT_RATE_LIMIT_BUCKET,
-    fallback: config.rateLimitFallback ?? 'local',
-    trustedProxies: readTrustedProxies(config.rateLimitTrustedProxies),
-    maxClients: config.rateLimitClients ?? 100_000,
-    count: (operation, outcome) => metrics.rateLimitCall(operation, outcome),
-    logger: logger.child({ component: 'rate-limits' }),
-  });
-  metrics.watchRateLimits(() => rateLimits.read());
+  const rateLimits = createRateLimits(config, () => link!, metrics, logger);
   const loader = new ApiLoader({ config, linter, security: securitySettings, rateLimits, logger });
   const loaded = await loader.load(true);
   // -w relays over NATS even without -u, as easer's does. Made once the files loaded: a start they refuse connects

@@ -66,29 +66,7 @@ export function createMetrics(): GatewayMetrics {
     registers: [registry],
   });
   const auth = registerAuthMetrics(registry);
-  const rateLimitCalls = new Counter({
-    name: 'restbus_gateway_rate_limit_calls_total',
-    help: 'Calls of rate-limited operations (x-restbus-rate-limit), by operation and outcome: admitted or limited (429)',
-    labelNames: ['operation', 'outcome'] as const,
-    registers: [registry],
-  });
-  let readRateLimits = (): { clients: number; gateways: number } => ({ clients: 0, gateways: 1 });
-  new Gauge({
-    name: 'restbus_gateway_rate_limit_clients',
-    help: 'Client windows of the rate limits this gateway keeps count of (at most --rateLimitClients)',
-    registers: [registry],
-    collect() {
-      this.set(readRateLimits().clients);
-    },
-  });
-  new Gauge({
-    name: 'restbus_gateway_rate_limit_gateways',
-    help: 'Gateways sharing the rate limits, this one included, as heard lately on NATS (the last count while NATS is away)',
-    registers: [registry],
-    collect() {
-      this.set(readRateLimits().gateways);
-    },
-  });
+  const rateLimits = registerRateLimitMetrics(registry);
   registerHeapLive(registry);
   const inFlight = new Gauge({
     name: 'restbus_gateway_requests_in_flight',
@@ -100,7 +78,6 @@ export function createMetrics(): GatewayMetrics {
   const counters = new Map<string, { inc(): void }>();
   const histograms = new Map<string, { observe(value: number): void }>();
   const answerCounters = new Map<string, { inc(): void }>();
-  const rateLimitCounters = new Map<string, { inc(): void }>();
   return {
     registry,
     inFlight,
@@ -135,16 +112,8 @@ export function createMetrics(): GatewayMetrics {
     tokenLookup(result) {
       auth.tokenLookupsSinceScrape[result]++;
     },
-    rateLimitCall(operation, outcome) {
-      // Operations are the API's, so the label sets are bounded.
-      const key = `${operation} ${outcome}`;
-      let counter = rateLimitCounters.get(key);
-      if (!counter) rateLimitCounters.set(key, (counter = rateLimitCalls.labels(operation, outcome)));
-      counter.inc();
-    },
-    watchRateLimits(read) {
-      readRateLimits = read;
-    },
+    rateLimitCall: rateLimits.count,
+    watchRateLimits: rateLimits.watch,
   };
 }
 
@@ -178,6 +147,47 @@ function registerAuthMetrics(registry: Registry) {
     },
   });
   return { refusals, keySetFetches, tokenLookupsSinceScrape };
+}
+
+/** The rate limits' counters and gauges: calls by operation and outcome, client windows kept, gateways heard. */
+function registerRateLimitMetrics(registry: Registry) {
+  const calls = new Counter({
+    name: 'restbus_gateway_rate_limit_calls_total',
+    help: 'Calls of rate-limited operations (x-restbus-rate-limit), by operation and outcome: admitted or limited (429)',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [registry],
+  });
+  let read = (): { clients: number; gateways: number } => ({ clients: 0, gateways: 1 });
+  new Gauge({
+    name: 'restbus_gateway_rate_limit_clients',
+    help: 'Client windows of the rate limits this gateway keeps count of (at most --rateLimitClients)',
+    registers: [registry],
+    collect() {
+      this.set(read().clients);
+    },
+  });
+  new Gauge({
+    name: 'restbus_gateway_rate_limit_gateways',
+    help: 'Gateways sharing the rate limits, this one included, as heard lately on NATS (the last count while NATS is away)',
+    registers: [registry],
+    collect() {
+      this.set(read().gateways);
+    },
+  });
+  // Label lookups hash their arguments on every call; the children are cached per label set (operations are the
+  // API's, so the sets are bounded).
+  const counters = new Map<string, { inc(): void }>();
+  return {
+    count(operation: string, outcome: 'admitted' | 'limited'): void {
+      const key = `${operation} ${outcome}`;
+      let counter = counters.get(key);
+      if (!counter) counters.set(key, (counter = calls.labels(operation, outcome)));
+      counter.inc();
+    },
+    watch(reader: () => { clients: number; gateways: number }): void {
+      read = reader;
+    },
+  };
 }
 
 /** The heap in use after the last full collection, read at each scrape (readHeapLive). */

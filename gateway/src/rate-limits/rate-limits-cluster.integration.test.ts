@@ -66,7 +66,7 @@ beforeAll(async () => {
     },
   };
   await writeFile(join(dir, 'limited.json'), JSON.stringify(api));
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all(gateways.map(stopGateway));
   await service?.close();
