@@ -71,10 +71,10 @@ const SERVERS: Server[] = [
   { program: /^node server\/server\b/, ready: ['serving'], defaultPort: 'servicePort' },
   { program: /^restbus-mock record\b/, ready: ['recording'], defaultPort: 'servicePort' },
   { program: /^restbus-mock\b/, ready: ['serving'], defaultPort: 'servicePort' },
-  // A forwarding gateway listens before it reaches NATS (it serves 503 meanwhile): the next command's call waits for
-  // both, as a person typing it would have.
+  // A gateway told where NATS is (`-n`) listens before it reaches it, serving 503 meanwhile: the next command's call
+  // waits for both, as a person typing it would have. One left to its default NATS may show what it does without.
   {
-    program: /^restbus-gateway\b(?=.* -u\b)/,
+    program: /^restbus-gateway\b(?=.* -n )/,
     ready: ['gateway listening', /^connected to NATS at /],
     defaultPort: 3007,
   },
