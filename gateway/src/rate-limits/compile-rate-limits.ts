@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { RestbusError } from '@restbus/infra';
-import { formatDiagnostic, formatPath, type Diagnostic, type SourceLocator } from '@restbus/openapi';
+import { formatPath, type SourceLocator } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import { refuseLoad, type LoadProblem } from '../openapi/refuse-load';
 import type { CallPolicy } from '../security/call-policy';
 import type { AllowanceLedger, LimitSlot } from './allowance-ledger';
 import type { ClientReader } from './read-client';
@@ -25,12 +25,6 @@ function identifySlot(endpoint: ApiEndpoint, scope: string, name: string): strin
   return createHash('sha256').update(`${title}\n${version}\n${scope}\n${name}`).digest('base64url').slice(0, 16);
 }
 
-interface Problem {
-  file: string;
-  pointer: Array<string | number>;
-  message: string;
-}
-
 /**
  * Each limited endpoint's policy (x-restbus-rate-limit on its operation, else on its document; `[]` on the operation
  * lifts the document's), or a load error naming the file, line and member of each limit that cannot be applied.
@@ -41,7 +35,7 @@ export async function compileRateLimits(
   locate: SourceLocator,
 ): Promise<Map<ApiEndpoint, CallPolicy>> {
   const policies = new Map<ApiEndpoint, CallPolicy>();
-  const problems: Problem[] = [];
+  const problems: LoadProblem[] = [];
   for (const endpoint of endpoints) {
     const own = Object.hasOwn(endpoint.model.extensions, RATE_LIMIT_EXTENSION);
     const value = own ? endpoint.model.extensions[RATE_LIMIT_EXTENSION] : endpoint.api.extensions[RATE_LIMIT_EXTENSION];
@@ -62,18 +56,5 @@ export async function compileRateLimits(
     policies.set(endpoint, new RateLimitPolicy(endpoint.model.name, slots, ledger, readClient, count));
   }
   if (problems.length === 0) return policies;
-  const lines = await Promise.all(
-    problems.map(async ({ file, pointer, message }): Promise<Diagnostic> => ({
-      severity: 'error',
-      file,
-      ...(await locate(file, pointer)),
-      path: formatPath(pointer),
-      message,
-    })),
-  );
-  throw new RestbusError(
-    'OPENAPI_INVALID',
-    `the rate limits of the API cannot be applied:\n${lines.map(formatDiagnostic).join('\n')}`,
-    { details: { diagnostics: lines } },
-  );
+  throw await refuseLoad('the rate limits of the API cannot be applied', problems, locate);
 }

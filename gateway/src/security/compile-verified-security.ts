@@ -1,13 +1,8 @@
 import Ajv from 'ajv';
-import { RestbusError, type Logger } from '@restbus/infra';
-import {
-  formatDiagnostic,
-  formatPath,
-  type ApiSecurityScheme,
-  type Diagnostic,
-  type SourceLocator,
-} from '@restbus/openapi';
+import type { Logger } from '@restbus/infra';
+import type { ApiSecurityScheme, SourceLocator } from '@restbus/openapi';
 import type { ApiEndpoint } from '../openapi/endpoint';
+import { refuseLoad } from '../openapi/refuse-load';
 import { ApiKeyCheck, type ApiKeyPlace } from './api-key-check';
 import type { ApiKeyStore } from './api-keys/api-key-store';
 import { BearerCheck } from './bearer-check';
@@ -224,22 +219,7 @@ export async function compileVerifiedSecurity(
     policies.set(endpoint, new SecurityPolicy(requirements));
   }
   if (unverifiable.length > 0) {
-    const lines = await Promise.all(
-      unverifiable.map(async ({ file, pointer, message }): Promise<Diagnostic> => ({
-        severity: 'error',
-        file,
-        ...(await locate(file, pointer)),
-        path: formatPath(pointer),
-        message,
-      })),
-    );
-    throw new RestbusError(
-      'OPENAPI_INVALID',
-      `--auth verify cannot verify the security of the API:\n${lines.map(formatDiagnostic).join('\n')}`,
-      {
-        details: { diagnostics: lines },
-      },
-    );
+    throw await refuseLoad('--auth verify cannot verify the security of the API', unverifiable, locate);
   }
   if (anyAudience.length > 0) {
     logger.warn(
