@@ -40,6 +40,17 @@ class HeldCounts implements WindowCounts {
   }
 }
 
+/** Counts in memory that also add up every call they granted. */
+class TalliedCounts implements WindowCounts {
+  granted = 0;
+  private readonly counts = new MemoryWindowCounts(1000);
+  async take(key: string, window: number, units: number, limit: number): Promise<Lease> {
+    const lease = await this.counts.take(key, window, units, limit);
+    if (lease.kind === 'granted') this.granted += lease.units;
+    return lease;
+  }
+}
+
 async function call(ledger: AllowanceLedger, limit: LimitSlot, client: string): Promise<Verdict> {
   return ledger.admit(limit, client);
 }
@@ -91,7 +102,7 @@ describe('AllowanceLedger', () => {
     expect(total).toBeGreaterThanOrEqual(95);
   });
 
-  it('asks the shared count once per lease, not once per call', async () => {
+  it('asks the shared count once per lease, leases doubling while a client calls fast: a few asks for many calls', async () => {
     let takes = 0;
     const shared = new MemoryWindowCounts(1000);
     const counted: WindowCounts = {
@@ -101,15 +112,40 @@ describe('AllowanceLedger', () => {
       },
     };
     const ledger = new AllowanceLedger(counted, settings(new Clock(), { gateways: () => 3 }));
-    expect(await admitted(ledger, slot(10_000), 'a', 1000)).toBe(1000);
-    expect(takes).toBeLessThanOrEqual(3);
+    expect(await admitted(ledger, slot(1_000_000), 'a', 100_000)).toBe(100_000);
+    // Leases of 8, 16, 32 … calls: 100,000 calls in 14 of them (8 · (2^14 − 1) > 100,000), one asked ahead.
+    expect(takes).toBeLessThanOrEqual(15);
   });
 
-  it('makes leases a part of what is left that shrinks as it runs out, at least one call', () => {
-    expect(chooseLeaseSize(100, 0, 3)).toBe(16);
-    expect(chooseLeaseSize(100, 90, 3)).toBe(1);
-    expect(chooseLeaseSize(100, 100, 3)).toBe(1);
-    expect(chooseLeaseSize(1000, 0, 1)).toBe(500);
+  it('sizes leases by the pace of the client, within a part of what is left that shrinks as it runs out', () => {
+    const first = { size: 0, msSince: 0 };
+    expect(chooseLeaseSize(1_000_000_000, 0, 1, first)).toBe(8);
+    expect(chooseLeaseSize(1_000_000_000, 0, 1, { size: 64, msSince: 200 })).toBe(128);
+    expect(chooseLeaseSize(1_000_000_000, 0, 1, { size: 64, msSince: 5000 })).toBe(64);
+    expect(chooseLeaseSize(100, 0, 3, { size: 64, msSince: 200 })).toBe(16);
+    expect(chooseLeaseSize(100, 90, 3, { size: 64, msSince: 200 })).toBe(1);
+    expect(chooseLeaseSize(100, 100, 3, first)).toBe(1);
+  });
+
+  it('loses about a second of calls, not half the limit, each time a gateway restarts within a window', async () => {
+    const clock = new Clock();
+    const shared = new TalliedCounts();
+    const limit = slot(1_000_000_000, 3600);
+    const lives = 10;
+    const callsPerLife = 2000;
+    let admittedCalls = 0;
+    for (let life = 0; life < lives; life++) {
+      // A new gateway process: what the last one leased and did not use is lost with it.
+      const ledger = new AllowanceLedger(shared, settings(clock));
+      for (let i = 0; i < callsPerLife; i++) {
+        clock.at += 1; // 1,000 calls a second
+        if ((await call(ledger, limit, 'a')).admitted) admittedCalls++;
+      }
+    }
+    expect(admittedCalls).toBe(lives * callsPerLife);
+    // Each life leaves at most its last two leases unused, each about a second of calls (1,000 here).
+    expect(shared.granted).toBeGreaterThanOrEqual(admittedCalls);
+    expect(shared.granted - admittedCalls).toBeLessThanOrEqual(lives * 2 * 2048);
   });
 
   it('admits each gateway its share of the limit when the shared count does not answer, and asks again a second later', async () => {

@@ -57,6 +57,9 @@ class ClientWindow {
   retryAt = 0;
   /** Once this many calls are admitted, the next lease is asked for ahead of need. */
   refillAt = 0;
+  /** Calls in the last lease asked for (0 before the first), and when it was granted: the next follows the pace. */
+  leaseSize = 0;
+  leaseAt = 0;
   pending?: Promise<void>;
 
   constructor(
@@ -66,9 +69,25 @@ class ClientWindow {
   ) {}
 }
 
-/** Calls to ask the shared count for: a part of what is left that shrinks as it runs out, so no gateway hoards. */
-export function chooseLeaseSize(limit: number, shared: number, gateways: number): number {
-  return Math.max(1, Math.floor((limit - shared) / (2 * Math.max(1, gateways))));
+/** The first lease of a client window: small, so that a gateway that stops soon after loses little of the count. */
+const FIRST_LEASE = 8;
+/** A lease half used within this time is followed by one twice as large: the lease grows with the client's pace. */
+const GROWTH_MS = 1000;
+
+/**
+ * Calls to ask the shared count for: sized by the client's pace (the first few, then twice the last while half of it
+ * goes within a second), and never more than a part of what is left that shrinks as it runs out, so that no gateway
+ * hoards and a gateway that restarts loses about a second of its calls, not half of the limit.
+ */
+export function chooseLeaseSize(
+  limit: number,
+  shared: number,
+  gateways: number,
+  last: { size: number; msSince: number },
+): number {
+  const pace = last.size === 0 ? FIRST_LEASE : last.msSince < GROWTH_MS ? last.size * 2 : last.size;
+  const share = Math.floor((limit - shared) / (2 * Math.max(1, gateways)));
+  return Math.max(1, Math.min(pace, share));
 }
 
 /**
@@ -76,9 +95,10 @@ export function chooseLeaseSize(limit: number, shared: number, gateways: number)
  * (WindowCounts) and taken from it in leases: a gateway admits from its lease without asking anyone and asks for the
  * next one when half is used, so that a busy client costs a round trip per lease, not per call. The shared count
  * never grants past the limit, so all gateways together admit at most the limit in a window; what they lose is the
- * unused part of their last leases (small: a lease is a part of what is left). When the shared count does not answer,
- * each gateway admits its share of the limit (limit / gateways) on its own count, and asks again a second later: in
- * such a window the clients get at most twice the limit, and never are all refused.
+ * unused part of their last leases (small: a lease holds about a second of the client's calls, and at most a part of
+ * what is left, shrinking as it runs out). When the shared count does not answer, each gateway admits its share of
+ * the limit (limit / gateways) on its own count, and asks again a second later: in such a window the clients get at
+ * most twice the limit, and never are all refused.
  */
 export class AllowanceLedger {
   /** Every client window, oldest first. */
@@ -158,7 +178,9 @@ export class AllowanceLedger {
       return Promise.resolve();
     }
     const { limit } = slot.limit;
-    const units = chooseLeaseSize(limit, state.shared, this.settings.gateways());
+    const last = { size: state.leaseSize, msSince: now - state.leaseAt };
+    const units = chooseLeaseSize(limit, state.shared, this.settings.gateways(), last);
+    state.leaseSize = units;
     this.pendingLeases++;
     state.pending = this.counts
       .take(state.key, state.window, units, limit)
@@ -172,6 +194,7 @@ export class AllowanceLedger {
         state.shared = lease.used;
         if (lease.kind === 'spent' || lease.used >= limit) state.spent = true;
         if (lease.kind === 'granted') {
+          state.leaseAt = this.settings.now();
           state.granted += lease.units;
           state.refillAt = state.used + Math.ceil(lease.units / 2);
         }
