@@ -11,6 +11,8 @@ import {
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { readApis } from '../openapi/load-api';
 import { createApiLinter } from '../openapi/create-api-linter';
+import { locateProblems } from '../openapi/refuse-load';
+import { readEndpointLimits } from '../rate-limits/compile-rate-limits';
 import { compileRequestChecks } from '../validation/create-request-validator';
 import { findMockWarnings } from '../mock/find-mock-warnings';
 import { createReplyChecks } from '../replies/create-reply-checks';
@@ -83,6 +85,8 @@ export async function checkApis(
     linter: createApiLinter({ cacheDir: config.lintCache }),
   });
   const locate = createSourceLocator();
+  // A rate limit the gateway could not apply refuses the load, as it stops the gateway.
+  diagnostics.push(...(await locateProblems(readEndpointLimits(endpoints).problems, locate)));
   // With --validate beside --check, an operation it could not check stops the check as it would stop the gateway.
   if (config.validate) {
     diagnostics.push(...(await findUncheckableOperations(endpoints, config.validateUnchecked ?? [], locate)));

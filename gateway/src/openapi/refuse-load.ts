@@ -8,6 +8,19 @@ export interface LoadProblem {
   message: string;
 }
 
+/** Each problem as a diagnostic, at the line and column of its member. */
+export function locateProblems(problems: readonly LoadProblem[], locate: SourceLocator): Promise<Diagnostic[]> {
+  return Promise.all(
+    problems.map(async ({ file, pointer, message }): Promise<Diagnostic> => ({
+      severity: 'error',
+      file,
+      ...(await locate(file, pointer)),
+      path: formatPath(pointer),
+      message,
+    })),
+  );
+}
+
 /**
  * The load error for problems a step found in the API (a scheme it cannot verify, a limit it cannot apply): each
  * placed at its file, line and member, under `heading`, and kept as diagnostics in the error's details.
@@ -17,15 +30,7 @@ export async function refuseLoad(
   problems: readonly LoadProblem[],
   locate: SourceLocator,
 ): Promise<RestbusError> {
-  const lines = await Promise.all(
-    problems.map(async ({ file, pointer, message }): Promise<Diagnostic> => ({
-      severity: 'error',
-      file,
-      ...(await locate(file, pointer)),
-      path: formatPath(pointer),
-      message,
-    })),
-  );
+  const lines = await locateProblems(problems, locate);
   return new RestbusError('OPENAPI_INVALID', `${heading}:\n${lines.map(formatDiagnostic).join('\n')}`, {
     details: { diagnostics: lines },
   });

@@ -25,16 +25,19 @@ function identifySlot(endpoint: ApiEndpoint, scope: string, name: string): strin
   return createHash('sha256').update(`${title}\n${version}\n${scope}\n${name}`).digest('base64url').slice(0, 16);
 }
 
+/** The limits each limited endpoint counts against, and where a limit cannot be applied. */
+export interface EndpointLimits {
+  limited: Map<ApiEndpoint, LimitSlot[]>;
+  problems: LoadProblem[];
+}
+
 /**
- * Each limited endpoint's policy (x-restbus-rate-limit on its operation, else on its document; `[]` on the operation
- * lifts the document's), or a load error naming the file, line and member of each limit that cannot be applied.
+ * Each limited endpoint's limits (x-restbus-rate-limit on its operation, else on its document; `[]` on the operation
+ * lifts the document's), and a problem naming the file and member of each limit that cannot be applied: what the
+ * gateway refuses at load, and what `--check` says.
  */
-export async function compileRateLimits(
-  endpoints: readonly ApiEndpoint[],
-  parts: RateLimitParts,
-  locate: SourceLocator,
-): Promise<Map<ApiEndpoint, CallPolicy>> {
-  const policies = new Map<ApiEndpoint, CallPolicy>();
+export function readEndpointLimits(endpoints: readonly ApiEndpoint[]): EndpointLimits {
+  const limited = new Map<ApiEndpoint, LimitSlot[]>();
   const problems: LoadProblem[] = [];
   for (const endpoint of endpoints) {
     const own = Object.hasOwn(endpoint.model.extensions, RATE_LIMIT_EXTENSION);
@@ -51,10 +54,27 @@ export async function compileRateLimits(
     }
     if (limits.length === 0) continue;
     const scope = own ? `${endpoint.model.method} ${endpoint.model.path}` : '*';
-    const slots: LimitSlot[] = limits.map((limit) => ({ limit, id: identifySlot(endpoint, scope, limit.name) }));
-    const { ledger, readClient, count } = parts;
-    policies.set(endpoint, new RateLimitPolicy(endpoint.model.name, slots, ledger, readClient, count));
+    limited.set(
+      endpoint,
+      limits.map((limit) => ({ limit, id: identifySlot(endpoint, scope, limit.name) })),
+    );
   }
-  if (problems.length === 0) return policies;
-  throw await refuseLoad('the rate limits of the API cannot be applied', problems, locate);
+  return { limited, problems };
+}
+
+/** Each limited endpoint's policy, or a load error naming the file, line and member of each limit it cannot apply. */
+export async function compileRateLimits(
+  endpoints: readonly ApiEndpoint[],
+  parts: RateLimitParts,
+  locate: SourceLocator,
+): Promise<Map<ApiEndpoint, CallPolicy>> {
+  const { limited, problems } = readEndpointLimits(endpoints);
+  if (problems.length > 0) throw await refuseLoad('the rate limits of the API cannot be applied', problems, locate);
+  const { ledger, readClient, count } = parts;
+  return new Map(
+    [...limited].map(([endpoint, slots]) => [
+      endpoint,
+      new RateLimitPolicy(endpoint.model.name, slots, ledger, readClient, count),
+    ]),
+  );
 }

@@ -32,17 +32,25 @@ export class RateLimitPolicy implements CallPolicy {
   }
 
   admit(call: PolicyCall): void | Promise<void> {
-    const verdicts = this.slots.map((slot) => this.ledger.admit(slot, this.readClient(slot.limit.by, call)));
-    const decided = verdicts.filter((verdict): verdict is Verdict => !(verdict instanceof Promise));
     // A client whose calls this gateway holds is decided at once: the busiest path makes no promise.
-    if (decided.length === verdicts.length) return this.decide(call, decided);
-    return Promise.all(verdicts).then((settled) => this.decide(call, settled));
+    const decided: Verdict[] = [];
+    let waiting: Array<Verdict | Promise<Verdict>> | undefined;
+    for (const slot of this.slots) {
+      const verdict = this.ledger.admit(slot, this.readClient(slot.limit.by, call));
+      if (waiting) waiting.push(verdict);
+      else if (verdict instanceof Promise) waiting = [...decided, verdict];
+      else decided.push(verdict);
+    }
+    if (!waiting) return this.decide(call, decided);
+    return Promise.all(waiting).then((settled) => this.decide(call, settled));
   }
 
   private decide(call: PolicyCall, verdicts: readonly Verdict[]): void {
-    const field = verdicts
-      .map((verdict, i) => `"${this.slots[i].limit.name}";r=${verdict.remaining};t=${verdict.resetSeconds}`)
-      .join(', ');
+    let field = '';
+    for (let i = 0; i < verdicts.length; i++) {
+      const { remaining, resetSeconds } = verdicts[i];
+      field += `${i > 0 ? ', ' : ''}"${this.slots[i].limit.name}";r=${remaining};t=${resetSeconds}`;
+    }
     const headers = { 'ratelimit-policy': this.policyField, ratelimit: field };
     const refused = verdicts.findIndex((verdict) => !verdict.admitted);
     if (refused < 0) {

@@ -1,13 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import { startNatsServer, type TestNatsServer } from '@restbus/infra/testing';
+import { runGateway } from '../__tests__/run-gateway';
 import { launchGateway, stopGateway, type RunningGateway } from '../security/__tests__/run-auth-gateway';
 
-// The program as users run it; jest's global setup builds it.
-const MAIN = resolve(__dirname, '../../dist/main.js');
+/** The rate-limited operation of the cluster stack (docker-compose.cluster.yml) and the root README's recipe. */
+const EXAMPLE = resolve(__dirname, '../../../examples/limited-persons/limited-persons-api.yml');
 
 let dir: string;
 let nats: TestNatsServer;
@@ -161,7 +161,7 @@ describe('x-restbus-rate-limit through the gateway binary', () => {
   });
 
   it('refuses a trusted proxy setting it cannot read, at start', async () => {
-    const run = await runToEnd([
+    const run = await runGateway([
       '-r',
       join(dir, 'limited.json'),
       '-p',
@@ -170,7 +170,7 @@ describe('x-restbus-rate-limit through the gateway binary', () => {
       'not-an-address',
     ]);
     expect(run.code).not.toBe(0);
-    expect(run.output).toContain('--rateLimitTrustedProxies');
+    expect(run.stderr).toContain('--rateLimitTrustedProxies');
   });
 
   it('counts a client named by a header of kilobytes as one client, kept by its hash', async () => {
@@ -189,22 +189,25 @@ describe('x-restbus-rate-limit through the gateway binary', () => {
       },
     };
     await writeFile(join(dir, 'broken.yml'), toYaml(broken));
-    const run = await runToEnd(['-r', join(dir, 'broken.yml'), '-u', '-n', nats.url, '-p', '0']);
+    const run = await runGateway(['-r', join(dir, 'broken.yml'), '-u', '-n', nats.url, '-p', '0']);
     expect(run.code).not.toBe(0);
-    expect(run.output).toMatch(/broken\.yml:\d+/);
-    expect(run.output).toContain('x-restbus-rate-limit.limit must be >= 1');
+    expect(run.stdout + run.stderr).toMatch(/broken\.yml:\d+/);
+    expect(run.stdout + run.stderr).toContain('x-restbus-rate-limit.limit must be >= 1');
+    // --check says it too, before any gateway is started with it.
+    const check = await runGateway(['--check', '-r', join(dir, 'broken.yml')]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(
+      /broken\.yml:16:9 +error +paths\.\/x\.get\.x-restbus-rate-limit: .*limit must be >= 1/,
+    );
+    expect(check.stdout).toContain('cannot be served');
+  });
+
+  it('checks the limited example the cluster stack serves as servable', async () => {
+    const check = await runGateway(['--check', '-r', EXAMPLE]);
+    expect(check).toMatchObject({ code: 0, stderr: '' });
+    expect(check.stdout).toContain('1 operation can be served');
   });
 });
 
 /** JSON is YAML: written one member a line, so that the member has a line of its own to be named by. */
 const toYaml = (value: unknown): string => JSON.stringify(value, null, 2);
-
-function runToEnd(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [MAIN, ...args]);
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (code) => done({ code, output }));
-  });
-}
