@@ -9,6 +9,7 @@ interface ComposeService {
   environment?: Record<string, string>;
   volumes?: string[];
   command?: string[];
+  ports?: string[];
 }
 
 function readCompose(file: string): { services: Record<string, ComposeService> } {
@@ -136,5 +137,25 @@ describe('the cluster compose file', () => {
     );
     expect(volumes).toEqual(['nats-1-data:/data', 'nats-2-data:/data', 'nats-3-data:/data']);
     expect(natsNodes.map((node) => compose.services[node].environment?.NATS_SERVER_NAME)).toEqual(natsNodes);
+  });
+
+  it.each(['gateway-1', 'gateway-2'])(
+    'has %s serve the rate-limited example and read its client from HAProxy alone',
+    (name) => {
+      const gateway = compose.services[name];
+      expect(gateway.command?.join(' ')).toContain('-r /api/limited-persons-api.yml');
+      expect(gateway.volumes).toContain(
+        './examples/limited-persons/limited-persons-api.yml:/api/limited-persons-api.yml:ro',
+      );
+      expect(gateway.environment?.GATEWAY_RATE_LIMIT_TRUSTED_PROXIES).toBe('uniquelocal');
+      // Trusting the stack's network is safe only while no gateway is reachable from outside it but through HAProxy.
+      expect(gateway.ports).toBeUndefined();
+    },
+  );
+
+  it("has HAProxy replace a caller's X-Forwarded-For, never append to it, so no client picks its own count", () => {
+    const config = readFileSync(resolve(__dirname, '../../infra/docker/lb/haproxy.cfg'), 'utf8');
+    expect(config).toMatch(/^\s*http-request set-header X-Forwarded-For %\[src\]$/m);
+    expect(config).not.toMatch(/^\s*option forwardfor/m);
   });
 });

@@ -511,6 +511,38 @@ export const RULES: BlockRule[] = [
   },
   {
     readme: 'README.md',
+    opens: 'for i in $(seq 12); do curl …',
+    runs: 'cluster stack',
+    does: 'limits one client to 10 calls a minute across both gateways behind the load balancer',
+    prepare: async () => {
+      await waitForFreshMinute();
+      return { cwd: REPO_ROOT };
+    },
+    check: async (run) => {
+      const answers = run
+        .stdoutOf(/^for i in \$\(seq 12\)/)
+        .trim()
+        .split('\n')
+        .map((line) => /^(\d{3}) from (gateway-\d)$/.exec(line)?.slice(1) ?? [line]);
+      expect(answers).toHaveLength(12);
+      const admitted = answers.filter(([status]) => status === '200');
+      const refused = answers.filter(([status]) => status === '429');
+      expect(admitted.length + refused.length).toBe(12);
+      // Never past the limit; short of it by a lease a gateway held when the other ran out (a call or two), at most.
+      expect(admitted.length).toBeLessThanOrEqual(10);
+      expect(admitted.length).toBeGreaterThanOrEqual(8);
+      // Both gateways admitted calls, and both refused: the count is one, wherever the calls went.
+      expect(new Set(admitted.map(([, gateway]) => gateway)).size).toBe(2);
+      expect(new Set(refused.map(([, gateway]) => gateway)).size).toBe(2);
+      const fields = run.stdoutOf(/^curl -si localhost:3007\/limited\/persons/);
+      expect(fields).toMatch(/^ratelimit-policy: "per-minute";q=10;w=60\r?$/m);
+      expect(fields).toMatch(/^ratelimit: "per-minute";r=0;t=\d+\r?$/m);
+      expect(fields).toMatch(/^retry-after: \d+\r?$/m);
+      expect(fields).toContain('"code":"RATE_LIMITED"');
+    },
+  },
+  {
+    readme: 'README.md',
     opens: 'cluster="docker compose -f docker-compose.cluster.yml -p restbus-cluster"',
     skip:
       'cluster.e2e.test.ts restarts the three NATS nodes the same way (SIGUSR2, wait for the exit, start, wait ' +
@@ -569,6 +601,15 @@ export const RULES: BlockRule[] = [
       'kubernetes-manifests.test.ts checks the manifests these commands apply',
   })),
 ];
+
+/**
+ * Waits, when the minute is more than half gone, for the next one: the rate-limit recipe's 12 calls must fall in one
+ * window of the example's limit, which turns with the clock's minutes.
+ */
+async function waitForFreshMinute(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 30_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 1000));
+}
 
 /** The answer of the stand-in for the reader's real API (record mode). */
 export const REAL_API_ANSWER = { id: '42', name: 'Ada Lovelace' };
