@@ -10,6 +10,7 @@ interface ComposeService {
   volumes?: string[];
   command?: string[];
   ports?: string[];
+  image?: string;
 }
 
 function readCompose(file: string): { services: Record<string, ComposeService> } {
@@ -97,6 +98,26 @@ describe("the compose file's profile auth", () => {
       expect(service.healthcheck!.test.join(' ')).not.toMatch(/\bfetch\(/);
     },
   );
+});
+
+describe("the compose file's profile tracing", () => {
+  const compose = readCompose('docker-compose.yml');
+  const traced = ['person-service-1', 'person-service-2', 'systems-service', 'gateway', 'secured-gateway'];
+
+  it('adds Jaeger alone, its UI on loopback, its image a variable', () => {
+    const inProfile = Object.entries(compose.services).filter(([, service]) => service.profiles?.includes('tracing'));
+    expect(inProfile.map(([name]) => name)).toEqual(['jaeger']);
+    const jaeger = compose.services.jaeger;
+    expect(jaeger.image).toBe('${JAEGER_IMAGE:-jaegertracing/jaeger:2.21.0}');
+    expect(jaeger.ports).toEqual(['${JAEGER_BIND:-127.0.0.1}:${JAEGER_HOST_PORT-16686}:16686']);
+    expect(jaeger.command?.join(' ')).toContain('receivers.otlp.protocols.http.endpoint=0.0.0.0:4318');
+  });
+
+  it.each(traced)("passes OpenTelemetry's variables to %s, tracing off unless an endpoint is given", (name) => {
+    const environment = compose.services[name].environment ?? {};
+    expect(environment.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('${OTEL_EXPORTER_OTLP_ENDPOINT:-}');
+    expect(environment.OTEL_TRACES_SAMPLER).toBe('${OTEL_TRACES_SAMPLER:-parentbased_always_on}');
+  });
 });
 
 describe('the cluster compose file', () => {

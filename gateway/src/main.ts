@@ -4,7 +4,9 @@ import {
   createLogger,
   loadConfig,
   onShutdownSignal,
+  readTracingSettings,
   runMain,
+  startTracing,
   stopWithParent,
 } from '@restbus/infra';
 import { describeConfig } from './app/describe-config';
@@ -63,9 +65,18 @@ if (process.argv[2] === 'keys') {
         process.kill(process.pid, 'SIGTERM');
       },
     });
+    // Before the gateway's code runs, so that its first call is traced; its spans leave before the process does.
+    const tracing = startTracing(readTracingSettings(process.env), {
+      service: 'restbus-gateway',
+      version: gatewayProgram.version,
+      logger,
+    });
     const { startGateway } = loadStartGateway();
     start.gateway = startGateway(config, logger);
     if (start.signalledEarly) reload();
     const gateway = await start.gateway;
-    onShutdownSignal(() => gateway.stop());
+    onShutdownSignal(async () => {
+      await gateway.stop();
+      await tracing.shutdown();
+    });
   });

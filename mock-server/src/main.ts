@@ -6,7 +6,9 @@ import {
   createLogger,
   loadConfig,
   onShutdownSignal,
+  readTracingSettings,
   runMain,
+  startTracing,
   stopWithParent,
   toHttpLimits,
   type Logger,
@@ -100,6 +102,12 @@ runMain('restbus-mock', async () => {
     return;
   }
   const logger = toLogger(options);
+  // Each answer is a span of the caller's trace while OpenTelemetry's variables turn tracing on.
+  const tracing = startTracing(readTracingSettings(process.env), {
+    service: 'restbus-mock',
+    version: mockProgram.version,
+    logger,
+  });
   const server = await startMockServer({
     projectDir,
     environment: options.environment,
@@ -116,5 +124,8 @@ runMain('restbus-mock', async () => {
     limits: toHttpLimits(options),
     logger,
   });
-  onShutdownSignal(() => server.close());
+  onShutdownSignal(async () => {
+    await server.close();
+    await tracing.shutdown();
+  });
 });

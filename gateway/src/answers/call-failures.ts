@@ -10,6 +10,7 @@ import {
   type ResponseMessage,
 } from '@restbus/infra';
 import { sendReply } from '../http/send-reply';
+import { recordCallFailure } from '../observability/call-spans';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -92,6 +93,7 @@ export class CallFailures {
     method: string,
   ): void {
     this.log(error, call, method);
+    recordCallFailure(call.trace, error.code);
     sendError(res, error.code, error.message, { ...headers, ...error.headers }, { details: error.details });
   }
 
@@ -115,6 +117,7 @@ export class CallFailures {
       // else is ours (logged with its stack) and not the reply's to explain.
       this.log(err, call, method);
       const message = isRestbusError(err) ? err.message : 'the reply cannot be written as an HTTP response';
+      recordCallFailure(call.trace, 'BAD_REPLY');
       sendError(res, 'BAD_REPLY', message, headers);
       return false;
     }

@@ -14,6 +14,7 @@ import { readBody } from '../http/read-body';
 import { writeHttpAnswer } from '../http/send-reply';
 import { toIncomingRequest } from '../http/to-incoming-request';
 import type { MockAnswers } from '../mock/create-mock-answers';
+import { traceStep } from '../observability/call-spans';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { RequestCheck } from '../validation/create-request-validator';
 import { admitCall, attachCaller } from '../security/admit-call';
@@ -148,7 +149,7 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
     const { req, query, params } = call;
     const request = toIncomingRequest(req, query, params, await readBody(req, deps.bodyLimit()));
     attachCaller(request, call, deps.dropCredentials === true);
-    const refusal = validate ? await validate(request) : undefined;
+    const refusal = validate ? await traceStep(call.trace, 'validate request', () => validate(request)) : undefined;
     if (!refusal) return request;
     answerError(call, refuseRequest('notAsDescribed', refusal.message, { details: { problems: refusal.problems } }));
     return undefined;

@@ -15,6 +15,7 @@ import { toIncomingRequest } from '../http/to-incoming-request';
 import { buildMockEvents } from '../mock/build-mock-events';
 import { createSchemaSampler } from '../mock/create-schema-sampler';
 import { admitCall, attachCaller } from '../security/admit-call';
+import { traceStep } from '../observability/call-spans';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
@@ -222,7 +223,17 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
         reply = await forward(endpoint as CompiledEndpoint, request, trace, 'stream');
         return toServiceAnswer(reply);
       };
-      const outcome = await streams.open(target, { key: streamKeyOf(model) ?? '', spec, ask });
+      // Its span says where the stream goes and where a resumed one picks up (Last-Event-ID).
+      const outcome = await traceStep(
+        trace,
+        since === undefined ? 'open stream' : 'resume stream',
+        () => streams.open(target, { key: streamKeyOf(model) ?? '', spec, ask }),
+        {
+          'messaging.destination.name': spec.subject,
+          ...(declared.stream !== undefined && { 'restbus.stream.name': declared.stream }),
+          ...(since !== undefined && { 'restbus.stream.resume_after': since }),
+        },
+      );
       if (outcome.opened) metrics.answered(model.path, 'GET', 'service');
       else answer.reply(reply);
     } catch (err) {

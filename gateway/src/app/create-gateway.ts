@@ -1,7 +1,15 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { logRequestFailure, refuseRequest, sendError, RestbusError, STALE_HEADER, type Logger } from '@restbus/infra';
+import {
+  activeTracer,
+  logRequestFailure,
+  refuseRequest,
+  sendError,
+  RestbusError,
+  STALE_HEADER,
+  type Logger,
+} from '@restbus/infra';
 import type { AnsweredEndpoint, CompiledEndpoint } from '../call/call';
 import { createCallAnswers, ERROR_CODE_HEADER, MOCKED_HEADER } from '../answers/create-call-answers';
 import { createStreamAnswers, refuseUpgrade } from '../answers/create-stream-answers';
@@ -10,6 +18,7 @@ import type { GatewayMetrics } from '../observability/create-metrics';
 import { createReadiness, type Readiness } from '../observability/readiness';
 import { labelMethod } from '../observability/label-call';
 import { createCallRecorder } from '../observability/record-call';
+import { recordCallFailure, runInCallSpan, startServerSpan } from '../observability/call-spans';
 import { toTraceContext, type TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type Lookup, type RouteTable } from '../routing/route-table';
@@ -268,6 +277,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     const found = lookup.kind === 'found' ? lookup.endpoint : undefined;
     const route = labelRoute(lookup, found, mount !== undefined);
     const counted = labelMethod(mount ? 'static' : lookup.kind, method);
+    const tracer = activeTracer();
+    if (tracer) startServerSpan(tracer, trace, req, { method, route: found?.source.model.path, path });
     recorder.track({
       req,
       res,
@@ -281,6 +292,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
     /** A client's mistake, answered from the shared table and logged as the call server logs its own. */
     const refuse = (error: RestbusError): void => {
+      recordCallFailure(trace, error.code);
       logRequestFailure(logger, error, { method, route, path, reqId: trace.requestId });
       sendError(res, error.code, error.message, { ...headers, ...error.headers });
     };
@@ -291,8 +303,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     switch (lookup.kind) {
       case 'found':
-        lookup.endpoint
-          .answer({
+        runInCallSpan(trace, () =>
+          lookup.endpoint.answer({
             endpoint: lookup.endpoint,
             params: lookup.params,
             query: mark < 0 ? '' : url.slice(mark + 1),
@@ -302,11 +314,11 @@ export function createGateway(options: GatewayOptions): Gateway {
             trace,
             // Set here, so that every call has one shape whether a policy fills it in or not.
             user: undefined,
-          })
-          .catch((err: unknown) => {
-            logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
-            sendError(res, 'INTERNAL', 'internal error', headers);
-          });
+          }),
+        ).catch((err: unknown) => {
+          logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+          sendError(res, 'INTERNAL', 'internal error', headers);
+        });
         return;
       case 'options':
         if (cors?.isPreflight(req)) cors.addPreflightHeaders(req, headers, lookup.allow);

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -17,14 +17,21 @@ export interface BenchGateway {
  * gateway still linting in its worker is slower). BENCH_CPU_PROF=<dir> writes its CPU profile to `<dir>/<label>`
  * (see ../shared/notes/profiling.md); BENCH_PIN=1 gives it the second core (pinBenchToFirstCore takes the first).
  */
-export function startBenchGateway(args: string[], path: string, label: string): Promise<BenchGateway> {
+export function startBenchGateway(
+  args: string[],
+  path: string,
+  label: string,
+  /** Another build's main.js (a baseline), and the environment (this process's by default). */
+  options: { main?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<BenchGateway> {
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${label}`]
     : [];
-  const all = [...profile, MAIN, ...args, '-p', '0', '--log-format', 'json'];
+  const all = [...profile, options.main ?? MAIN, ...args, '-p', '0', '--log-format', 'json'];
+  const spawnOptions: SpawnOptions = { stdio: ['ignore', 'pipe', 'inherit'], env: options.env ?? process.env };
   const child = process.env.BENCH_PIN
-    ? spawn('taskset', ['-c', '1', process.execPath, ...all], { stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn(process.execPath, all, { stdio: ['ignore', 'pipe', 'inherit'] });
+    ? spawn('taskset', ['-c', '1', process.execPath, ...all], spawnOptions)
+    : spawn(process.execPath, all, spawnOptions);
   // Its log is read to the end (a line a request), so that a full pipe never holds the gateway up.
   const lines = createInterface({ input: child.stdout! });
   let url: string | undefined;

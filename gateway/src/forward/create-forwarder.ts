@@ -15,7 +15,10 @@ import {
   type NatsLink,
   type ResponseMessage,
 } from '@restbus/infra';
+import type { Span } from '@opentelemetry/api';
+import { endSendSpan, startSendSpan } from '../observability/call-spans';
 import type { TraceContext } from '../observability/trace-context';
+import type { SendObserver } from './pending-call';
 import type { CompiledEndpoint } from '../call/call';
 import { createRequestMux, type RequestMux } from './create-request-mux';
 import { createResendPolicy, type ResendPolicy } from './resend-policy';
@@ -111,6 +114,11 @@ function decodeErrorBody(data: Uint8Array, status: number): ResponseMessage | un
   }
 }
 
+/** Each copy of a call its send span's event: a hedge or a resend after a failover shows beside the first send. */
+function recordSends(span: Span): SendObserver {
+  return (copy, reason) => span.addEvent('send', { 'restbus.send.copy': copy, 'restbus.send.reason': reason });
+}
+
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { link, timeoutMs } = options;
   const policy = options.resend ?? createResendPolicy(timeoutMs);
@@ -130,21 +138,30 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const headers = natsHeaders();
     headers.set('content-type', 'application/json');
     headers.set(MESSAGE_TYPE_HEADER, RPC_REQUEST);
-    headers.set('traceparent', trace.traceparent);
     headers.set('x-request-id', trace.requestId);
     // The body of the reply is written to the client as it comes (see REPLY_FORM_HEADER).
     headers.set(REPLY_FORM_HEADER, BODY_APART);
     const data = encodeRequestMessage(endpoint.messagePrefix, request);
     const maxPayload = nc.info?.max_payload;
     if (maxPayload !== undefined && data.length > maxPayload) throw tooLargeForBus(data.length, maxPayload);
+    // Tracing on: the send's own span is the service's parent; off, the call's traceparent travels as it came.
+    const span = startSendSpan(trace, headers, {
+      subject: endpoint.topic,
+      operation: endpoint.source.model.name,
+      bytes: data.length,
+    });
+    if (!span) headers.set('traceparent', trace.traceparent);
+    const onSend = span && recordSends(span);
     const resend = policy.resendFor(endpoint.desc.method);
     const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       const left = timeoutMs - (performance.now() - started);
       try {
-        const reply = await mux.request(endpoint.topic, data, headers, left, resend);
+        const msg = await mux.request(endpoint.topic, data, headers, left, resend, onSend);
         servedAt.set(endpoint.topic, performance.now());
-        return await toReply(reply);
+        const reply = await toReply(msg);
+        endSendSpan(span, { status: reply.status ?? 200 });
+        return reply;
       } catch (err) {
         const now = performance.now();
         const pause =
@@ -155,7 +172,12 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
                 sinceServedMs: now - (servedAt.get(endpoint.topic) ?? -Infinity),
               })
             : undefined;
-        if (pause === undefined) throw toRestbusError(err, endpoint.topic, maxPayload);
+        if (pause === undefined) {
+          const failure = toRestbusError(err, endpoint.topic, maxPayload);
+          endSendSpan(span, { err: failure });
+          throw failure;
+        }
+        span?.addEvent('no responder', { 'restbus.send.pause_ms': pause });
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }

@@ -1,10 +1,21 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
 import { InboxMux } from './inbox-mux';
+import type { SendObserver } from './pending-call';
 import type { CallResend } from './resend-policy';
 
 export interface RequestMux {
-  /** Publishes `data` to `subject` with a reply address on the mux inbox and resolves with the first reply. */
-  request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number, resend?: CallResend): Promise<Msg>;
+  /**
+   * Publishes `data` to `subject` with a reply address on the mux inbox and resolves with the first reply;
+   * `onSend` hears of each copy published (the first, hedges, resends).
+   */
+  request(
+    subject: string,
+    data: Uint8Array,
+    headers: MsgHdrs,
+    timeoutMs: number,
+    resend?: CallResend,
+    onSend?: SendObserver,
+  ): Promise<Msg>;
   /** Requests waiting for a reply. */
   pending(): number;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DebugEvents, Events, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
 import { onConnectionMove, RestbusError, setCarriedBudget } from '@restbus/infra';
 import { isNoResponder, isServerError } from './failed-reply';
-import type { PendingCall } from './pending-call';
+import type { PendingCall, SendObserver, SendReason } from './pending-call';
 import type { CallResend } from './resend-policy';
 
 const SWEEP_MS = 25;
@@ -47,6 +47,7 @@ export class InboxMux {
     headers: MsgHdrs,
     timeoutMs: number,
     resend: CallResend = { retryable: false },
+    onSend?: SendObserver,
   ): Promise<Msg> {
     const token = randomUUID();
     const now = performance.now();
@@ -67,6 +68,7 @@ export class InboxMux {
         attempt: this.attempt,
         copies: 0,
         answered: 0,
+        onSend,
       });
       if (this.outgoing.push(token) === 1) setImmediate(() => this.sendOutgoing());
     });
@@ -104,7 +106,7 @@ export class InboxMux {
   private sweep(): void {
     const now = performance.now();
     for (const [token, call] of this.waiting) {
-      if (call.hedgeAt <= now) this.resend(token, call);
+      if (call.hedgeAt <= now) this.resend(token, call, 'hedge');
       if (call.deadline > now) continue;
       this.waiting.delete(token);
       if (call.held) call.resolve(call.held);
@@ -121,9 +123,10 @@ export class InboxMux {
         );
   }
 
-  private send(token: string, call: PendingCall): void {
+  private send(token: string, call: PendingCall, reason: SendReason): void {
     call.attempt = this.attempt;
     call.copies++;
+    call.onSend?.(call.copies, reason);
     // Each copy says how long the gateway still waits for it, so that its service answers (a 503, say) in time.
     setCarriedBudget(call.headers, call.deadline - performance.now());
     try {
@@ -139,9 +142,9 @@ export class InboxMux {
    * resendAfterReconnect), and a hedge does not use up the reconnect's resend, which a connection lost after it
    * needs as much as one lost before.
    */
-  private resend(token: string, call: PendingCall): void {
+  private resend(token: string, call: PendingCall, reason: SendReason): void {
     call.hedgeAt = Infinity;
-    this.send(token, call);
+    this.send(token, call, reason);
   }
 
   private sendOutgoing(): void {
@@ -149,7 +152,7 @@ export class InboxMux {
     this.outgoing = [];
     for (const token of tokens) {
       const call = this.waiting.get(token);
-      if (call) this.send(token, call);
+      if (call) this.send(token, call, 'first');
     }
   }
 
@@ -157,7 +160,7 @@ export class InboxMux {
     const now = performance.now();
     for (const [token, call] of this.waiting) {
       if (call.attempt !== this.attempt && call.retryable) {
-        this.resend(token, call);
+        this.resend(token, call, 'reconnect');
         if (call.hedged) call.hedgeAt = now + (call.deadline - now) / 2;
       }
     }
@@ -170,7 +173,7 @@ export class InboxMux {
   // from a lame-duck server needs no resend: that one still delivers.
   private resendAfterCutOff(): void {
     this.markLoss();
-    for (const [token, call] of this.waiting) if (call.retryable) this.send(token, call);
+    for (const [token, call] of this.waiting) if (call.retryable) this.send(token, call, 'cut-off');
   }
 
   /** A connection the waiting calls were sent on is gone or cut off: what they still get is not on time. */

@@ -1,5 +1,11 @@
 import type { Msg, MsgHdrs } from 'nats';
 
+/** Why a copy of a call is published: the first send, a hedge of a late reply, or a resend after a lost connection. */
+export type SendReason = 'first' | 'hedge' | 'reconnect' | 'cut-off';
+
+/** Told of each copy a call publishes (its number from 1, and why): a trace's record of every send. */
+export type SendObserver = (copy: number, reason: SendReason) => void;
+
 /** A call waiting on the request mux for its reply. */
 export interface PendingCall {
   resolve: (msg: Msg) => void;
@@ -27,4 +33,5 @@ export interface PendingCall {
   answered: number;
   /** A 5xx reply of one copy, kept while another copy may still answer better (see InboxMux's takeReply). */
   held?: Msg;
+  onSend?: SendObserver;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@restbus/infra';
 import type { ApiOperation } from '@restbus/openapi';
+import { endServerSpan } from './call-spans';
 import type { GatewayMetrics } from './create-metrics';
 import { labelStatus, listDeclaredStatuses } from './label-call';
 import type { TraceContext } from './trace-context';
@@ -37,10 +38,13 @@ export function createCallRecorder(deps: { metrics: GatewayMetrics; logger: Logg
     metrics.inFlight.dec();
     const ms = performance.now() - started;
     metrics.observe(route, method, labelStatus(res.statusCode, listDeclaredStatuses(operation)), ms / 1000);
+    endServerSpan(trace, res.statusCode);
     logger.info(
       {
         reqId: trace.requestId,
         traceId: trace.traceId,
+        // The line is written once the answer closed, outside the call's span: its ids are named here.
+        ...(trace.span && { trace_id: trace.traceId, span_id: trace.span.spanContext().spanId }),
         method: req.method,
         path,
         status: res.statusCode,

@@ -1,5 +1,7 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Span } from '@opentelemetry/api';
+import type { ErrorCode } from '@restbus/infra';
 
 export interface TraceContext {
   /** W3C `traceparent`: the caller's when valid, otherwise a new one. */
@@ -7,6 +9,10 @@ export interface TraceContext {
   traceId: string;
   /** `x-request-id`: the caller's when it is a sane token, otherwise a new UUID. */
   requestId: string;
+  /** The call's server span while tracing is on (startServerSpan): its trace id and traceparent are the span's. */
+  span?: Span;
+  /** The code of the failure the call was answered with, for its span (recordCallFailure). */
+  failure?: ErrorCode;
 }
 
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;

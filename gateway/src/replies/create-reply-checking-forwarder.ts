@@ -2,6 +2,7 @@ import { maxHeaderSize } from 'node:http';
 import { RestbusError, type HeaderValue, type Logger, type ResponseMessage } from '@restbus/infra';
 import type { ReplyCheckMode } from '../config';
 import type { Forwarder, ReplyUse } from '../forward/create-forwarder';
+import { traceStep } from '../observability/call-spans';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { ReplyChecker } from './create-reply-checks';
@@ -84,7 +85,7 @@ export function createReplyCheckingForwarder(options: ReplyCheckingOptions): For
     const said = { operation: name, subject: endpoint.topic, reqId: trace.requestId, traceId: trace.traceId };
     let violations: ReplyViolation[];
     try {
-      violations = await checker.check(reply, use);
+      violations = await traceStep(trace, 'check reply', () => checker.check(reply, use));
     } catch (err) {
       logger.warn({ ...said, err }, 'the reply could not be checked against the API description');
       violations = [UNCHECKED];

@@ -110,3 +110,8 @@ export type { SchemaCompilerOptions, SchemaCompilers, SchemaDialect } from './va
 export { compileInputCheck, createInputCompilers } from './contract/compile-input-checks';
 export type { InputCompilers, InputOperation, InputResult, OperationInputCheck } from './contract/compile-input-checks';
 export * from './contract/index';
+export { startTracing } from './tracing/start-tracing';
+export type { Tracing } from './tracing/start-tracing';
+export { readTracingSettings } from './tracing/tracing-settings';
+export type { TracingSettings } from './tracing/tracing-settings';
+export { activeTracer, endSpan, extractNatsContext, injectNatsContext } from './tracing/spans';

@@ -5,6 +5,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type httpProxy from 'http-proxy';
 import {
+  activeTracer,
   type ErrorCode,
   isJsonObject,
   isRestbusError,
@@ -15,6 +16,7 @@ import {
   sendError,
 } from '@restbus/infra';
 import { normalisePath } from '../request/normalise-path';
+import { traceMockAnswer } from './mock-spans';
 import { createBodyParser, hasBody, overrideMethod } from '../request/parse-body';
 import { readMockDelay } from '../request/read-mock-delay';
 import { attachSession } from '../request/attach-session';
@@ -180,7 +182,22 @@ export function createMockApp(deps: MockAppDeps): MockApp {
   };
 
   const handle = (req: Request, res: Response): void => {
-    serve(req, res, current()).catch((err: unknown) => fail(req, res, err));
+    const tracer = activeTracer();
+    if (!tracer) {
+      serve(req, res, current()).catch((err: unknown) => fail(req, res, err));
+      return;
+    }
+    void traceMockAnswer(
+      tracer,
+      req,
+      res,
+      (span) =>
+        serve(req, res, current()).catch((err: unknown) => {
+          span.setAttribute('error.type', describeFailure(err).error.code);
+          fail(req, res, err);
+        }),
+      () => routes.get(req),
+    );
   };
 
   // Express's request and response methods (res.json, req.query...) for implementation functions, without its

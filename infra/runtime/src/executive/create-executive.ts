@@ -13,6 +13,8 @@ import {
 import { loadConfig, type SettingSpec } from '../config/load-config';
 import { RestbusError } from '../errors/restbus-error';
 import { createLogger, type LogFormat } from '../logging/create-logger';
+import { startTracing } from '../tracing/start-tracing';
+import { readTracingSettings } from '../tracing/tracing-settings';
 import { createNatsLink } from '../nats/create-nats-link';
 import { startResponder, type Route } from '../nats/start-responder';
 import { adaptHandler, type Handler } from './adapt-handler';
@@ -123,6 +125,13 @@ export function createExecutive<C = object>(options: ExecutiveOptions<C>): Execu
           terminal: options.terminal,
         });
       shutdowns.push(guardUnhandledRejections(logger));
+      // Before anything that makes spans; stopped last, so that the spans of the last calls still leave.
+      const tracing = startTracing(readTracingSettings(options.env), {
+        service: options.name,
+        version: options.version,
+        logger,
+      });
+      shutdowns.push(() => tracing.shutdown());
       const link = createNatsLink({
         ...natsLinkOptions,
         name: options.name,

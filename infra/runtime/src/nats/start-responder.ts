@@ -1,3 +1,4 @@
+import { SpanKind, context as otelContext, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { NatsConnection, Service, ServiceMsg } from 'nats';
 import type { Logger } from 'pino';
 import { isRestbusError, RestbusError } from '../errors/restbus-error';
@@ -12,6 +13,7 @@ import {
 } from '../wire/headers';
 import { BODY_APART, REPLY_FORM_HEADER, REPLY_HEAD_HEADER, encodeReplyApart } from '../wire/reply-apart';
 import { replyError } from '../wire/replies';
+import { activeTracer, endSpan, extractNatsContext } from '../tracing/spans';
 import { assertSafeTopic, toTopic } from '../wire/topic';
 import type { RequestMessage, ResponseMessage } from '../wire/types';
 
@@ -83,13 +85,13 @@ const REPLY_HEADROOM_BYTES = 1024;
 
 const CLIENT_FACING = new Set(['MESSAGE_INVALID', 'REQUEST_INVALID', 'STORE_UNAVAILABLE']);
 
-function replyForFailure(err: unknown): { reply: ResponseMessage; description: string } {
+function replyForFailure(err: unknown): { reply: ResponseMessage; description: string; code: string } {
   if (isRestbusError(err) && CLIENT_FACING.has(err.code)) {
-    return { reply: replyError(err.code, err.message), description: err.message };
+    return { reply: replyError(err.code, err.message), description: err.message, code: err.code };
   }
   // The cause stays in our log; the caller learns only that it failed.
   const description = 'the service failed to handle the request';
-  return { reply: replyError('HANDLER_FAILED', description), description };
+  return { reply: replyError('HANDLER_FAILED', description), description, code: 'HANDLER_FAILED' };
 }
 
 /**
@@ -115,6 +117,36 @@ function endpointName(route: Route, taken: Set<string>): string {
   return name;
 }
 
+/** The stable code of an error reply a handler gave (`{error, code}`, status 400 and up), for its span. */
+function codeOf(reply: ResponseMessage): string | undefined {
+  if ((reply.status ?? 200) < 400 || typeof reply.body !== 'object' || reply.body === null) return undefined;
+  const code: unknown = Reflect.get(reply.body, 'code');
+  return typeof code === 'string' ? code.slice(0, 64) : undefined;
+}
+
+/**
+ * The span of one request a service handles (`process <subject>`, a server span), a child of the span whose
+ * `traceparent` the message carries (the gateway's send), and active while the handler runs: the store's spans and
+ * any the handler makes with OpenTelemetry's API are its children, and its log lines carry its ids.
+ */
+function startProcessSpan(tracer: Tracer, subject: string, queue: string, route: Route, msg: ServiceMsg): Span {
+  return tracer.startSpan(
+    `process ${subject}`,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.destination.name': subject,
+        'messaging.operation.type': 'process',
+        'messaging.consumer.group.name': queue,
+        'messaging.message.body.size': msg.data.length,
+        ...(route.name !== undefined && { 'rpc.method': route.name }),
+      },
+    },
+    extractNatsContext(msg.headers),
+  );
+}
+
 /**
  * Subscribes a table of routes as endpoints of one NATS service (queue group, discovery and stats through the
  * services API) and guarantees that every request gets exactly one reply: a malformed request message gets 400,
@@ -124,11 +156,12 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
   const logger = options.logger.child({ component: 'responder' });
   // Watches the collections from now on, so that $SRV.STATS tells the live heap as of the last one.
   readHeapLive();
+  const queue = options.queue ?? options.name;
   const service: Service = await options.nc.services.add({
     name: options.name,
     version: options.version,
     description: options.description,
-    queue: options.queue ?? options.name,
+    queue,
     // What `$SRV.STATS` tells of each endpoint besides its counts: the process's memory and handles, so that a
     // long run (bench:soak) sees a service grow without a port of its own.
     statsHandler: () => Promise.resolve(describeProcess()),
@@ -164,7 +197,15 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
           receivedAt: started,
           ...(msg.reply ? { callId: msg.reply } : {}),
         };
-        const work = answer(route, msg, context, stats).finally(() => {
+        const tracer = activeTracer();
+        const span = tracer && startProcessSpan(tracer, subject, queue, route, msg);
+        const work = (
+          span
+            ? otelContext.with(trace.setSpan(otelContext.active(), span), () =>
+                answer(route, msg, context, stats, span),
+              )
+            : answer(route, msg, context, stats)
+        ).finally(() => {
           stats?.addProcessingTime(performance.now() - started);
           inFlight.delete(work);
         });
@@ -178,10 +219,11 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     msg: ServiceMsg,
     context: RouteContext,
     stats: EndpointStats | undefined,
+    span?: Span,
   ): Promise<void> {
     const routeLogger = context.logger;
     let reply: ResponseMessage;
-    let failure: { status: number; description: string } | undefined;
+    let failure: { status: number; description: string; code: string } | undefined;
     try {
       const message = decodeRequestMessage(msg.data);
       const result = await route.handle(message, context);
@@ -194,10 +236,13 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       reply = refused.reply;
       if (reply.status === 500) routeLogger.error({ err }, 'handler failed');
       else routeLogger.warn({ err }, 'request refused');
-      failure = { status: reply.status ?? 500, description: refused.description };
+      failure = { status: reply.status ?? 500, description: refused.description, code: refused.code };
       stats?.countError(new Error(failure.description));
     }
-    if (!msg.reply) return; // a publish without a reply inbox has nobody to answer
+    if (!msg.reply) {
+      span?.end();
+      return; // a publish without a reply inbox has nobody to answer
+    }
     const headers = createResponseHeaders();
     let data: Uint8Array | undefined;
     try {
@@ -221,7 +266,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
           ? 'the reply cannot be encoded'
           : `the reply (${bytes} bytes) is larger than the message bus accepts`;
       if (bytes !== undefined) routeLogger.error({ bytes, room }, description);
-      failure = { status: 500, description };
+      failure = { status: 500, description, code: 'HANDLER_FAILED' };
       data = encodeMessage(replyError('HANDLER_FAILED', description));
       headers.delete(REPLY_HEAD_HEADER);
     }
@@ -237,6 +282,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     } catch (err) {
       routeLogger.error({ err }, 'could not send the reply');
     }
+    if (span) endSpan(span, { status: failure?.status ?? reply.status ?? 200, code: failure?.code ?? codeOf(reply) });
   }
 
   // Subscriptions are sent to the server asynchronously; once flushed, a request cannot meet "no responders".

@@ -2,7 +2,9 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import type { SettingSpec } from '../config/load-config';
 import { createMemoryCollection, type Collection } from './collection';
+import { activeTracer } from '../tracing/spans';
 import { openKvCollection, type ReadConsistency } from './kv-collection';
+import { TracedCollection } from './traced-collection';
 
 export type StoreKind = 'jetstream' | 'memory';
 
@@ -40,14 +42,21 @@ export const readsSetting: SettingSpec = {
   schema: { enum: ['confirmed', 'announced'], default: 'announced' },
 };
 
-/** Opens a service's collection in the configured store. */
-export function openStore<T>(
+/**
+ * Opens a service's collection in the configured store; while tracing is on, each of its operations in a call is a
+ * span of that call (TracedCollection).
+ */
+export async function openStore<T>(
   settings: StoreSettings,
   nc: NatsConnection,
   bucket: string,
   logger: Logger,
 ): Promise<Collection<T>> {
-  return settings.store === 'memory'
-    ? Promise.resolve(createMemoryCollection<T>())
-    : openKvCollection<T>(nc, bucket, { replicas: settings.kvReplicas, reads: settings.reads, logger });
+  const collection =
+    settings.store === 'memory'
+      ? createMemoryCollection<T>()
+      : await openKvCollection<T>(nc, bucket, { replicas: settings.kvReplicas, reads: settings.reads, logger });
+  const tracer = activeTracer();
+  if (!tracer) return collection;
+  return new TracedCollection(collection, tracer, bucket, settings.store === 'memory' ? 'memory' : 'nats');
 }

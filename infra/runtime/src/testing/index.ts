@@ -52,3 +52,5 @@ export { exchangeRaw, findErrorAnswerProblems, sendRaw } from './raw-http';
 export type { RawExchange, RawResponse } from './raw-http';
 export { DIALECT_CASES } from './openapi-dialect-cases';
 export type { DialectCase } from './openapi-dialect-cases';
+export { OtlpReceiver } from './otlp-receiver';
+export type { ReceivedSpan } from './otlp-receiver';

@@ -21,8 +21,14 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function startChild(name: string, command: string, args: string[], cwd: string): Child {
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startChild(
+  name: string,
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Child {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   // Both streams are drained: a child blocked on a full pipe would measure as a slow server.
   const keep = (chunk: Buffer): void => {

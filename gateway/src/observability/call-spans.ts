@@ -1,0 +1,133 @@
+import type { IncomingMessage } from 'node:http';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  context as otelContext,
+  defaultTextMapGetter,
+  propagation,
+  trace as otelTrace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { activeTracer, endSpan, injectNatsContext, isRestbusError, type ErrorCode } from '@restbus/infra';
+import type { MsgHdrs } from 'nats';
+import type { TraceContext } from './trace-context';
+
+/**
+ * Opens the server span of an HTTP call (`GET /persons/{personId}`, HTTP semantic conventions), a child of the span
+ * the caller's `traceparent` names, and makes the call's trace context follow it: the trace id of the log lines and
+ * of the messages sent for it is the span's.
+ */
+export function startServerSpan(
+  tracer: Tracer,
+  trace: TraceContext,
+  req: IncomingMessage,
+  call: { method: string; route?: string; path: string },
+): Span {
+  const parent = propagation.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+  const span = tracer.startSpan(
+    call.route === undefined ? call.method : `${call.method} ${call.route}`,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'http.request.method': call.method,
+        ...(call.route !== undefined && { 'http.route': call.route }),
+        'url.path': call.path,
+        'url.scheme': 'http',
+        ...(req.socket.remoteAddress !== undefined && { 'client.address': req.socket.remoteAddress }),
+        ...(req.headers['user-agent'] !== undefined && { 'user_agent.original': req.headers['user-agent'] }),
+      },
+    },
+    parent,
+  );
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  trace.span = span;
+  trace.traceId = traceId;
+  trace.traceparent = `00-${traceId}-${spanId}-0${traceFlags & 1}`;
+  return span;
+}
+
+/** Ends the server span with the answer's status; a failure's code was recorded where it was answered. */
+export function endServerSpan(trace: TraceContext, status: number): void {
+  const span = trace.span;
+  if (!span) return;
+  span.setAttribute('http.response.status_code', status);
+  endSpan(span, status >= 500 ? { status, code: trace.failure ?? String(status) } : {});
+}
+
+/** Runs `work` with the call's span active (when tracing is on), so that every log line written for it carries its ids. */
+export function runInCallSpan<T>(trace: TraceContext, work: () => T): T {
+  return trace.span ? otelContext.with(otelTrace.setSpan(ROOT_CONTEXT, trace.span), work) : work();
+}
+
+/** Keeps the stable code of the failure a call was answered with: its server span's `error.type`. */
+export function recordCallFailure(trace: TraceContext, code: ErrorCode): void {
+  if (!trace.span) return;
+  trace.failure = code;
+  trace.span.setAttribute('error.type', code);
+}
+
+/**
+ * Opens the client span of a call's NATS request (`send easer.get_/persons`, the messaging conventions with NATS as
+ * the system) and writes it into the message's headers as the parent of the service's span. Undefined while tracing
+ * is off: the headers then carry the call's own `traceparent`, as they always did.
+ */
+export function startSendSpan(
+  trace: TraceContext,
+  headers: MsgHdrs,
+  call: { subject: string; operation: string; bytes: number },
+): Span | undefined {
+  const parent = trace.span;
+  const tracer = activeTracer();
+  if (!parent || !tracer) return undefined;
+  const parentContext = otelTrace.setSpan(ROOT_CONTEXT, parent);
+  const span = tracer.startSpan(
+    `send ${call.subject}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.destination.name': call.subject,
+        'messaging.operation.type': 'send',
+        'messaging.operation.name': 'request',
+        'messaging.message.body.size': call.bytes,
+        'rpc.method': call.operation,
+      },
+    },
+    parentContext,
+  );
+  injectNatsContext(otelTrace.setSpan(parentContext, span), headers);
+  return span;
+}
+
+/** Ends a send span with the reply's status, or the failure's code. */
+export function endSendSpan(span: Span | undefined, outcome: { status?: number; err?: unknown }): void {
+  if (!span) return;
+  const code = outcome.err === undefined ? undefined : isRestbusError(outcome.err) ? outcome.err.code : 'INTERNAL';
+  endSpan(span, { status: outcome.status, code });
+}
+
+/**
+ * Runs one step of a call (the request's validation, the reply's check) as an internal span of it, while tracing is
+ * on; a step that throws marks its span with the code.
+ */
+export async function traceStep<T>(
+  trace: TraceContext,
+  name: string,
+  step: () => Promise<T> | T,
+  attributes?: Attributes,
+): Promise<T> {
+  const parent = trace.span;
+  const tracer = activeTracer();
+  if (!parent || !tracer) return step();
+  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, otelTrace.setSpan(ROOT_CONTEXT, parent));
+  try {
+    const result = await step();
+    span.end();
+    return result;
+  } catch (err) {
+    endSpan(span, { code: isRestbusError(err) ? err.code : 'INTERNAL' });
+    throw err;
+  }
+}

@@ -1,0 +1,67 @@
+import { DiagLogLevel, diag, type DiagLogger } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import { setActiveTracer } from './spans';
+import type { TracingSettings } from './tracing-settings';
+
+/** A program's tracing while it runs: what its stop calls, so that the last spans leave before it exits. */
+export interface Tracing {
+  readonly enabled: boolean;
+  /** Sends the spans still queued and stops exporting. */
+  shutdown(): Promise<void>;
+}
+
+const OFF: Tracing = { enabled: false, shutdown: () => Promise.resolve() };
+
+/** The SDK's own complaints (an export that failed, a setting it ignored), as warnings of the program's log. */
+function toDiagLogger(logger: Logger): DiagLogger {
+  const warn = (message: string, ...args: unknown[]): void => {
+    logger.warn({ detail: args.length > 0 ? args.map(String).join(' ').slice(0, 500) : undefined }, message);
+  };
+  const ignore = (): void => undefined;
+  return { error: warn, warn, info: ignore, debug: ignore, verbose: ignore };
+}
+
+/**
+ * Registers OpenTelemetry's SDK for this process when the settings turn tracing on: spans batched and exported over
+ * OTLP/HTTP (protobuf or JSON, as OTEL_EXPORTER_OTLP_PROTOCOL says) or to the console, the sampler as
+ * OTEL_TRACES_SAMPLER says (parent-based always-on by default), the resource named `service` unless OTEL_SERVICE_NAME
+ * or OTEL_RESOURCE_ATTRIBUTES says otherwise. The SDK is loaded only then: tracing off loads none of it.
+ */
+export function startTracing(
+  settings: TracingSettings,
+  program: { service: string; version?: string; logger: Logger },
+): Tracing {
+  if (!settings.enabled) return OFF;
+  /* eslint-disable @typescript-eslint/no-require-imports -- the SDK is loaded only when tracing is on */
+  const sdk = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const resources = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const exporter =
+    settings.exporter === 'console'
+      ? new sdk.ConsoleSpanExporter()
+      : settings.protocol === 'http/json'
+        ? new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
+        : new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const named = resources.resourceFromAttributes({
+    'service.name': program.service,
+    ...(program.version !== undefined && { 'service.version': program.version }),
+  });
+  // The environment's attributes last: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the program's name.
+  const resource = resources
+    .defaultResource()
+    .merge(named)
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
+  diag.setLogger(toDiagLogger(program.logger.child({ component: 'tracing' })), DiagLogLevel.WARN);
+  // The API's globals: the W3C trace context propagator and a context manager on AsyncLocalStorage, so that a span a
+  // handler makes with the API is a child of the span restbus opened for its call.
+  provider.register();
+  setActiveTracer(true);
+  return {
+    enabled: true,
+    shutdown: async () => {
+      setActiveTracer(false);
+      await provider.shutdown();
+    },
+  };
+}
