@@ -44,6 +44,36 @@ async function record(options: RecorderOptions): Promise<void> {
   onShutdownSignal(() => recorder.close());
 }
 
+/** Serves the project until a shutdown signal; each answer a span of its caller's trace while tracing is on. */
+async function serve(options: MockCommandLine, projectDir: string): Promise<void> {
+  const logger = toLogger(options);
+  const tracing = startTracing(readTracingSettings(process.env), {
+    service: 'restbus-mock',
+    version: mockProgram.version,
+    logger,
+  });
+  const server = await startMockServer({
+    projectDir,
+    environment: options.environment,
+    port: options.port,
+    host: options.host,
+    watch: options.watch,
+    strict: options.strict,
+    // The flag turns validation on; without it the environment's `validate` decides.
+    validate: options.validate || undefined,
+    validateUnchecked: options.validateUnchecked,
+    bodyLimit: options.bodyLimit,
+    stateMemory: options.stateMemory,
+    eventInterval: options.eventInterval,
+    limits: toHttpLimits(options),
+    logger,
+  });
+  onShutdownSignal(async () => {
+    await server.close();
+    await tracing.shutdown();
+  });
+}
+
 runMain('restbus-mock', async () => {
   // A schema's pattern that backtracks catastrophically on a hostile value finishes in linear time (--validate).
   allowLinearRegExpFallback();
@@ -101,31 +131,5 @@ runMain('restbus-mock', async () => {
     });
     return;
   }
-  const logger = toLogger(options);
-  // Each answer is a span of the caller's trace while OpenTelemetry's variables turn tracing on.
-  const tracing = startTracing(readTracingSettings(process.env), {
-    service: 'restbus-mock',
-    version: mockProgram.version,
-    logger,
-  });
-  const server = await startMockServer({
-    projectDir,
-    environment: options.environment,
-    port: options.port,
-    host: options.host,
-    watch: options.watch,
-    strict: options.strict,
-    // The flag turns validation on; without it the environment's `validate` decides.
-    validate: options.validate || undefined,
-    validateUnchecked: options.validateUnchecked,
-    bodyLimit: options.bodyLimit,
-    stateMemory: options.stateMemory,
-    eventInterval: options.eventInterval,
-    limits: toHttpLimits(options),
-    logger,
-  });
-  onShutdownSignal(async () => {
-    await server.close();
-    await tracing.shutdown();
-  });
+  await serve(options, projectDir);
 });
