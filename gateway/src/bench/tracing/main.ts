@@ -70,12 +70,33 @@ async function compare(
   return rounds;
 }
 
-function report(label: string, names: { tried: string; base: string }, rounds: SideBySideRound[], goal: number): boolean {
+function report(
+  label: string,
+  names: { tried: string; base: string },
+  rounds: SideBySideRound[],
+  goal: number,
+): boolean {
   const ratio = median(rounds.flatMap((round) => round.pairs));
   const line = (name: string, r: { rps: number; p50: number; p99: number }) =>
     `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms`;
-  console.log(line(names.base, combineSlices(rounds.flatMap((r) => r.slices.base), SLICE_SECONDS)));
-  console.log(line(names.tried, combineSlices(rounds.flatMap((r) => r.slices.tried), SLICE_SECONDS)));
+  console.log(
+    line(
+      names.base,
+      combineSlices(
+        rounds.flatMap((r) => r.slices.base),
+        SLICE_SECONDS,
+      ),
+    ),
+  );
+  console.log(
+    line(
+      names.tried,
+      combineSlices(
+        rounds.flatMap((r) => r.slices.tried),
+        SLICE_SECONDS,
+      ),
+    ),
+  );
   console.log(
     `  gateway CPU per request: ${cpuPerRequest(rounds, 'base').toFixed(0)} us ${names.base}, ${cpuPerRequest(rounds, 'tried').toFixed(0)} us ${names.tried}`,
   );
@@ -97,7 +118,10 @@ async function main(): Promise<void> {
     const responder = await startHelloResponder(nats.url, 'easer.get_/pets');
     const api = join(dir, 'api.json');
     const get = { operationId: 'listPets', responses: { '200': { description: 'pets' } } };
-    await writeFile(api, JSON.stringify({ openapi: '3.0.3', info: { title: 'pets', version: '1' }, paths: { '/pets': { get } } }));
+    await writeFile(
+      api,
+      JSON.stringify({ openapi: '3.0.3', info: { title: 'pets', version: '1' }, paths: { '/pets': { get } } }),
+    );
     const args = ['-r', api, '-u', '-n', nats.url];
     const off: NodeJS.ProcessEnv = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_TRACES_EXPORTER: '' };
     const on: NodeJS.ProcessEnv = {
@@ -118,8 +142,18 @@ async function main(): Promise<void> {
     console.log(
       `bench:tracing: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICES} alternating pairs of slices of ${SLICE_SECONDS} s; baseline ${BASELINE_REF}`,
     );
-    const offMet = report('off / without', { tried: 'GET /pets, tracing off', base: `GET /pets, ${BASELINE_REF}` }, offRounds, GOALS.off);
-    const onMet = report('on / off', { tried: 'GET /pets, tracing on (100 %)', base: 'GET /pets, tracing off' }, onRounds, GOALS.on);
+    const offMet = report(
+      'off / without',
+      { tried: 'GET /pets, tracing off', base: `GET /pets, ${BASELINE_REF}` },
+      offRounds,
+      GOALS.off,
+    );
+    const onMet = report(
+      'on / off',
+      { tried: 'GET /pets, tracing on (100 %)', base: 'GET /pets, tracing off' },
+      onRounds,
+      GOALS.on,
+    );
     if (!offMet || !onMet) process.exitCode = 1;
   } finally {
     receiver.child.kill();

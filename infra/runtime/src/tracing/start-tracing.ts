@@ -39,8 +39,12 @@ export function startTracing(
     settings.exporter === 'console'
       ? new sdk.ConsoleSpanExporter()
       : settings.protocol === 'http/json'
-        ? new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
-        : new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+        ? new (
+            require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')
+          ).OTLPTraceExporter()
+        : new (
+            require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')
+          ).OTLPTraceExporter();
   /* eslint-enable @typescript-eslint/no-require-imports */
   const named = resources.resourceFromAttributes({
     'service.name': program.service,

@@ -41,13 +41,16 @@ describe('readTracingSettings', () => {
 
   it('turns tracing on for OTEL_TRACES_EXPORTER=otlp or console, and off for none or OTEL_SDK_DISABLED', () => {
     expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'otlp' }).enabled).toBe(true);
-    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'console' })).toMatchObject({ enabled: true, exporter: 'console' });
-    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).enabled).toBe(
-      false,
-    );
-    expect(readTracingSettings({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).enabled).toBe(
-      false,
-    );
+    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'console' })).toMatchObject({
+      enabled: true,
+      exporter: 'console',
+    });
+    expect(
+      readTracingSettings({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).enabled,
+    ).toBe(false);
+    expect(
+      readTracingSettings({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).enabled,
+    ).toBe(false);
   });
 
   it('refuses a protocol or exporter it cannot use, naming the variable, as a setting the program cannot take', () => {

@@ -13,14 +13,18 @@ export interface TracingSettings {
 const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 function readProtocol(env: NodeJS.ProcessEnv): TracingSettings['protocol'] {
-  const name = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const value = (env[name] ?? '').trim() || 'http/protobuf';
   const known = PROTOCOLS.find((protocol) => protocol === value);
   if (known) return known;
   throw new RestbusError(
     'CONFIG_INVALID',
     `${name} must be http/protobuf or http/json, not ${JSON.stringify(value.slice(0, 40))}` +
-      (value === 'grpc' ? ' (OTLP over gRPC is not offered: an OpenTelemetry Collector takes OTLP over HTTP on 4318)' : ''),
+      (value === 'grpc'
+        ? ' (OTLP over gRPC is not offered: an OpenTelemetry Collector takes OTLP over HTTP on 4318)'
+        : ''),
   );
 }
 
