@@ -109,11 +109,11 @@ export class OtlpReceiver {
   ) {}
 
   static async start(options: { keepSpans?: boolean } = {}): Promise<OtlpReceiver> {
-    let receiver: OtlpReceiver | undefined;
-    const server = createServer((req, res) => receiver?.take(req, res));
+    const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    receiver = new OtlpReceiver(server, url, options.keepSpans !== false);
+    const receiver = new OtlpReceiver(server, url, options.keepSpans !== false);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => receiver.take(req, res));
     return receiver;
   }
 
