@@ -46,7 +46,7 @@ async function startReceiver(): Promise<{ url: string; child: ChildProcess }> {
     "require('@restbus/infra/testing').OtlpReceiver.start({ keepSpans: false })" +
     '.then((r) => { console.log(r.url); setInterval(() => undefined, 60_000); })';
   const child = spawn(process.execPath, ['-e', script], { cwd: __dirname, stdio: ['ignore', 'pipe', 'inherit'] });
-  const [url] = (await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value as [string];
+  const url = String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
   return { url, child };
 }
 

@@ -65,7 +65,10 @@ export function startTracing(
     enabled: true,
     shutdown: async () => {
       setActiveTracer(false);
-      await provider.shutdown();
+      // A collector that is away at the end costs the last spans, never a failed stop.
+      await provider.shutdown().catch((err: unknown) => {
+        program.logger.warn({ err }, 'the last spans could not be sent');
+      });
     },
   };
 }

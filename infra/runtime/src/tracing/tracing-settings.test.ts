@@ -61,6 +61,15 @@ describe('readTracingSettings', () => {
     const zipkin = refusal({ OTEL_TRACES_EXPORTER: 'zipkin' });
     expect(zipkin).toMatchObject({ code: 'CONFIG_INVALID' });
     expect(zipkin.message).toContain('OTEL_TRACES_EXPORTER must be otlp, console or none');
+    for (const endpoint of ['h', 'jaeger:4318', 'ftp://c:4318', 'http://', ' ']) {
+      if (!endpoint.trim()) continue;
+      const wrong = refusal({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      expect(wrong).toMatchObject({ code: 'CONFIG_INVALID' });
+      expect(wrong.message).toContain('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL');
+    }
+    expect(refusal({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'localhost' }).message).toContain(
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    );
     // A hostile value is quoted, its first 40 characters escaped, never echoed whole.
     const long = refusal({ OTEL_TRACES_EXPORTER: `x${'\u0000'.repeat(10_000)}` });
     expect(long.message).toContain('"x\\u0000');

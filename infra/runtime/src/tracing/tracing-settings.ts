@@ -47,5 +47,26 @@ export function readTracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
     );
   }
   if (named === '' && !endpoint) return off;
+  assertEndpoints(env);
   return { enabled: true, exporter: 'otlp', protocol: readProtocol(env) };
+}
+
+/** An endpoint the exporter cannot use would send every span to localhost:4318 instead, without a word: refused. */
+function assertEndpoints(env: NodeJS.ProcessEnv): void {
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+      throw new RestbusError(
+        'CONFIG_INVALID',
+        `${name} must be an http:// or https:// URL (http://jaeger:4318), not ${JSON.stringify(value.slice(0, 80))}`,
+      );
+    }
+  }
 }
