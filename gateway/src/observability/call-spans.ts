@@ -3,14 +3,19 @@ import {
   ROOT_CONTEXT,
   SpanKind,
   context as otelContext,
-  defaultTextMapGetter,
-  propagation,
   trace as otelTrace,
   type Attributes,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { activeTracer, endSpan, injectNatsContext, isRestbusError, type ErrorCode } from '@restbus/infra';
+import {
+  activeTracer,
+  endSpan,
+  injectNatsContext,
+  isRestbusError,
+  startHttpServerSpan,
+  type ErrorCode,
+} from '@restbus/infra';
 import type { MsgHdrs } from 'nats';
 import type { TraceContext } from './trace-context';
 
@@ -25,22 +30,7 @@ export function startServerSpan(
   req: IncomingMessage,
   call: { method: string; route?: string; path: string },
 ): Span {
-  const parent = propagation.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
-  const span = tracer.startSpan(
-    call.route === undefined ? call.method : `${call.method} ${call.route}`,
-    {
-      kind: SpanKind.SERVER,
-      attributes: {
-        'http.request.method': call.method,
-        ...(call.route !== undefined && { 'http.route': call.route }),
-        'url.path': call.path,
-        'url.scheme': 'http',
-        ...(req.socket.remoteAddress !== undefined && { 'client.address': req.socket.remoteAddress }),
-        ...(req.headers['user-agent'] !== undefined && { 'user_agent.original': req.headers['user-agent'] }),
-      },
-    },
-    parent,
-  );
+  const span = startHttpServerSpan(tracer, req, call);
   const { traceId, spanId, traceFlags } = span.spanContext();
   trace.span = span;
   trace.traceId = traceId;

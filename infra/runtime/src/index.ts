@@ -115,3 +115,4 @@ export type { Tracing } from './tracing/start-tracing';
 export { readTracingSettings } from './tracing/tracing-settings';
 export type { TracingSettings } from './tracing/tracing-settings';
 export { activeTracer, endSpan, extractNatsContext, injectNatsContext } from './tracing/spans';
+export { startHttpServerSpan } from './tracing/start-http-server-span';

@@ -1,15 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  ROOT_CONTEXT,
-  SpanKind,
-  context as otelContext,
-  defaultTextMapGetter,
-  propagation,
-  trace,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api';
-import { endSpan } from '@restbus/infra';
+import { ROOT_CONTEXT, context as otelContext, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { endSpan, startHttpServerSpan } from '@restbus/infra';
 
 /**
  * The server span of one answer of the mock server (HTTP semantic conventions), a child of the span the caller's
@@ -24,20 +15,7 @@ export function traceMockAnswer(
   routeOf: () => string | undefined,
 ): Promise<void> {
   const method = req.method ?? 'GET';
-  const parent = propagation.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
-  const span = tracer.startSpan(
-    method,
-    {
-      kind: SpanKind.SERVER,
-      attributes: {
-        'http.request.method': method,
-        'url.path': (req.url ?? '/').split('?')[0],
-        'url.scheme': 'http',
-        ...(req.socket.remoteAddress !== undefined && { 'client.address': req.socket.remoteAddress }),
-      },
-    },
-    parent,
-  );
+  const span = startHttpServerSpan(tracer, req, { method, path: (req.url ?? '/').split('?')[0] });
   res.once('close', () => {
     const route = routeOf();
     if (route !== undefined) {
@@ -47,5 +25,5 @@ export function traceMockAnswer(
     span.setAttribute('http.response.status_code', res.statusCode);
     endSpan(span, res.statusCode >= 500 ? { status: res.statusCode } : {});
   });
-  return otelContext.with(trace.setSpan(parent, span), () => answer(span));
+  return otelContext.with(trace.setSpan(ROOT_CONTEXT, span), () => answer(span));
 }
