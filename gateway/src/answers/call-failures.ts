@@ -12,7 +12,7 @@ import {
 import { sendReply } from '../http/send-reply';
 import { recordCallFailure } from '../observability/call-spans';
 import type { GatewayMetrics } from '../observability/create-metrics';
-import type { TraceContext } from '../observability/trace-context';
+import { describeTrace, type TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { findUnmetSecurity } from '../security/find-unmet-security';
 
@@ -129,8 +129,7 @@ function describeCall({ endpoint, trace }: DescribedCall, method: string): Recor
   return {
     method,
     route: endpoint.source.model.path,
-    reqId: trace.requestId,
-    traceId: trace.traceId,
+    ...describeTrace(trace),
     topic: endpoint.topic,
   };
 }

@@ -202,7 +202,7 @@ export function createCallAnswers(deps: CallAnswerDeps): (endpoint: AnsweredEndp
   const guard =
     (policy: CallPolicy, answer: CallAnswer): CallAnswer =>
     (call) => {
-      const refusal = admitCall(policy, call, { metrics, logger, reqId: call.trace.requestId });
+      const refusal = admitCall(policy, call, { metrics, logger, trace: call.trace });
       if (refusal === undefined) return answer(call);
       if (refusal instanceof Promise) return refusal.then((found) => (found ? answerError(call, found) : answer(call)));
       answerError(call, refusal);

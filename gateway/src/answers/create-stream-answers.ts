@@ -197,8 +197,7 @@ export function createStreamAnswers(deps: StreamAnswerDeps): StreamAnswers {
     const { model } = endpoint.source;
     const declared = model.stream!;
     let since: number | undefined;
-    const refusal =
-      endpoint.policy && (await admitCall(endpoint.policy, call, { metrics, logger, reqId: trace.requestId }));
+    const refusal = endpoint.policy && (await admitCall(endpoint.policy, call, { metrics, logger, trace }));
     if (refusal) {
       answer.error(refusal);
       return;

@@ -18,8 +18,8 @@ import type { GatewayMetrics } from '../observability/create-metrics';
 import { createReadiness, type Readiness } from '../observability/readiness';
 import { labelMethod } from '../observability/label-call';
 import { createCallRecorder } from '../observability/record-call';
-import { recordCallFailure, runInCallSpan, startServerSpan } from '../observability/call-spans';
-import { toTraceContext, type TraceContext } from '../observability/trace-context';
+import { recordCallFailure, startServerSpan } from '../observability/call-spans';
+import { describeTrace, toTraceContext, type TraceContext } from '../observability/trace-context';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import { createRouteTable, type Lookup, type RouteTable } from '../routing/route-table';
 import type { StaticContent, StaticMount } from '../static/create-static-content';
@@ -249,10 +249,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       return;
     }
     const served = statics;
-    void Promise.resolve(admitCall(policy, { req, query, headers }, { metrics, logger, reqId: trace.requestId }))
+    void Promise.resolve(admitCall(policy, { req, query, headers }, { metrics, logger, trace }))
       .then((refusal) => (refusal ? refuse(refusal) : served.serve(mount, req, res, headers)))
       .catch((err: unknown) => {
-        logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+        logger.error({ err, ...describeTrace(trace) }, 'unexpected failure');
         sendError(res, 'INTERNAL', 'internal error', headers);
       });
   };
@@ -293,7 +293,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     /** A client's mistake, answered from the shared table and logged as the call server logs its own. */
     const refuse = (error: RestbusError): void => {
       recordCallFailure(trace, error.code);
-      logRequestFailure(logger, error, { method, route, path, reqId: trace.requestId });
+      logRequestFailure(logger, error, { method, route, path, ...describeTrace(trace) });
       sendError(res, error.code, error.message, { ...headers, ...error.headers });
     };
     if (mount) {
@@ -303,8 +303,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     switch (lookup.kind) {
       case 'found':
-        runInCallSpan(trace, () =>
-          lookup.endpoint.answer({
+        lookup.endpoint
+          .answer({
             endpoint: lookup.endpoint,
             params: lookup.params,
             query: mark < 0 ? '' : url.slice(mark + 1),
@@ -314,11 +314,11 @@ export function createGateway(options: GatewayOptions): Gateway {
             trace,
             // Set here, so that every call has one shape whether a policy fills it in or not.
             user: undefined,
-          }),
-        ).catch((err: unknown) => {
-          logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
-          sendError(res, 'INTERNAL', 'internal error', headers);
-        });
+          })
+          .catch((err: unknown) => {
+            logger.error({ err, ...describeTrace(trace) }, 'unexpected failure');
+            sendError(res, 'INTERNAL', 'internal error', headers);
+          });
         return;
       case 'options':
         if (cors?.isPreflight(req)) cors.addPreflightHeaders(req, headers, lookup.allow);
@@ -356,7 +356,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       streamAnswers
         .upgrade({ ...lookup, query: mark < 0 ? '' : url.slice(mark + 1), req, socket, head, headers, trace })
         .catch((err: unknown) => {
-          logger.error({ err, reqId: trace.requestId }, 'unexpected failure');
+          logger.error({ err, ...describeTrace(trace) }, 'unexpected failure');
           refuseUpgrade(socket, new RestbusError('INTERNAL', 'internal error'), headers);
         });
       return;

@@ -114,9 +114,14 @@ function decodeErrorBody(data: Uint8Array, status: number): ResponseMessage | un
   }
 }
 
-/** Each copy of a call its send span's event: a hedge or a resend after a failover shows beside the first send. */
+/**
+ * Each copy of a call after the first its send span's event: a hedge or a resend after a failover shows on the span,
+ * whose start is the first send (an event for that one would cost every call and say nothing the span does not).
+ */
 function recordSends(span: Span): SendObserver {
-  return (copy, reason) => span.addEvent('send', { 'restbus.send.copy': copy, 'restbus.send.reason': reason });
+  return (copy, reason) => {
+    if (copy > 1) span.addEvent('send', { 'restbus.send.copy': copy, 'restbus.send.reason': reason });
+  };
 }
 
 export function createForwarder(options: ForwarderOptions): Forwarder {

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import {
   ROOT_CONTEXT,
   SpanKind,
-  context as otelContext,
   trace as otelTrace,
   type Attributes,
   type Span,
@@ -44,11 +43,6 @@ export function endServerSpan(trace: TraceContext, status: number): void {
   if (!span) return;
   span.setAttribute('http.response.status_code', status);
   endSpan(span, status >= 500 ? { status, code: trace.failure ?? String(status) } : {});
-}
-
-/** Runs `work` with the call's span active (when tracing is on), so that every log line written for it carries its ids. */
-export function runInCallSpan<T>(trace: TraceContext, work: () => T): T {
-  return trace.span ? otelContext.with(otelTrace.setSpan(ROOT_CONTEXT, trace.span), work) : work();
 }
 
 /** Keeps the stable code of the failure a call was answered with: its server span's `error.type`. */

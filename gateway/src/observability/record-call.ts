@@ -4,7 +4,7 @@ import type { ApiOperation } from '@restbus/openapi';
 import { endServerSpan } from './call-spans';
 import type { GatewayMetrics } from './create-metrics';
 import { labelStatus, listDeclaredStatuses } from './label-call';
-import type { TraceContext } from './trace-context';
+import { describeTrace, type TraceContext } from './trace-context';
 
 /** What the log line and the metrics say about one answered request. */
 export interface CallRecord {
@@ -41,10 +41,7 @@ export function createCallRecorder(deps: { metrics: GatewayMetrics; logger: Logg
     endServerSpan(trace, res.statusCode);
     logger.info(
       {
-        reqId: trace.requestId,
-        traceId: trace.traceId,
-        // The line is written once the answer closed, outside the call's span: its ids are named here.
-        ...(trace.span && { trace_id: trace.traceId, span_id: trace.span.spanContext().spanId }),
+        ...describeTrace(trace),
         method: req.method,
         path,
         status: res.statusCode,

@@ -49,3 +49,25 @@ export function toTraceContext(headers: IncomingHttpHeaders): TraceContext {
   const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   return { traceparent, traceId, requestId };
 }
+
+/** What a log line written for a call says of it: its ids, and its server span's while tracing is on. */
+export interface CallLogFields {
+  reqId: string;
+  traceId: string;
+  trace_id?: string;
+  span_id?: string;
+}
+
+/**
+ * The ids a call's log lines carry: `reqId`, `traceId` and, while tracing is on, `trace_id` and `span_id` of its
+ * server span (the names of OpenTelemetry's log correlation). Named on each line rather than read from an active
+ * span: the gateway keeps no span active across awaits, which would cost every promise of the process a hook.
+ */
+export function describeTrace(trace: TraceContext): CallLogFields {
+  const fields: CallLogFields = { reqId: trace.requestId, traceId: trace.traceId };
+  if (trace.span) {
+    fields.trace_id = trace.traceId;
+    fields.span_id = trace.span.spanContext().spanId;
+  }
+  return fields;
+}

@@ -3,6 +3,7 @@ import { RestbusError, type HeaderValue, type Logger, type ResponseMessage } fro
 import type { ReplyCheckMode } from '../config';
 import type { Forwarder, ReplyUse } from '../forward/create-forwarder';
 import { traceStep } from '../observability/call-spans';
+import { describeTrace } from '../observability/trace-context';
 import type { GatewayMetrics } from '../observability/create-metrics';
 import type { ApiEndpoint } from '../openapi/endpoint';
 import type { ReplyChecker } from './create-reply-checks';
@@ -82,7 +83,7 @@ export function createReplyCheckingForwarder(options: ReplyCheckingOptions): For
     const checker = options.checkers().get(endpoint.source);
     if (!checker) return reply;
     const { name } = endpoint.source.model;
-    const said = { operation: name, subject: endpoint.topic, reqId: trace.requestId, traceId: trace.traceId };
+    const said = { operation: name, subject: endpoint.topic, ...describeTrace(trace) };
     let violations: ReplyViolation[];
     try {
       violations = await traceStep(trace, 'check reply', () => checker.check(reply, use));

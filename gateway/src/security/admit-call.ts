@@ -1,5 +1,6 @@
 import { isRestbusError, RestbusError, type IncomingRequest, type Logger } from '@restbus/infra';
 import type { GatewayMetrics } from '../observability/create-metrics';
+import { describeTrace, type TraceContext } from '../observability/trace-context';
 import type { CallPolicy, PolicyCall } from './call-policy';
 
 /**
@@ -23,14 +24,15 @@ export function admitCall(
 interface AdmitDeps {
   metrics: GatewayMetrics;
   logger: Logger;
-  reqId: string;
+  trace: TraceContext;
 }
 
 const admitted = (): undefined => undefined;
 
 /** The refusal a policy's failure is answered with, counted by code; an unforeseen failure is logged with its cause. */
 function refuse(err: unknown, deps: AdmitDeps): RestbusError {
-  if (!isRestbusError(err)) deps.logger.error({ err, reqId: deps.reqId }, 'the credentials could not be checked');
+  if (!isRestbusError(err))
+    deps.logger.error({ err, ...describeTrace(deps.trace) }, 'the credentials could not be checked');
   const refusal = isRestbusError(err) ? err : new RestbusError('INTERNAL', 'the credentials could not be checked');
   deps.metrics.refused(refusal.code);
   return refusal;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeOtlpProtobuf } from './decode-otlp-protobuf';
 import { waitFor } from './wait-for';
 
 /** One span as the receiver got it, flattened: its service, ids, name, kind, attributes, status and events. */
@@ -60,7 +61,7 @@ function toAttributes(list: OtlpKeyValue[] | undefined): Record<string, string |
   return attributes;
 }
 
-/** The spans of one OTLP/HTTP JSON export request (ids in hex, as the JSON encoding has them). */
+/** The spans of one OTLP/HTTP export request in the JSON encoding's shape (ids in hex). */
 function readSpans(request: OtlpTraceRequest): ReceivedSpan[] {
   const spans: ReceivedSpan[] = [];
   for (const resourceSpans of request.resourceSpans ?? []) {
@@ -89,8 +90,9 @@ function readSpans(request: OtlpTraceRequest): ReceivedSpan[] {
 
 /**
  * A real OTLP/HTTP trace receiver on a free port, as an OpenTelemetry Collector's `otlphttp` receiver answers the
- * SDK's exporter: `POST /v1/traces` with a JSON export request (OTEL_EXPORTER_OTLP_PROTOCOL=http/json), answered
- * `200 {}`. It keeps every span it got, for a test to read the trees they make.
+ * SDK's exporter: `POST /v1/traces` with an export request in protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf, the
+ * default) or JSON (http/json), answered 200 with an empty response in the same encoding. It keeps every span it got,
+ * for a test to read the trees they make.
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
@@ -104,7 +106,7 @@ export class OtlpReceiver {
     private readonly server: Server,
     /** Where the exporter sends (OTEL_EXPORTER_OTLP_ENDPOINT): the `/v1/traces` path is the exporter's to add. */
     readonly url: string,
-    /** False: every export is taken (protobuf too) and counted, none read or kept: a bench's collector. */
+    /** False: every export is taken and counted, none read or kept: a bench's collector. */
     private readonly keepSpans: boolean,
   ) {}
 
@@ -140,9 +142,9 @@ export class OtlpReceiver {
       req.resume();
     };
     if (req.method !== 'POST' || req.url !== '/v1/traces') return refuse(404, `${req.method} ${req.url}`);
-    if (this.keepSpans && !req.headers['content-type']?.startsWith('application/json')) {
-      return refuse(415, `content-type ${req.headers['content-type']}`);
-    }
+    const type = req.headers['content-type'] ?? '';
+    const json = type.startsWith('application/json');
+    if (!json && !type.startsWith('application/x-protobuf')) return refuse(415, `content-type ${type}`);
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -153,20 +155,17 @@ export class OtlpReceiver {
       if (size > MAX_EXPORT_BYTES) return refuse(413, `an export of ${size} bytes`);
       this.exports++;
       this.bytes += size;
-      if (!this.keepSpans) {
-        // An empty ExportTraceServiceResponse: `{}` in JSON, no bytes in protobuf.
-        const json = req.headers['content-type']?.startsWith('application/json') !== false;
-        res
-          .writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' })
-          .end(json ? '{}' : '');
-        return;
+      if (this.keepSpans) {
+        try {
+          const body = Buffer.concat(chunks);
+          const request = json ? JSON.parse(body.toString('utf8')) : decodeOtlpProtobuf(body);
+          this.spans.push(...readSpans(request as OtlpTraceRequest));
+        } catch (err) {
+          return refuse(400, `not an export request: ${String(err)}`);
+        }
       }
-      try {
-        this.spans.push(...readSpans(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpTraceRequest));
-      } catch (err) {
-        return refuse(400, `not an export request: ${String(err)}`);
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      // An empty ExportTraceServiceResponse: `{}` in JSON, no bytes in protobuf.
+      res.writeHead(200, { 'content-type': type }).end(json ? '{}' : '');
     });
   }
 }

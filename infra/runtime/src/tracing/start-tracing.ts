@@ -29,7 +29,18 @@ function toDiagLogger(logger: Logger): DiagLogger {
  */
 export function startTracing(
   settings: TracingSettings,
-  program: { service: string; version?: string; logger: Logger },
+  program: {
+    service: string;
+    version?: string;
+    logger: Logger;
+    /**
+     * Whether a span stays active across awaits (the API's context manager on AsyncLocalStorage), as code a program
+     * runs for someone else needs (a service's handler, a mock's implementation: their spans and log lines join the
+     * call's). Off for a program that passes its parents itself (the gateway): AsyncLocalStorage, once used, costs
+     * every promise of the process a hook.
+     */
+    activeSpans?: boolean;
+  },
 ): Tracing {
   if (!settings.enabled) return OFF;
   /* eslint-disable @typescript-eslint/no-require-imports -- the SDK is loaded only when tracing is on */
@@ -57,9 +68,9 @@ export function startTracing(
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
   diag.setLogger(toDiagLogger(program.logger.child({ component: 'tracing' })), DiagLogLevel.WARN);
-  // The API's globals: the W3C trace context propagator and a context manager on AsyncLocalStorage, so that a span a
-  // handler makes with the API is a child of the span restbus opened for its call.
-  provider.register();
+  // The API's globals: the W3C trace context propagator and (activeSpans) a context manager on AsyncLocalStorage, so
+  // that a span a handler makes with the API is a child of the span restbus opened for its call.
+  provider.register(program.activeSpans === false ? { contextManager: null } : {});
   setActiveTracer(true);
   return {
     enabled: true,
