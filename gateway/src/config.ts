@@ -128,6 +128,8 @@ export type ReplyCheckMode = (typeof REPLY_CHECK_MODES)[number];
 
 /** The largest body limit accepted; the gateway also stays below the server's max_payload (see start-gateway). */
 export const MAX_BODY_LIMIT = 64 * 1024 * 1024;
+/** easer's: 1 MiB, which is also NATS's own max_payload. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export const gatewayProgram: ProgramSpec = {
   name: 'restbus-gateway',
@@ -188,7 +190,7 @@ export const gatewayProgram: ProgramSpec = {
       flags: '--bodyLimit <bytes>',
       env: 'GATEWAY_BODY_LIMIT',
       description: 'largest request body accepted (413 above); lowered to stay below the NATS max_payload',
-      schema: { type: 'integer', minimum: 0, maximum: MAX_BODY_LIMIT, default: 1024 * 1024 },
+      schema: { type: 'integer', minimum: 0, maximum: MAX_BODY_LIMIT, default: DEFAULT_BODY_LIMIT },
     },
     logLevelSetting,
     logFormatSetting,
