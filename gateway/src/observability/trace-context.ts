@@ -64,7 +64,11 @@ export interface CallLogFields {
  * span: the gateway keeps no span active across awaits, which would cost every promise of the process a hook.
  */
 export function describeTrace(trace: TraceContext): CallLogFields {
-  const fields: CallLogFields = { reqId: trace.requestId, traceId: trace.traceId };
+  return nameSpan({ reqId: trace.requestId, traceId: trace.traceId }, trace);
+}
+
+/** Adds the ids of the call's server span to a log line's fields, while tracing is on; returns the same fields. */
+export function nameSpan<T extends Partial<CallLogFields>>(fields: T, trace: TraceContext): T {
   if (trace.span) {
     fields.trace_id = trace.traceId;
     fields.span_id = trace.span.spanContext().spanId;

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { traceLogFields } from '../tracing/spans';
+import { mergeTraceLogFields, traceLogFields } from '../tracing/spans';
 
 export type { Logger } from 'pino';
 
@@ -32,7 +32,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const format = options.format ?? (options.terminal ? 'pretty' : 'json');
   const level = options.level ?? 'info';
   // While a call's span is active (tracing on), each line carries its trace_id and span_id.
-  const base = { name: options.name, level, mixin: traceLogFields };
+  const base = { name: options.name, level, mixin: traceLogFields, mixinMergeStrategy: mergeTraceLogFields };
   if (format === 'json') return pino(base, options.destination);
   // Loaded only for pretty lines: every program and most tests log JSON, and pino-pretty is a tenth of the library's
   // load (12 of 215 ms).

@@ -64,15 +64,25 @@ export function endSpan(span: Span, outcome: { status?: number; code?: string; m
   span.end();
 }
 
+/** What traceLogFields gives while no span is active: mergeTraceLogFields leaves the line as it is for it. */
+export const NO_TRACE_FIELDS: Record<string, string> = Object.freeze({});
+
 /**
  * The fields a log line gets while a span is active (pino's mixin): `trace_id`, `span_id` and `trace_flags`, the names
  * OpenTelemetry's log correlation uses, so that a log search and a trace viewer find each other's lines.
  */
 export function traceLogFields(): Record<string, string> {
-  // A new object each time: pino merges the line's own fields into the one it gets.
-  if (!tracer) return {};
+  if (!tracer) return NO_TRACE_FIELDS;
   const span = trace.getActiveSpan();
-  if (!span) return {};
+  if (!span) return NO_TRACE_FIELDS;
   const { traceId, spanId, traceFlags } = span.spanContext();
   return { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}`.slice(-2) };
+}
+
+/**
+ * pino's mixinMergeStrategy for traceLogFields: the line's own fields win, and a line written with no span active is
+ * not copied at all (pino's default copies every line into the mixin's object, an allocation per line for nothing).
+ */
+export function mergeTraceLogFields(line: object, fields: object): object {
+  return fields === NO_TRACE_FIELDS ? line : Object.assign(fields, line);
 }
