@@ -40,7 +40,7 @@ beforeAll(async () => {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_BSP_SCHEDULE_DELAY: '100',
   });
-}, 180_000);
+});
 
 afterAll(async () => {
   killChildren();
