@@ -32,6 +32,7 @@ export function startServerSpan(
   const span = startHttpServerSpan(tracer, req, call);
   const { traceId, spanId, traceFlags } = span.spanContext();
   trace.span = span;
+  trace.callContext = otelTrace.setSpan(ROOT_CONTEXT, span);
   trace.traceId = traceId;
   trace.traceparent = `00-${traceId}-${spanId}-0${traceFlags & 1}`;
   return span;
@@ -62,10 +63,9 @@ export function startSendSpan(
   headers: MsgHdrs,
   call: { subject: string; operation: string; bytes: number },
 ): Span | undefined {
-  const parent = trace.span;
+  const parentContext = trace.callContext;
   const tracer = activeTracer();
-  if (!parent || !tracer) return undefined;
-  const parentContext = otelTrace.setSpan(ROOT_CONTEXT, parent);
+  if (!parentContext || !tracer) return undefined;
   const span = tracer.startSpan(
     `send ${call.subject}`,
     {
@@ -102,10 +102,10 @@ export async function traceStep<T>(
   step: () => Promise<T> | T,
   attributes?: Attributes,
 ): Promise<T> {
-  const parent = trace.span;
+  const parentContext = trace.callContext;
   const tracer = activeTracer();
-  if (!parent || !tracer) return step();
-  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, otelTrace.setSpan(ROOT_CONTEXT, parent));
+  if (!parentContext || !tracer) return step();
+  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parentContext);
   try {
     const result = await step();
     span.end();

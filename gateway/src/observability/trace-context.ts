@@ -1,6 +1,6 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Span } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { ErrorCode } from '@restbus/infra';
 
 export interface TraceContext {
@@ -11,6 +11,8 @@ export interface TraceContext {
   requestId: string;
   /** The call's server span while tracing is on (startServerSpan): its trace id and traceparent are the span's. */
   span?: Span;
+  /** The OpenTelemetry context whose span is the server span: the parent of the call's other spans, made once. */
+  callContext?: Context;
   /** The code of the failure the call was answered with, for its span (recordCallFailure). */
   failure?: ErrorCode;
 }

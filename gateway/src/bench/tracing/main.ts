@@ -27,6 +27,8 @@ const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
 const BASELINE_REF = process.env.BENCH_BASELINE_REF ?? 'e5c3e5f';
 const REPO = resolve(__dirname, '../../../..');
 const GOALS = { off: 0.99, on: 0.85 };
+/** BENCH_ONLY=off or BENCH_ONLY=on runs that comparison alone (half the time, while working on one of them). */
+const ONLY = process.env.BENCH_ONLY;
 
 /** A checkout of the baseline, installed and built once (kept in the system's temp folder for the next run). */
 function buildBaseline(): string {
@@ -77,26 +79,15 @@ function report(
   goal: number,
 ): boolean {
   const ratio = median(rounds.flatMap((round) => round.pairs));
-  const line = (name: string, r: { rps: number; p50: number; p99: number }) =>
-    `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms`;
-  console.log(
-    line(
-      names.base,
-      combineSlices(
-        rounds.flatMap((r) => r.slices.base),
-        SLICE_SECONDS,
-      ),
-    ),
-  );
-  console.log(
-    line(
-      names.tried,
-      combineSlices(
-        rounds.flatMap((r) => r.slices.tried),
-        SLICE_SECONDS,
-      ),
-    ),
-  );
+  for (const kind of ['base', 'tried'] as const) {
+    const r = combineSlices(
+      rounds.flatMap((round) => round.slices[kind]),
+      SLICE_SECONDS,
+    );
+    console.log(
+      `${names[kind].padEnd(48)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms`,
+    );
+  }
   console.log(
     `  gateway CPU per request: ${cpuPerRequest(rounds, 'base').toFixed(0)} us ${names.base}, ${cpuPerRequest(rounds, 'tried').toFixed(0)} us ${names.tried}`,
   );
@@ -110,7 +101,9 @@ function report(
 
 async function main(): Promise<void> {
   pinBenchToFirstCore();
-  const baseline = buildBaseline();
+  const runOff = ONLY !== 'on';
+  const runOn = ONLY !== 'off';
+  const baseline = runOff ? buildBaseline() : undefined;
   const dir = await mkdtemp(join(tmpdir(), 'restbus-bench-tracing-'));
   const nats = await startNatsServer();
   const receiver = await startReceiver();
@@ -127,33 +120,41 @@ async function main(): Promise<void> {
     const on: NodeJS.ProcessEnv = {
       ...off,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_PROTOCOL: process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
       OTEL_TRACES_SAMPLER: 'always_on',
     };
-    const offRounds = await compare('off against the build without tracing', (kind) =>
-      kind === 'tried'
-        ? startBenchGateway(args, '/pets', 'off', { env: off })
-        : startBenchGateway(args, '/pets', 'baseline', { env: off, main: baseline }),
-    );
-    const onRounds = await compare('on (every call sampled) against off', (kind) =>
-      startBenchGateway(args, '/pets', kind === 'tried' ? 'on' : 'off', { env: kind === 'tried' ? on : off }),
-    );
+    const offRounds = baseline
+      ? await compare('off against the build without tracing', (kind) =>
+          kind === 'tried'
+            ? startBenchGateway(args, '/pets', 'off', { env: off })
+            : startBenchGateway(args, '/pets', 'baseline', { env: off, main: baseline }),
+        )
+      : [];
+    const onRounds = runOn
+      ? await compare('on (every call sampled) against off', (kind) =>
+          startBenchGateway(args, '/pets', kind === 'tried' ? 'on' : 'off', { env: kind === 'tried' ? on : off }),
+        )
+      : [];
     await responder.close();
     console.log(
       `bench:tracing: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICES} alternating pairs of slices of ${SLICE_SECONDS} s; baseline ${BASELINE_REF}`,
     );
-    const offMet = report(
-      'off / without',
-      { tried: 'GET /pets, tracing off', base: `GET /pets, ${BASELINE_REF}` },
-      offRounds,
-      GOALS.off,
-    );
-    const onMet = report(
-      'on / off',
-      { tried: 'GET /pets, tracing on (100 %)', base: 'GET /pets, tracing off' },
-      onRounds,
-      GOALS.on,
-    );
+    const offMet =
+      !runOff ||
+      report(
+        'off / without',
+        { tried: 'GET /pets, tracing off', base: `GET /pets, ${BASELINE_REF}` },
+        offRounds,
+        GOALS.off,
+      );
+    const onMet =
+      !runOn ||
+      report(
+        'on / off',
+        { tried: `GET /pets, tracing on (100 %, ${on.OTEL_EXPORTER_OTLP_PROTOCOL})`, base: 'GET /pets, tracing off' },
+        onRounds,
+        GOALS.on,
+      );
     if (!offMet || !onMet) process.exitCode = 1;
   } finally {
     receiver.child.kill();

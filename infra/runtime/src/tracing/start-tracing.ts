@@ -23,7 +23,8 @@ function toDiagLogger(logger: Logger): DiagLogger {
 
 /**
  * Registers OpenTelemetry's SDK for this process when the settings turn tracing on: spans batched and exported over
- * OTLP/HTTP (protobuf or JSON, as OTEL_EXPORTER_OTLP_PROTOCOL says) or to the console, the sampler as
+ * OTLP/HTTP (protobuf or JSON, as OTEL_EXPORTER_OTLP_PROTOCOL says) or to the console by a worker thread
+ * (WorkerSpanProcessor), so that the program's own thread only makes them, the sampler as
  * OTEL_TRACES_SAMPLER says (parent-based always-on by default), the resource named `service` unless OTEL_SERVICE_NAME
  * or OTEL_RESOURCE_ATTRIBUTES says otherwise. The SDK is loaded only then: tracing off loads none of it.
  */
@@ -46,16 +47,7 @@ export function startTracing(
   /* eslint-disable @typescript-eslint/no-require-imports -- the SDK is loaded only when tracing is on */
   const sdk = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const resources = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const exporter =
-    settings.exporter === 'console'
-      ? new sdk.ConsoleSpanExporter()
-      : settings.protocol === 'http/json'
-        ? new (
-            require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')
-          ).OTLPTraceExporter()
-        : new (
-            require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')
-          ).OTLPTraceExporter();
+  const { WorkerSpanProcessor } = require('./worker-span-processor') as typeof import('./worker-span-processor');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const named = resources.resourceFromAttributes({
     'service.name': program.service,
@@ -66,8 +58,14 @@ export function startTracing(
     .defaultResource()
     .merge(named)
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
-  diag.setLogger(toDiagLogger(program.logger.child({ component: 'tracing' })), DiagLogLevel.WARN);
+  const tracingLogger = program.logger.child({ component: 'tracing' });
+  const processor = new WorkerSpanProcessor({
+    settings,
+    resource: resource.attributes,
+    warn: (message, detail) => tracingLogger.warn({ detail }, message),
+  });
+  const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [processor] });
+  diag.setLogger(toDiagLogger(tracingLogger), DiagLogLevel.WARN);
   // The API's globals: the W3C trace context propagator and (activeSpans) a context manager on AsyncLocalStorage, so
   // that a span a handler makes with the API is a child of the span restbus opened for its call.
   provider.register(program.activeSpans === false ? { contextManager: null } : {});
