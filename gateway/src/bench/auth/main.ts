@@ -9,21 +9,22 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { median, startHelloResponder, startNatsServer } from '@restbus/infra/testing';
+import {
+  median,
+  startHelloResponder,
+  startNatsServer,
+  combineSlices,
+  cpuPerRequest,
+  runSideBySide,
+  type SideBySideRound,
+} from '@restbus/infra/testing';
 import { DEFAULT_ISSUER_FETCH_LIMITS } from '../../security/fetch-issuer-json';
 import { IssuerKeys } from '../../security/issuer-keys';
 import { loadJose } from '../../security/jose';
 import { JwtVerifier } from '../../security/jwt-verifier';
 import { VerifiedTokens } from '../../security/verified-tokens';
 import { TestIssuer } from '../../testing/test-issuer';
-import {
-  combineSlices,
-  cpuPerRequest,
-  pinBenchToFirstCore,
-  runSideBySide,
-  startBenchGateway,
-  type SideBySideRound,
-} from '../side-by-side';
+import { pinBenchToFirstCore, startBenchGateway } from '../side-by-side';
 
 const CLIENTS = 1000;
 const CONNECTIONS = 64;

@@ -6,17 +6,17 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, startHelloResponder, startNatsServer } from '@restbus/infra/testing';
 import {
+  median,
+  startHelloResponder,
+  startNatsServer,
   combineSlices,
   cpuPerRequest,
-  pinBenchToFirstCore,
   runSideBySide,
-  startBenchGateway,
-  stopBenchGateways,
-  type BenchGateway,
+  stopBenchServers,
   type SideBySideRound,
-} from '../side-by-side';
+} from '@restbus/infra/testing';
+import { pinBenchToFirstCore, startBenchGateway, type BenchGateway } from '../side-by-side';
 
 const CONNECTIONS = 64;
 const CLIENTS = 100;
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
         gateways.push(await startBenchGateway(['-r', overshoot, '-u', '-n', nats.url], '/pets', `overshoot-${i}`));
       admitted = await hammer(gateways, 48, 3 * OVERSHOOT_LIMIT);
     } finally {
-      await stopBenchGateways(gateways);
+      await stopBenchServers(gateways);
     }
     await responder.close();
 

@@ -54,3 +54,14 @@ export { DIALECT_CASES } from './openapi-dialect-cases';
 export type { DialectCase } from './openapi-dialect-cases';
 export { OtlpReceiver } from './otlp-receiver';
 export type { ReceivedSpan } from './otlp-receiver';
+export {
+  combineSlices,
+  cpuPerRequest,
+  reportRounds,
+  runRounds,
+  runSideBySide,
+  stopBenchServers,
+} from './bench/side-by-side';
+export type { BenchServer, SideBySideOptions, SideBySideRound } from './bench/side-by-side';
+export { startOtlpReceiverProcess } from './bench/start-otlp-receiver-process';
+export { tracingEnvironments } from './bench/tracing-environments';
