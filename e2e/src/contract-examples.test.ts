@@ -103,6 +103,9 @@ beforeAll(async () => {
     line.msg === 'gateway listening' && typeof line.port === 'number' ? line.port : undefined,
   );
   base = `http://127.0.0.1:${port}`;
+  // Listening is not ready: on a busy machine the gateway's NATS link may come a moment later, and a call before it
+  // is answered 503 NATS_UNAVAILABLE. A user's orchestrator waits for /-/ready, and so does this replay.
+  await waitFor(async () => (await fetch(`${base}/-/ready`)).ok, { what: 'the gateway ready' });
 });
 
 afterAll(async () => {

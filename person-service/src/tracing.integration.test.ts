@@ -174,6 +174,46 @@ describe('one call traced across the gateway, NATS, person-service and JetStream
     expect(receiver.spans.slice(before).filter((span) => span.traceId === unsampled)).toEqual([]);
   });
 
+  it("sends an unsampled call on with its server span's own context and the caller's tracestate, sampled flag off", async () => {
+    const unsampled = 'cccccccccccccccccccccccccccccccc';
+    const sent: string[] = [];
+    const watcher = await connect({ servers: nats.url });
+    try {
+      // Beside the service's queue group, a plain subscriber sees every message of the subject.
+      watcher.subscribe('easer.get_/persons', {
+        callback: (_err, msg) => {
+          const traceparent = msg.headers?.get('traceparent') ?? '';
+          if (traceparent.includes(unsampled)) sent.push(`${traceparent} ${msg.headers?.get('tracestate')}`);
+        },
+      });
+      await watcher.flush();
+      const answer = await fetch(`${base}/persons?limit=1`, {
+        headers: { traceparent: `00-${unsampled}-00f067aa0ba902b7-00`, tracestate: 'vendor=kept' },
+      });
+      expect(answer.status).toBe(200);
+      await waitFor(() => sent.length > 0, { what: 'the unsampled call on the bus' });
+    } finally {
+      await watcher.close();
+    }
+    // The id the gateway's request line gives its server span is the parent the service is given.
+    const gateway = children[1];
+    let serverSpanId: string | undefined;
+    await waitFor(
+      () => {
+        const line = gateway
+          .output()
+          .split('\n')
+          .find((one) => one.includes(`"trace_id":"${unsampled}"`) && one.includes('"span_id"'));
+        serverSpanId = line && (JSON.parse(line) as { span_id: string }).span_id;
+        return serverSpanId !== undefined;
+      },
+      { what: "the gateway's request line of the unsampled call" },
+    );
+    // The caller's tracestate travels on with it.
+    expect(sent).toEqual([`00-${unsampled}-${serverSpanId}-00 vendor=kept`]);
+    expect(serverSpanId).not.toBe('00f067aa0ba902b7');
+  });
+
   it("records an error answer's stable code on the service's span", async () => {
     const answer = await fetch(`${base}/persons/nobody`);
     expect(answer.status).toBe(404);

@@ -155,7 +155,6 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       operation: endpoint.source.model.name,
       bytes: data.length,
     });
-    if (!span) headers.set('traceparent', trace.traceparent);
     const onSend = span && recordSends(span);
     const resend = policy.resendFor(endpoint.desc.method);
     const started = performance.now();

@@ -54,9 +54,12 @@ export function recordCallFailure(trace: TraceContext, code: ErrorCode): void {
 }
 
 /**
- * Opens the client span of a call's NATS request (`send easer.get_/persons`, the messaging conventions with NATS as
- * the system) and writes it into the message's headers as the parent of the service's span. Undefined while tracing
- * is off: the headers then carry the call's own `traceparent`, as they always did.
+ * Writes a call's trace into its NATS message's headers, as the parent of the service's span: the client span of the
+ * request (`send easer.get_/persons`, the messaging conventions with NATS as the system) while the call is recorded,
+ * which it returns. A call tracing does not record (not sampled) gets no send span: every sampler restbus takes would
+ * leave its children unrecorded too (parent-based ones follow the parent, the others decide on the trace id or not at
+ * all), so the message carries the server span's context as it is, sampled flag off. Tracing off, the call's own
+ * `traceparent` travels, as it always did.
  */
 export function startSendSpan(
   trace: TraceContext,
@@ -65,7 +68,14 @@ export function startSendSpan(
 ): Span | undefined {
   const parentContext = trace.callContext;
   const tracer = activeTracer();
-  if (!parentContext || !tracer) return undefined;
+  if (!parentContext || !tracer) {
+    headers.set('traceparent', trace.traceparent);
+    return undefined;
+  }
+  if (!trace.span?.isRecording()) {
+    injectNatsContext(parentContext, headers);
+    return undefined;
+  }
   const span = tracer.startSpan(
     `send ${call.subject}`,
     {
@@ -104,7 +114,8 @@ export async function traceStep<T>(
 ): Promise<T> {
   const parentContext = trace.callContext;
   const tracer = activeTracer();
-  if (!parentContext || !tracer) return step();
+  // An unrecorded call's steps would be unrecorded too (see startSendSpan).
+  if (!parentContext || !tracer || !trace.span?.isRecording()) return step();
   const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parentContext);
   try {
     const result = await step();
