@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { TraceFlags } from '@opentelemetry/api';
 import {
   BasicTracerProvider,
@@ -21,6 +23,11 @@ parentPort.on('message', (m) => {
 });`,
   broken: `throw new Error('the exporter could not be loaded');`,
   deaf: `require('node:worker_threads').parentPort.on('message', () => undefined);`,
+  slow: `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => {
+  if (m.flush) setTimeout(() => parentPort.postMessage({ flushed: m.flush }), m.flush === 1 ? 0 : 300);
+});`,
 };
 
 let dir: string;
@@ -94,5 +101,23 @@ describe('WorkerSpanProcessor', () => {
     processor.onEnd(oneSpan());
     await processor.shutdown();
     expect(said).toEqual(['the span export worker did not stop within 200 ms: its spans are lost']);
+  });
+
+  it('keeps the program alive until the last of two flushes is answered, not only the first', async () => {
+    // A program with nothing else to do, as at its end: the built processor in a Node process of its own.
+    const processor = JSON.stringify(resolve(__dirname, '../../dist/tracing/worker-span-processor.js'));
+    const program = `
+const { WorkerSpanProcessor } = require(${processor});
+const processor = new WorkerSpanProcessor({
+  settings: { exporter: 'otlp', protocol: 'http/protobuf' },
+  resource: {},
+  warn: (message) => console.log(message),
+  entry: ${JSON.stringify(join(dir, 'slow.js'))},
+});
+processor.forceFlush().then(() => console.log('first flushed'));
+processor.forceFlush().then(() => console.log('second flushed'));
+`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', program], { timeout: 30_000 });
+    expect(stdout).toBe('first flushed\nsecond flushed\n');
   });
 });

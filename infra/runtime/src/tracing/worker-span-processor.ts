@@ -51,6 +51,8 @@ export class WorkerSpanProcessor implements SpanProcessor {
   private stopped: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
   private gone = false;
+  /** Flushes and the stop waiting for the worker now: while there are any, the worker keeps the program alive. */
+  private waiting = 0;
 
   constructor(options: WorkerSpanProcessorOptions) {
     this.warn = options.warn;
@@ -147,11 +149,11 @@ export class WorkerSpanProcessor implements SpanProcessor {
 
   /** Keeps the program alive while it waits for the worker's answer. */
   private async holding(answer: Promise<void>): Promise<void> {
-    this.worker.ref();
+    if (this.waiting++ === 0) this.worker.ref();
     try {
       await answer;
     } finally {
-      if (!this.gone) this.worker.unref();
+      if (--this.waiting === 0 && !this.gone) this.worker.unref();
     }
   }
 
