@@ -3,6 +3,7 @@ import { DiagLogLevel, diag } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { createSpanExporter } from './create-span-exporter';
+import { toDiagLogger } from './to-diag-logger';
 import { unpackSpans, type ExportWorkerData, type FromExportWorker, type ToExportWorker } from './span-wire';
 
 /**
@@ -16,11 +17,10 @@ export function serveSpanExport(
   exporter: SpanExporter = createSpanExporter(data.settings),
 ): void {
   const say = (message: FromExportWorker): void => port.postMessage(message);
-  const warn = (message: string, ...args: unknown[]): void => {
-    say({ warn: message, ...(args.length > 0 && { detail: args.map(String).join(' ').slice(0, 500) }) });
+  const warn = (message: string, detail?: string): void => {
+    say({ warn: message, ...(detail !== undefined && { detail }) });
   };
-  const ignore = (): void => undefined;
-  diag.setLogger({ error: warn, warn, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.WARN);
+  diag.setLogger(toDiagLogger(warn), DiagLogLevel.WARN);
   const resource = resourceFromAttributes(data.resource);
   const processor = new BatchSpanProcessor(exporter);
   port.on('message', (message: ToExportWorker) => {
@@ -28,7 +28,7 @@ export function serveSpanExport(
       try {
         for (const span of unpackSpans(message.spans, resource)) processor.onEnd(span);
       } catch (err) {
-        warn('a batch of spans could not be read and was dropped', err instanceof Error ? err.message : err);
+        warn('a batch of spans could not be read and was dropped', err instanceof Error ? err.message : String(err));
       }
       say({ taken: message.count });
     } else if ('flush' in message) {

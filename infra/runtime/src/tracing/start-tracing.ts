@@ -1,6 +1,7 @@
-import { DiagLogLevel, diag, type DiagLogger } from '@opentelemetry/api';
+import { DiagLogLevel, diag } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { setActiveTracer } from './spans';
+import { toDiagLogger } from './to-diag-logger';
 import type { TracingSettings } from './tracing-settings';
 
 /** A program's tracing while it runs: what its stop calls, so that the last spans leave before it exits. */
@@ -11,15 +12,6 @@ export interface Tracing {
 }
 
 const OFF: Tracing = { enabled: false, shutdown: () => Promise.resolve() };
-
-/** The SDK's own complaints (an export that failed, a setting it ignored), as warnings of the program's log. */
-function toDiagLogger(logger: Logger): DiagLogger {
-  const warn = (message: string, ...args: unknown[]): void => {
-    logger.warn({ detail: args.length > 0 ? args.map(String).join(' ').slice(0, 500) : undefined }, message);
-  };
-  const ignore = (): void => undefined;
-  return { error: warn, warn, info: ignore, debug: ignore, verbose: ignore };
-}
 
 /**
  * Registers OpenTelemetry's SDK for this process when the settings turn tracing on: spans batched and exported over
@@ -59,13 +51,15 @@ export function startTracing(
     .merge(named)
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const tracingLogger = program.logger.child({ component: 'tracing' });
+  // The SDK's complaints and the export worker's, as warnings of the program's log.
+  const warn = (message: string, detail?: string): void => tracingLogger.warn({ detail }, message);
   const processor = new WorkerSpanProcessor({
     settings,
     resource: resource.attributes,
-    warn: (message, detail) => tracingLogger.warn({ detail }, message),
+    warn,
   });
   const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [processor] });
-  diag.setLogger(toDiagLogger(tracingLogger), DiagLogLevel.WARN);
+  diag.setLogger(toDiagLogger(warn), DiagLogLevel.WARN);
   // The API's globals: the W3C trace context propagator and (activeSpans) a context manager on AsyncLocalStorage, so
   // that a span a handler makes with the API is a child of the span restbus opened for its call.
   provider.register(program.activeSpans === false ? { contextManager: null } : {});
